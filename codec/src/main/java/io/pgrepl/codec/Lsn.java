@@ -1,0 +1,62 @@
+package io.pgrepl.codec;
+
+/**
+ * Log sequence numbers as primitive {@code long}s, so the hot path never boxes.
+ *
+ * <p>An LSN is an unsigned 64-bit WAL position; compare with {@link #compare}, never with
+ * {@code <}. The text form is {@code X/X}: servers 10 to 18 print the halves unpadded, newer
+ * ones pad the lower half to eight digits, and both parse here.
+ */
+public final class Lsn {
+    /** InvalidXLogRecPtr: "no position", e.g. XLogData walStart of a Relation message. */
+    public static final long INVALID = 0L;
+
+    private Lsn() {}
+
+    /** Parses {@code X/X} (one to eight hex digits per half). */
+    public static long parse(CharSequence text) {
+        int slash = -1;
+        for (int i = 0; i < text.length(); i++) {
+            if (text.charAt(i) == '/') {
+                if (slash >= 0) throw invalid(text);
+                slash = i;
+            }
+        }
+        if (slash < 1 || slash > 8 || text.length() - slash - 1 < 1 || text.length() - slash - 1 > 8) {
+            throw invalid(text);
+        }
+        return (hex(text, 0, slash) << 32) | hex(text, slash + 1, text.length());
+    }
+
+    private static long hex(CharSequence text, int from, int to) {
+        long v = 0;
+        for (int i = from; i < to; i++) {
+            int d = Character.digit(text.charAt(i), 16);
+            if (d < 0) throw invalid(text);
+            v = (v << 4) | d;
+        }
+        return v;
+    }
+
+    private static IllegalArgumentException invalid(CharSequence text) {
+        return new IllegalArgumentException("not an LSN (expected X/X in hex): '" + text + "'");
+    }
+
+    /** Formats as the server does in 10 to 18: {@code %X/%X}. */
+    public static String format(long lsn) {
+        return Long.toHexString(lsn >>> 32).toUpperCase() + '/' + Long.toHexString(lsn & 0xFFFF_FFFFL).toUpperCase();
+    }
+
+    /** Unsigned comparison: LSNs above 2^63 must still sort after smaller ones. */
+    public static int compare(long a, long b) {
+        return Long.compareUnsigned(a, b);
+    }
+
+    public static long max(long a, long b) {
+        return Long.compareUnsigned(a, b) >= 0 ? a : b;
+    }
+
+    public static boolean isValid(long lsn) {
+        return lsn != INVALID;
+    }
+}
