@@ -263,11 +263,17 @@ public final class ScramSha256Client {
         if (value.length() % 4 != 0) {
             throw malformed("invalid base64 in " + what);
         }
+        byte[] decoded;
         try {
-            return Base64.getDecoder().decode(value);
+            decoded = Base64.getDecoder().decode(value);
         } catch (IllegalArgumentException e) {
             throw malformed("invalid base64 in " + what);
         }
+        // The JDK ignores non-zero padding bits; insist on the one canonical spelling.
+        if (!Base64.getEncoder().encodeToString(decoded).equals(value)) {
+            throw malformed("non-canonical base64 in " + what);
+        }
+        return decoded;
     }
 
     private int iterations(String value) {
