@@ -7,7 +7,7 @@ package io.pgrepl.codec.pgoutput.record;
  * On messages that can be streamed, {@code xid} is 0 (InvalidTransactionId) outside a stream block.
  */
 public sealed interface PgOutputRecord
-        permits Begin, Commit, Origin, Relation, Type, Insert, Update, Delete, Truncate, LogicalMessage,
+        permits Begin, Commit, Origin, Relation, Type, Insert, Update, Delete, Truncate, Message,
         StreamStart, StreamStop, StreamCommit, StreamAbort, BeginPrepare, Prepare, CommitPrepared,
         RollbackPrepared, StreamPrepare {
     /** The pgoutput type byte. */

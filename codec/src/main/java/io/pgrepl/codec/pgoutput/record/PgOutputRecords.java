@@ -64,8 +64,8 @@ public final class PgOutputRecords {
         return new Truncate(m.xid(), m.options(), List.copyOf(oids));
     }
 
-    public static LogicalMessage of(io.pgrepl.codec.pgoutput.LogicalMessage m) {
-        return new LogicalMessage(m.xid(), m.flags(), m.messageLsn(), m.prefix(),
+    public static Message of(LogicalMessage m) {
+        return new Message(m.xid(), m.flags(), m.messageLsn(), m.prefix(),
                 ByteBufUtil.getBytes(m.buffer(), m.contentIndex(), m.contentLength()));
     }
 
@@ -158,7 +158,7 @@ public final class PgOutputRecords {
         }
 
         @Override
-        public void onMessage(io.pgrepl.codec.pgoutput.LogicalMessage m) {
+        public void onMessage(LogicalMessage m) {
             sink.accept(of(m));
         }
 

@@ -3,8 +3,8 @@ package io.pgrepl.codec.pgoutput.record;
 import io.pgrepl.codec.pgoutput.PgOutputMessageType;
 import java.util.Arrays;
 
-/** Message 'M'; flags bit 1 = transactional. {@code content} is a private copy; don't modify it. */
-public record LogicalMessage(long xid, int flags, long messageLsn, String prefix, byte[] content) implements PgOutputRecord {
+/** Message 'M' (pg_logical_emit_message); flags bit 1 = transactional. {@code content} is a private copy; don't modify it. */
+public record Message(long xid, int flags, long messageLsn, String prefix, byte[] content) implements PgOutputRecord {
     @Override
     public byte type() {
         return PgOutputMessageType.MESSAGE;
@@ -16,7 +16,7 @@ public record LogicalMessage(long xid, int flags, long messageLsn, String prefix
 
     @Override
     public boolean equals(Object o) {
-        return o instanceof LogicalMessage m && m.xid == xid && m.flags == flags && m.messageLsn == messageLsn
+        return o instanceof Message m && m.xid == xid && m.flags == flags && m.messageLsn == messageLsn
                 && m.prefix.equals(prefix) && Arrays.equals(m.content, content);
     }
 
@@ -27,7 +27,7 @@ public record LogicalMessage(long xid, int flags, long messageLsn, String prefix
 
     @Override
     public String toString() {
-        return "LogicalMessage[xid=" + xid + ", flags=" + flags + ", messageLsn=" + messageLsn + ", prefix=" + prefix
+        return "Message[xid=" + xid + ", flags=" + flags + ", messageLsn=" + messageLsn + ", prefix=" + prefix
                 + ", content=" + content.length + " bytes]";
     }
 }
