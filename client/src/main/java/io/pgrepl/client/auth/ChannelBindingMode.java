@@ -1,0 +1,31 @@
+package io.pgrepl.client.auth;
+
+import java.util.Locale;
+
+/** libpq's {@code channel_binding} option. */
+public enum ChannelBindingMode {
+    DISABLE,
+    /** libpq's default when built with TLS support. */
+    PREFER,
+    REQUIRE;
+
+    /** Parses the libpq spelling ({@code disable}, {@code prefer}, {@code require}). */
+    public static ChannelBindingMode parse(String value) {
+        switch (value) {
+            case "disable":
+                return DISABLE;
+            case "prefer":
+                return PREFER;
+            case "require":
+                return REQUIRE;
+            default:
+                throw new IllegalArgumentException(
+                        "invalid channel_binding value: \"" + value + "\" (expected disable, prefer or require)");
+        }
+    }
+
+    /** The libpq spelling. */
+    public String keyword() {
+        return name().toLowerCase(Locale.ROOT);
+    }
+}
