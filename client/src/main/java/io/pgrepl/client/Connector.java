@@ -70,7 +70,7 @@ final class Connector {
                 if (e != null) {
                     fail(ch, result, e);
                 } else {
-                    result.complete(new PgConnection(cfg, ch, holder[0], r.keyData(), cert, plan));
+                    result.complete(new PgConnection(cfg, ch, holder[0], r.keyData(), cert, plan, r.channelBound()));
                 }
             });
         });
@@ -124,7 +124,7 @@ final class Connector {
                     "connection to " + cfg.host() + ":" + cfg.port() + " timed out after " + timeoutMs + " ms"));
         }, timeoutMs, TimeUnit.MILLISECONDS);
         result.whenComplete((c, e) -> timer.cancel(false));
-        b.connect(cfg.host(), cfg.port()).addListener((ChannelFutureListener) f -> {
+        b.connect(cfg.hostAddress() != null ? cfg.hostAddress() : cfg.host(), cfg.port()).addListener((ChannelFutureListener) f -> {
             channel[0] = f.channel();
             if (!f.isSuccess()) {
                 fail(f.channel(), result, new PgClientException(PgClientException.Kind.CONNECTION,

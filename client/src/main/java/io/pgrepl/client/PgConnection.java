@@ -2,7 +2,10 @@ package io.pgrepl.client;
 
 import io.netty.channel.Channel;
 import io.pgrepl.client.internal.AuthSession;
-import io.pgrepl.client.internal.BasicAuthSession;
+import io.pgrepl.client.internal.AuthenticatorSession;
+import io.pgrepl.client.auth.Authenticator;
+import io.pgrepl.client.auth.ChannelBindingMode;
+import io.pgrepl.client.auth.RequireAuth;
 import io.pgrepl.client.internal.ConnectionHandler;
 import io.pgrepl.client.internal.SimpleQueryExchange;
 import io.pgrepl.client.protocol.Exchange;
@@ -40,9 +43,11 @@ public final class PgConnection implements AutoCloseable {
     private final BackendKeyData keyData;
     private final X509Certificate serverCertificate;
     private final Connector.Plan plan;
+    private final boolean channelBound;
 
     PgConnection(ConnectionConfig config, Channel channel, ConnectionHandler handler, BackendKeyData keyData,
-                 X509Certificate serverCertificate, Connector.Plan plan) {
+                 X509Certificate serverCertificate, Connector.Plan plan, boolean channelBound) {
+        this.channelBound = channelBound;
         this.config = config;
         this.channel = channel;
         this.handler = handler;
@@ -70,7 +75,9 @@ public final class PgConnection implements AutoCloseable {
     }
 
     private static AuthSession authSession(ConnectionConfig cfg, X509Certificate cert) {
-        return new BasicAuthSession(cfg.user(), () -> Passwords.resolve(cfg));
+        return new AuthenticatorSession(new Authenticator(cfg.user(), () -> Passwords.resolve(cfg),
+                ChannelBindingMode.parse(cfg.channelBinding()), RequireAuth.parse(cfg.requireAuth()),
+                Optional.ofNullable(cert)));
     }
 
     // ---- state
@@ -96,6 +103,11 @@ public final class PgConnection implements AutoCloseable {
     /** The backend's process id from BackendKeyData, or 0 if the server sent none. */
     public int backendPid() {
         return keyData == null ? 0 : keyData.processId();
+    }
+
+    /** True when authentication used SCRAM-SHA-256-PLUS: the server proved it holds the certificate's key. */
+    public boolean isChannelBound() {
+        return channelBound;
     }
 
     public boolean isTls() {

@@ -27,6 +27,9 @@ public interface AuthSession {
     /** AuthenticationOk: refuses when policy demanded an exchange that did not complete. */
     void onOk();
 
+    /** True once SCRAM-SHA-256-PLUS completed with a verified server signature. */
+    boolean channelBound();
+
     /** An authentication method this client does not implement (GSS, SSPI, Kerberos...). */
     RuntimeException unsupported(int code);
 }

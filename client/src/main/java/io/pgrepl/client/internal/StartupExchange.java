@@ -23,7 +23,7 @@ import java.util.concurrent.CompletableFuture;
  */
 public final class StartupExchange implements Exchange {
     /** Outcome: the cancel key, or null when the server sent none. */
-    public record Result(BackendKeyData keyData, int protocolMinor) {}
+    public record Result(BackendKeyData keyData, int protocolMinor, boolean channelBound) {}
 
     private enum State { AUTHENTICATING, AUTHENTICATED }
 
@@ -81,7 +81,7 @@ public final class StartupExchange implements Exchange {
             case BackendMessage.READY_FOR_QUERY -> {
                 if (state != State.AUTHENTICATED) throw unexpected("ReadyForQuery before AuthenticationOk");
                 ReadyForQuery.status(payload);
-                future.complete(new Result(keyData, protocolMinor));
+                future.complete(new Result(keyData, protocolMinor, auth.channelBound()));
                 return true;
             }
             default -> throw unexpected(BackendMessage.name(type) + " during startup");
