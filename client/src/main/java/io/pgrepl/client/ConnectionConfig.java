@@ -1,0 +1,236 @@
+package io.pgrepl.client;
+
+import io.netty.channel.EventLoopGroup;
+import io.pgrepl.client.protocol.BackendFrameDecoder;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.Collections;
+import java.util.LinkedHashMap;
+import java.util.Map;
+import java.util.Objects;
+
+/**
+ * Everything needed to open one connection, immutable. Build it in code with {@link #builder()}
+ * or from a libpq URI / key=value string with {@link #parse(String)}.
+ *
+ * <p>Password precedence follows libpq: the password given here (or in the URL) wins, then
+ * {@code PGPASSWORD}, then the password file. Resolution happens at connect time. The password
+ * never appears in {@link #toString()}.
+ */
+public final class ConnectionConfig {
+    /** Startup GUCs the value parsers of this project rely on; callers may override each one. */
+    public static final Map<String, String> DEFAULT_STARTUP_PARAMETERS = defaultStartupParameters();
+
+    private final String host;
+    private final String hostAddress;
+    private final int port;
+    private final String database;
+    private final String user;
+    private final String password;
+    private final Path passFile;
+    private final SslMode sslMode;
+    private final Path sslRootCert;
+    private final Path sslCert;
+    private final Path sslKey;
+    private final boolean sslSni;
+    private final SslNegotiation sslNegotiation;
+    private final String channelBinding;
+    private final String requireAuth;
+    private final String applicationName;
+    private final ReplicationMode replication;
+    private final Duration connectTimeout;
+    private final Map<String, String> startupParameters;
+    private final int maxFrameSize;
+    private final EventLoopGroup eventLoopGroup;
+
+    private ConnectionConfig(Builder b) {
+        this.host = Objects.requireNonNull(b.host, "host");
+        this.hostAddress = b.hostAddress;
+        this.port = b.port;
+        this.user = Objects.requireNonNull(b.user, "user");
+        this.database = b.database != null ? b.database : b.user;
+        this.password = b.password;
+        this.passFile = b.passFile;
+        this.sslMode = b.sslMode;
+        this.sslRootCert = b.sslRootCert;
+        this.sslCert = b.sslCert;
+        this.sslKey = b.sslKey;
+        this.sslSni = b.sslSni;
+        this.sslNegotiation = b.sslNegotiation;
+        this.channelBinding = b.channelBinding;
+        this.requireAuth = b.requireAuth;
+        this.applicationName = b.applicationName;
+        this.replication = b.replication;
+        this.connectTimeout = b.connectTimeout;
+        this.startupParameters = Collections.unmodifiableMap(new LinkedHashMap<>(b.startupParameters));
+        this.maxFrameSize = b.maxFrameSize;
+        this.eventLoopGroup = b.eventLoopGroup;
+        if (port < 1 || port > 65535) throw new IllegalArgumentException("invalid port number: " + port);
+        if (sslNegotiation == SslNegotiation.DIRECT && !sslMode.requiresTls()) {
+            throw new IllegalArgumentException("sslnegotiation=direct requires sslmode require, verify-ca or verify-full");
+        }
+        if ((sslCert == null) != (sslKey == null)) {
+            throw new IllegalArgumentException("sslcert and sslkey must be given together");
+        }
+    }
+
+    /** Parses a {@code postgresql://} URI or a libpq key=value string (libpq keyword names). */
+    public static ConnectionConfig parse(String urlOrConninfo) {
+        return ConnInfoMapping.fromConnInfo(urlOrConninfo).build();
+    }
+
+    public static Builder builder() {
+        return new Builder();
+    }
+
+    public Builder toBuilder() {
+        Builder b = new Builder();
+        b.host = host;
+        b.hostAddress = hostAddress;
+        b.port = port;
+        b.database = database;
+        b.user = user;
+        b.password = password;
+        b.passFile = passFile;
+        b.sslMode = sslMode;
+        b.sslRootCert = sslRootCert;
+        b.sslCert = sslCert;
+        b.sslKey = sslKey;
+        b.sslSni = sslSni;
+        b.sslNegotiation = sslNegotiation;
+        b.channelBinding = channelBinding;
+        b.requireAuth = requireAuth;
+        b.applicationName = applicationName;
+        b.replication = replication;
+        b.connectTimeout = connectTimeout;
+        b.startupParameters.putAll(startupParameters);
+        b.maxFrameSize = maxFrameSize;
+        b.eventLoopGroup = eventLoopGroup;
+        return b;
+    }
+
+    public String host() { return host; }
+    /** libpq hostaddr: the IP to connect to instead of resolving {@link #host()}, which still names the server for TLS. */
+    public String hostAddress() { return hostAddress; }
+    public int port() { return port; }
+    public String database() { return database; }
+    public String user() { return user; }
+    /** The explicitly configured password (URL or builder), or null. Not the resolved one. */
+    public String password() { return password; }
+    public Path passFile() { return passFile; }
+    public SslMode sslMode() { return sslMode; }
+    public Path sslRootCert() { return sslRootCert; }
+    public Path sslCert() { return sslCert; }
+    public Path sslKey() { return sslKey; }
+    public boolean sslSni() { return sslSni; }
+    public SslNegotiation sslNegotiation() { return sslNegotiation; }
+    /** libpq channel_binding keyword: disable, prefer (default) or require. */
+    public String channelBinding() { return channelBinding; }
+    /** libpq require_auth list, or null for no restriction. */
+    public String requireAuth() { return requireAuth; }
+    public String applicationName() { return applicationName; }
+    public ReplicationMode replication() { return replication; }
+    public Duration connectTimeout() { return connectTimeout; }
+    /** Extra startup parameters (GUCs), applied over {@link #DEFAULT_STARTUP_PARAMETERS}. */
+    public Map<String, String> startupParameters() { return startupParameters; }
+    public int maxFrameSize() { return maxFrameSize; }
+    /** The event loop group to borrow, or null for the shared default one. */
+    public EventLoopGroup eventLoopGroup() { return eventLoopGroup; }
+
+    @Override
+    public String toString() {
+        return "ConnectionConfig{host=" + host + (hostAddress == null ? "" : ", hostaddr=" + hostAddress) + ", port=" + port + ", database=" + database + ", user=" + user
+                + ", password=" + (password == null ? "<unset>" : "<redacted>") + ", sslmode=" + sslMode.keyword()
+                + ", sslnegotiation=" + sslNegotiation.name().toLowerCase(java.util.Locale.ROOT)
+                + ", sslrootcert=" + sslRootCert + ", sslcert=" + sslCert + ", sslsni=" + (sslSni ? 1 : 0)
+                + ", channel_binding=" + channelBinding + ", require_auth=" + requireAuth
+                + ", application_name=" + applicationName + ", replication=" + replication
+                + ", connect_timeout=" + connectTimeout.toSeconds() + "s, maxFrameSize=" + maxFrameSize + "}";
+    }
+
+    private static Map<String, String> defaultStartupParameters() {
+        Map<String, String> m = new LinkedHashMap<>();
+        // Text values are parsed assuming UTF-8, ISO dates and postgres-style intervals.
+        m.put("client_encoding", "UTF8");
+        m.put("DateStyle", "ISO");
+        m.put("IntervalStyle", "postgres");
+        // PG10/11 print floats rounded unless asked for all digits; pgoutput text uses the session value.
+        m.put("extra_float_digits", "3");
+        return Collections.unmodifiableMap(m);
+    }
+
+    /** Mutable builder; every setter returns {@code this}. */
+    public static final class Builder {
+        private String host = "localhost";
+        private String hostAddress;
+        private int port = 5432;
+        private String database;
+        private String user = System.getProperty("user.name");
+        private String password;
+        private Path passFile;
+        private SslMode sslMode = SslMode.PREFER;
+        private Path sslRootCert;
+        private Path sslCert;
+        private Path sslKey;
+        private boolean sslSni = true;
+        private SslNegotiation sslNegotiation = SslNegotiation.POSTGRES;
+        private String channelBinding = "prefer";
+        private String requireAuth;
+        private String applicationName = "pgrepl";
+        private ReplicationMode replication = ReplicationMode.NONE;
+        private Duration connectTimeout = Duration.ofSeconds(30);
+        private final Map<String, String> startupParameters = new LinkedHashMap<>();
+        private int maxFrameSize = BackendFrameDecoder.DEFAULT_MAX_FRAME_SIZE;
+        private EventLoopGroup eventLoopGroup;
+
+        private Builder() {}
+
+        public Builder host(String v) { host = v; return this; }
+        public Builder hostAddress(String v) { hostAddress = v; return this; }
+        public Builder port(int v) { port = v; return this; }
+        public Builder database(String v) { database = v; return this; }
+        public Builder user(String v) { user = v; return this; }
+        public Builder password(String v) { password = v; return this; }
+        public Builder passFile(Path v) { passFile = v; return this; }
+        public Builder sslMode(SslMode v) { sslMode = Objects.requireNonNull(v); return this; }
+        public Builder sslRootCert(Path v) { sslRootCert = v; return this; }
+        public Builder sslCert(Path v) { sslCert = v; return this; }
+        public Builder sslKey(Path v) { sslKey = v; return this; }
+        public Builder sslSni(boolean v) { sslSni = v; return this; }
+        public Builder sslNegotiation(SslNegotiation v) { sslNegotiation = Objects.requireNonNull(v); return this; }
+
+        public Builder channelBinding(String v) {
+            if (!v.equals("disable") && !v.equals("prefer") && !v.equals("require")) {
+                throw new IllegalArgumentException("invalid channel_binding value: \"" + v + "\"");
+            }
+            channelBinding = v;
+            return this;
+        }
+
+        public Builder requireAuth(String v) { requireAuth = v; return this; }
+        public Builder applicationName(String v) { applicationName = v; return this; }
+        public Builder replication(ReplicationMode v) { replication = Objects.requireNonNull(v); return this; }
+        public Builder connectTimeout(Duration v) { connectTimeout = Objects.requireNonNull(v); return this; }
+
+        /** Adds a startup GUC (e.g. {@code wal_sender_timeout}); overrides a default of the same name. */
+        public Builder startupParameter(String name, String value) {
+            if (name.equals("user") || name.equals("database") || name.equals("replication")) {
+                throw new IllegalArgumentException(name + " is set through its own option");
+            }
+            startupParameters.put(name, value);
+            return this;
+        }
+
+        public Builder maxFrameSize(int v) {
+            if (v < 1024) throw new IllegalArgumentException("maxFrameSize too small: " + v);
+            maxFrameSize = v;
+            return this;
+        }
+
+        public Builder eventLoopGroup(EventLoopGroup v) { eventLoopGroup = v; return this; }
+
+        public ConnectionConfig build() {
+            return new ConnectionConfig(this);
+        }
+    }
+}

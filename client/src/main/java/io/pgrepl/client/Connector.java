@@ -1,0 +1,201 @@
+package io.pgrepl.client;
+
+import io.netty.bootstrap.Bootstrap;
+import io.netty.channel.Channel;
+import io.netty.channel.ChannelFutureListener;
+import io.netty.channel.ChannelInitializer;
+import io.netty.channel.ChannelOption;
+import io.netty.channel.EventLoopGroup;
+import io.netty.handler.ssl.SslHandler;
+import io.netty.util.concurrent.ScheduledFuture;
+import io.pgrepl.client.internal.AuthSession;
+import io.pgrepl.client.internal.ConnectionHandler;
+import io.pgrepl.client.internal.SslNegotiator;
+import io.pgrepl.client.internal.StartupExchange;
+import io.pgrepl.client.internal.TlsSupport;
+import io.pgrepl.client.internal.Transports;
+import io.pgrepl.client.protocol.BackendFrameDecoder;
+import io.pgrepl.client.protocol.Frontend;
+import java.security.cert.X509Certificate;
+import java.util.LinkedHashMap;
+import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+import java.util.function.BiConsumer;
+import java.util.function.Function;
+
+/**
+ * Opens connections: TCP, then (per sslmode) SSLRequest or direct TLS, then the startup
+ * exchange. libpq's fallbacks are kept: {@code prefer} retries in plaintext when the TLS
+ * handshake fails, {@code allow} retries with TLS when the plaintext attempt is rejected by
+ * pg_hba (28000).
+ */
+final class Connector {
+    /** How the transport is secured. */
+    enum Plan { PLAIN, SSL_IF_AVAILABLE, SSL_REQUIRED, DIRECT }
+
+    private Connector() {}
+
+    static CompletableFuture<PgConnection> connect(ConnectionConfig cfg, Function<ConnectionConfig, AuthSessionFactory> auth) {
+        AuthSessionFactory factory = auth.apply(cfg);
+        TlsSupport tls = cfg.sslMode() == SslMode.DISABLE ? null : TlsSupport.create(cfg);
+        return switch (cfg.sslMode()) {
+            case DISABLE -> attempt(cfg, Plan.PLAIN, null, factory);
+            case ALLOW -> attempt(cfg, Plan.PLAIN, null, factory).exceptionallyCompose(e ->
+                    e instanceof PgException pe && "28000".equals(pe.sqlState())
+                            ? attempt(cfg, Plan.SSL_REQUIRED, tls, factory) : CompletableFuture.failedFuture(e));
+            case PREFER -> attempt(cfg, Plan.SSL_IF_AVAILABLE, tls, factory).exceptionallyCompose(e ->
+                    e instanceof PgClientException ce && ce.kind() == PgClientException.Kind.TLS
+                            ? attempt(cfg, Plan.PLAIN, null, factory) : CompletableFuture.failedFuture(e));
+            default -> attempt(cfg, cfg.sslNegotiation() == SslNegotiation.DIRECT ? Plan.DIRECT : Plan.SSL_REQUIRED, tls, factory);
+        };
+    }
+
+    /** Builds the authentication state for one attempt; the certificate is null without TLS. */
+    interface AuthSessionFactory {
+        AuthSession create(X509Certificate serverCertificate);
+    }
+
+    private static CompletableFuture<PgConnection> attempt(ConnectionConfig cfg, Plan plan, TlsSupport tls, AuthSessionFactory auth) {
+        CompletableFuture<PgConnection> result = new CompletableFuture<>();
+        ConnectionHandler[] holder = new ConnectionHandler[1];
+        open(cfg, plan, tls, result, ch -> {
+            ConnectionHandler h = new ConnectionHandler(ch);
+            holder[0] = h;
+            ch.pipeline().addLast("frames", new BackendFrameDecoder(h, cfg.maxFrameSize())).addLast("connection", h);
+        }, (ch, cert) -> {
+            StartupExchange se = new StartupExchange(Frontend.PROTOCOL_3_0, startupParameters(cfg), auth.create(cert));
+            holder[0].submit(se);
+            se.future().whenComplete((r, e) -> {
+                if (e != null) {
+                    fail(ch, result, e);
+                } else {
+                    result.complete(new PgConnection(cfg, ch, holder[0], r.keyData(), cert, plan, r.channelBound()));
+                }
+            });
+        });
+        return result;
+    }
+
+    /** Sends a CancelRequest over a new connection secured like the original one. */
+    static CompletableFuture<Void> cancel(ConnectionConfig cfg, Plan plan, int pid, byte[] key) {
+        CompletableFuture<Void> done = new CompletableFuture<>();
+        CompletableFuture<PgConnection> unused = new CompletableFuture<>();
+        unused.whenComplete((c, e) -> {
+            if (e != null) done.completeExceptionally(e);
+        });
+        TlsSupport tls = plan == Plan.PLAIN ? null : TlsSupport.create(cfg);
+        open(cfg, plan == Plan.SSL_IF_AVAILABLE ? Plan.SSL_REQUIRED : plan, tls, unused, ch -> {}, (ch, cert) -> {
+            ch.closeFuture().addListener(f -> done.complete(null));
+            ch.writeAndFlush(Frontend.cancelRequest(ch.alloc(), pid, key));
+        });
+        return done;
+    }
+
+    static Map<String, String> startupParameters(ConnectionConfig cfg) {
+        Map<String, String> p = new LinkedHashMap<>();
+        p.put("user", cfg.user());
+        // A physical walsender ignores the database; libpq still sends one, we leave it out.
+        if (cfg.replication() != ReplicationMode.PHYSICAL) p.put("database", cfg.database());
+        if (cfg.replication().startupValue() != null) p.put("replication", cfg.replication().startupValue());
+        if (cfg.applicationName() != null) p.put("application_name", cfg.applicationName());
+        p.putAll(ConnectionConfig.DEFAULT_STARTUP_PARAMETERS);
+        p.putAll(cfg.startupParameters());
+        return p;
+    }
+
+    private static void open(ConnectionConfig cfg, Plan plan, TlsSupport tls, CompletableFuture<PgConnection> result,
+                             java.util.function.Consumer<Channel> init, BiConsumer<Channel, X509Certificate> onSecured) {
+        EventLoopGroup group = cfg.eventLoopGroup() != null ? cfg.eventLoopGroup() : Transports.sharedGroup();
+        long timeoutMs = Math.max(1, cfg.connectTimeout().toMillis());
+        Bootstrap b = new Bootstrap().group(group).channel(Transports.channelType(group))
+                .option(ChannelOption.CONNECT_TIMEOUT_MILLIS, (int) Math.min(Integer.MAX_VALUE, timeoutMs))
+                .option(ChannelOption.TCP_NODELAY, true)
+                .option(ChannelOption.SO_KEEPALIVE, true)
+                .handler(new ChannelInitializer<Channel>() {
+                    @Override
+                    protected void initChannel(Channel ch) {
+                        init.accept(ch);
+                    }
+                });
+        Channel[] channel = new Channel[1];
+        ScheduledFuture<?> timer = group.next().schedule(() -> {
+            fail(channel[0], result, new PgClientException(PgClientException.Kind.TIMEOUT,
+                    "connection to " + cfg.host() + ":" + cfg.port() + " timed out after " + timeoutMs + " ms"));
+        }, timeoutMs, TimeUnit.MILLISECONDS);
+        result.whenComplete((c, e) -> timer.cancel(false));
+        b.connect(cfg.hostAddress() != null ? cfg.hostAddress() : cfg.host(), cfg.port()).addListener((ChannelFutureListener) f -> {
+            channel[0] = f.channel();
+            if (!f.isSuccess()) {
+                fail(f.channel(), result, new PgClientException(PgClientException.Kind.CONNECTION,
+                        "could not connect to " + cfg.host() + ":" + cfg.port() + ": " + f.cause().getMessage(), f.cause()));
+                return;
+            }
+            Channel ch = f.channel();
+            if (result.isDone()) {
+                ch.close();
+                return;
+            }
+            ch.closeFuture().addListener(cf -> {
+                SslHandler ssl = ch.pipeline().get(SslHandler.class);
+                boolean handshaking = ssl != null && !ssl.handshakeFuture().isSuccess();
+                fail(ch, result, plan == Plan.DIRECT && (ssl == null || handshaking)
+                        ? new PgClientException(PgClientException.Kind.TLS, "server closed the connection during the direct"
+                                + " TLS handshake (sslnegotiation=direct needs a PostgreSQL 17 or later server)")
+                        : new PgClientException(PgClientException.Kind.CONNECTION, "server closed the connection during startup"));
+            });
+            switch (plan) {
+                case PLAIN -> onSecured.accept(ch, null);
+                case DIRECT -> startTls(ch, tls, plan, result, onSecured);
+                case SSL_IF_AVAILABLE, SSL_REQUIRED -> {
+                    ch.pipeline().addFirst("ssl-negotiation", new SslNegotiator(answer -> {
+                        if (answer == SslNegotiator.Answer.SSL) {
+                            startTls(ch, tls, plan, result, onSecured);
+                        } else if (plan == Plan.SSL_REQUIRED) {
+                            fail(ch, result, new PgClientException(PgClientException.Kind.TLS,
+                                    "server does not support SSL, but SSL was required"));
+                        } else {
+                            onSecured.accept(ch, null);
+                        }
+                    }, e -> fail(ch, result, e)));
+                    ch.writeAndFlush(Frontend.sslRequest(ch.alloc()));
+                }
+            }
+        });
+    }
+
+    private static void startTls(Channel ch, TlsSupport tls, Plan plan, CompletableFuture<PgConnection> result,
+                                 BiConsumer<Channel, X509Certificate> onSecured) {
+        SslHandler ssl = tls.newHandler(ch.alloc());
+        ch.pipeline().addFirst("tls", ssl);
+        ssl.handshakeFuture().addListener(hf -> {
+            if (!hf.isSuccess()) {
+                String hint = plan == Plan.DIRECT
+                        ? " (sslnegotiation=direct needs a PostgreSQL 17 or later server)" : "";
+                fail(ch, result, new PgClientException(PgClientException.Kind.TLS,
+                        "TLS handshake failed" + hint + ": " + rootMessage(hf.cause()), hf.cause()));
+                return;
+            }
+            X509Certificate cert;
+            try {
+                cert = tls.verifyPeer(ssl.engine().getSession());
+            } catch (PgClientException e) {
+                fail(ch, result, e);
+                return;
+            }
+            onSecured.accept(ch, cert);
+        });
+    }
+
+    private static String rootMessage(Throwable t) {
+        Throwable r = t;
+        while (r.getCause() != null && r.getCause() != r) r = r.getCause();
+        String m = r.getMessage();
+        return m == null ? r.getClass().getSimpleName() : m;
+    }
+
+    private static void fail(Channel ch, CompletableFuture<?> result, Throwable e) {
+        result.completeExceptionally(e);
+        if (ch != null && ch.isOpen()) ch.close();
+    }
+}

@@ -1,0 +1,20 @@
+package io.pgrepl.client;
+
+import java.util.List;
+
+/**
+ * The result of one statement of a simple query: its columns (empty for a statement returning
+ * no rows), rows, and the CommandComplete tag (null for an empty query string).
+ */
+public record QueryResult(List<Column> columns, List<Row> rows, String commandTag) {
+    public QueryResult {
+        columns = List.copyOf(columns);
+        rows = List.copyOf(rows);
+    }
+
+    /** Convenience for single-row results: the only row, or an exception if there is not exactly one. */
+    public Row singleRow() {
+        if (rows.size() != 1) throw new IllegalStateException("expected one row, got " + rows.size());
+        return rows.get(0);
+    }
+}

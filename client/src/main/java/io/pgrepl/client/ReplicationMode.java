@@ -1,0 +1,27 @@
+package io.pgrepl.client;
+
+/** The startup {@code replication} parameter: absent, {@code database} (logical walsender), {@code true} (physical). */
+public enum ReplicationMode {
+    NONE(null), DATABASE("database"), PHYSICAL("true");
+
+    private final String startupValue;
+
+    ReplicationMode(String startupValue) {
+        this.startupValue = startupValue;
+    }
+
+    /** The value sent in the StartupMessage, or null when the parameter is omitted. */
+    public String startupValue() {
+        return startupValue;
+    }
+
+    /** Accepts libpq's spellings: database, true/on/yes/1, false/off/no/0. */
+    public static ReplicationMode parse(String s) {
+        return switch (s.toLowerCase(java.util.Locale.ROOT)) {
+            case "database" -> DATABASE;
+            case "true", "on", "yes", "1" -> PHYSICAL;
+            case "false", "off", "no", "0" -> NONE;
+            default -> throw new IllegalArgumentException("invalid replication value: \"" + s + "\"");
+        };
+    }
+}

@@ -1,0 +1,96 @@
+package io.pgrepl.client.replication;
+
+import io.pgrepl.client.PgClientException;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.TreeMap;
+
+/**
+ * A publication to create or alter: FOR ALL TABLES or FOR TABLE a list (names may be
+ * schema-qualified as {@code schema.table}), plus WITH options such as
+ * {@code publish = 'insert, update'} or {@code publish_via_partition_root = true}.
+ */
+public record PublicationSpec(String name, boolean allTables, List<String> tables, Map<String, String> options) {
+    public PublicationSpec {
+        Objects.requireNonNull(name, "name");
+        tables = List.copyOf(tables);
+        options = Map.copyOf(options);
+        if (allTables && !tables.isEmpty()) throw new IllegalArgumentException("FOR ALL TABLES takes no table list");
+        for (String k : options.keySet()) {
+            if (!k.matches("[a-z_]+")) throw new IllegalArgumentException("invalid publication option \"" + k + "\"");
+        }
+    }
+
+    public static PublicationSpec forAllTables(String name) {
+        return new PublicationSpec(name, true, List.of(), Map.of());
+    }
+
+    public static PublicationSpec forTables(String name, String... tables) {
+        return new PublicationSpec(name, false, List.of(tables), Map.of());
+    }
+
+    /** Adds a WITH option; the value is sent as a string literal. */
+    public PublicationSpec with(String option, String value) {
+        Map<String, String> m = new TreeMap<>(options);
+        m.put(option, value);
+        return new PublicationSpec(name, allTables, tables, m);
+    }
+
+    public String createSql(int serverVersionNum) {
+        StringBuilder sb = new StringBuilder("CREATE PUBLICATION ").append(Identifiers.quoteIdentifier(name));
+        if (allTables) sb.append(" FOR ALL TABLES");
+        else if (!tables.isEmpty()) sb.append(" FOR TABLE ").append(tableList());
+        appendOptions(sb);
+        return sb.toString();
+    }
+
+    /**
+     * SET TABLE replaces the table list; FOR ALL TABLES cannot be altered into a list or back
+     * (the server refuses), so only options change for such a publication.
+     */
+    public String alterSql(int serverVersionNum) {
+        String q = Identifiers.quoteIdentifier(name);
+        List<String> stmts = new ArrayList<>();
+        if (!allTables) {
+            if (tables.isEmpty()) {
+                throw new PgClientException(PgClientException.Kind.INVALID_ARGUMENT,
+                        "ALTER PUBLICATION cannot set an empty table list; drop the tables instead");
+            }
+            stmts.add("ALTER PUBLICATION " + q + " SET TABLE " + tableList());
+        }
+        if (!options.isEmpty()) {
+            StringBuilder sb = new StringBuilder("ALTER PUBLICATION ").append(q).append(" SET (");
+            appendOptionList(sb);
+            stmts.add(sb.append(')').toString());
+        }
+        return String.join("; ", stmts);
+    }
+
+    public static String dropSql(String name, boolean ifExists) {
+        return "DROP PUBLICATION " + (ifExists ? "IF EXISTS " : "") + Identifiers.quoteIdentifier(name);
+    }
+
+    private String tableList() {
+        List<String> q = new ArrayList<>();
+        for (String t : tables) q.add(Identifiers.quoteQualifiedName(t));
+        return String.join(", ", q);
+    }
+
+    private void appendOptions(StringBuilder sb) {
+        if (options.isEmpty()) return;
+        sb.append(" WITH (");
+        appendOptionList(sb);
+        sb.append(')');
+    }
+
+    private void appendOptionList(StringBuilder sb) {
+        boolean first = true;
+        for (Map.Entry<String, String> e : new TreeMap<>(options).entrySet()) {
+            if (!first) sb.append(", ");
+            first = false;
+            sb.append(e.getKey()).append(" = ").append(Identifiers.quoteLiteral(e.getValue()));
+        }
+    }
+}

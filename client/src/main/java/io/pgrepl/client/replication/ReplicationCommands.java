@@ -1,0 +1,120 @@
+package io.pgrepl.client.replication;
+
+import io.pgrepl.client.PgClientException;
+import io.pgrepl.client.QueryResult;
+import io.pgrepl.client.Row;
+import io.pgrepl.codec.Lsn;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Optional;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionStage;
+import java.util.function.Supplier;
+
+/**
+ * Text of the walsender commands, chosen by server version, and parsers of their rows. Pure
+ * functions: the connection sends the text and hands back the result.
+ */
+public final class ReplicationCommands {
+    private ReplicationCommands() {}
+
+    /** Runs a command builder, turning its validation failure into a failed stage (nothing is sent). */
+    public static CompletionStage<String> checked(Supplier<String> builder) {
+        try {
+            return CompletableFuture.completedFuture(builder.get());
+        } catch (RuntimeException e) {
+            return CompletableFuture.failedFuture(e);
+        }
+    }
+
+    public static IdentifySystem identifySystem(QueryResult r) {
+        Row row = r.singleRow();
+        String tl = row.get("timeline");
+        String pos = row.get("xlogpos");
+        return new IdentifySystem(row.get("systemid"), tl == null ? 0 : Long.parseLong(tl),
+                pos == null ? 0 : Lsn.parse(pos), row.get("dbname"));
+    }
+
+    /** SHOW takes a (possibly dotted) GUC name; keep it to characters a GUC name can have. */
+    public static String settingName(String name) {
+        if (name == null || !name.matches("[A-Za-z_][A-Za-z0-9_$]*(\\.[A-Za-z_][A-Za-z0-9_$]*)?")) {
+            throw new IllegalArgumentException("invalid setting name \"" + name + "\"");
+        }
+        return name;
+    }
+
+    public static String timelineHistory(long timeline) {
+        if (timeline < 1 || timeline > 0xFFFF_FFFFL) throw new IllegalArgumentException("invalid timeline " + timeline);
+        return "TIMELINE_HISTORY " + timeline;
+    }
+
+    public static TimelineHistory timelineHistory(QueryResult r) {
+        Row row = r.singleRow();
+        return new TimelineHistory(row.get(0), row.bytes(1));
+    }
+
+    public static String createSlot(CreateSlotOptions o, int serverVersionNum) {
+        int major = serverVersionNum / 10000;
+        if (o.twoPhase() && major < 15) throw unsupported("TWO_PHASE slots need PostgreSQL 15 or later", major);
+        if (o.failover() && major < 17) throw unsupported("FAILOVER slots need PostgreSQL 17 or later", major);
+        StringBuilder sb = new StringBuilder("CREATE_REPLICATION_SLOT ").append(o.slotName());
+        if (o.temporary()) sb.append(" TEMPORARY");
+        sb.append(o.logical() ? " LOGICAL " + o.plugin() : " PHYSICAL");
+        List<String> opts = new ArrayList<>();
+        if (major >= 15) {
+            if (o.snapshot() != null) opts.add("SNAPSHOT '" + o.snapshot().option + "'");
+            if (o.twoPhase()) opts.add("TWO_PHASE");
+            if (o.failover()) opts.add("FAILOVER");
+            if (o.reserveWal()) opts.add("RESERVE_WAL");
+            if (!opts.isEmpty()) sb.append(" (").append(String.join(", ", opts)).append(')');
+        } else {
+            if (o.snapshot() != null) sb.append(' ').append(o.snapshot().legacyKeyword);
+            if (o.reserveWal()) sb.append(" RESERVE_WAL");
+        }
+        return sb.toString();
+    }
+
+    public static SlotCreated slotCreated(QueryResult r) {
+        Row row = r.singleRow();
+        String cp = row.get("consistent_point");
+        return new SlotCreated(row.get("slot_name"), cp == null ? 0 : Lsn.parse(cp), row.get("snapshot_name"),
+                row.get("output_plugin"));
+    }
+
+    public static String readSlot(String slotName, int serverVersionNum) {
+        Identifiers.requireSlotName(slotName);
+        int major = serverVersionNum / 10000;
+        if (major < 15) throw unsupported("READ_REPLICATION_SLOT needs PostgreSQL 15 or later", major);
+        return "READ_REPLICATION_SLOT " + slotName;
+    }
+
+    public static Optional<ReplicationSlotStatus> readSlot(QueryResult r) {
+        Row row = r.singleRow();
+        if (row.isNull(0)) return Optional.empty();
+        String lsn = row.get(1);
+        String tli = row.get(2);
+        return Optional.of(new ReplicationSlotStatus(row.get(0), lsn == null ? 0 : Lsn.parse(lsn),
+                tli == null ? 0 : Long.parseLong(tli)));
+    }
+
+    public static String alterSlot(String slotName, Boolean failover, Boolean twoPhase, int serverVersionNum) {
+        Identifiers.requireSlotName(slotName);
+        int major = serverVersionNum / 10000;
+        if (major < 17) throw unsupported("ALTER_REPLICATION_SLOT needs PostgreSQL 17 or later", major);
+        if (twoPhase != null && major < 18) throw unsupported("altering TWO_PHASE needs PostgreSQL 18 or later", major);
+        if (failover == null && twoPhase == null) throw new IllegalArgumentException("nothing to alter");
+        List<String> opts = new ArrayList<>();
+        if (failover != null) opts.add("FAILOVER " + failover);
+        if (twoPhase != null) opts.add("TWO_PHASE " + twoPhase);
+        return "ALTER_REPLICATION_SLOT " + slotName + " (" + String.join(", ", opts) + ")";
+    }
+
+    public static String dropSlot(String slotName, boolean wait) {
+        Identifiers.requireSlotName(slotName);
+        return "DROP_REPLICATION_SLOT " + slotName + (wait ? " WAIT" : "");
+    }
+
+    private static PgClientException unsupported(String what, int major) {
+        return new PgClientException(PgClientException.Kind.UNSUPPORTED_BY_SERVER, what + " (server is " + major + ")");
+    }
+}

@@ -1,0 +1,37 @@
+package io.pgrepl.codec.pgoutput;
+
+import java.time.Instant;
+
+/**
+ * Begin Prepare 'b': Int64 prepare_lsn, Int64 end_lsn, Int64 prepare time, Int32 xid, String gid.
+ * Unlike the other two-phase messages it has no flags byte.
+ */
+public final class BeginPrepareMessage extends TwoPhaseMessage {
+    static final int FIXED = 29;
+
+    @Override
+    public byte type() {
+        return PgOutputMessageType.BEGIN_PREPARE;
+    }
+
+    @Override
+    int xidOffset() {
+        return 25;
+    }
+
+    public long prepareLsn() {
+        return buf.getLong(start + 1);
+    }
+
+    public long endLsn() {
+        return buf.getLong(start + 9);
+    }
+
+    public long prepareTimeMicros() {
+        return buf.getLong(start + 17);
+    }
+
+    public Instant prepareTime() {
+        return instant(prepareTimeMicros());
+    }
+}

@@ -1,0 +1,30 @@
+package io.pgrepl.codec.pgoutput;
+
+import io.netty.buffer.ByteBuf;
+
+/** Two-phase messages (PG15+, proto 3) end with the xid and the String gid. */
+public abstract class TwoPhaseMessage extends PgOutputMessage {
+    int gidEnd;
+
+    /** Offset of the Int32 xid from the type byte; the gid follows it. */
+    abstract int xidOffset();
+
+    public final long xid() {
+        return buf.getUnsignedInt(start + xidOffset());
+    }
+
+    /** The global transaction identifier given to PREPARE TRANSACTION. */
+    public final String gid() {
+        return utf8(start + xidOffset() + 4, gidEnd);
+    }
+
+    public final boolean gidEquals(String s) {
+        return utf8Equals(start + xidOffset() + 4, gidEnd, s);
+    }
+
+    /** The gid's bytes as a slice of the message (no copy). */
+    public final ByteBuf gidBytes() {
+        int from = start + xidOffset() + 4;
+        return buf.slice(from, gidEnd - from);
+    }
+}

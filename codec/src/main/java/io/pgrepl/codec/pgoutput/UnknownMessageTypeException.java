@@ -1,0 +1,21 @@
+package io.pgrepl.codec.pgoutput;
+
+import io.pgrepl.codec.MalformedMessageException;
+
+/**
+ * A pgoutput message type byte this decoder does not know. Separate from other malformed input
+ * so a stream layer can log and skip it (a future server may add types) instead of failing.
+ */
+public class UnknownMessageTypeException extends MalformedMessageException {
+    private static final long serialVersionUID = 1L;
+    private final byte typeByte;
+
+    public UnknownMessageTypeException(byte typeByte) {
+        super(PgOutputMessageType.describe(typeByte), 0, "unknown pgoutput message type");
+        this.typeByte = typeByte;
+    }
+
+    public byte typeByte() {
+        return typeByte;
+    }
+}

@@ -1,0 +1,33 @@
+package io.pgrepl.codec.pgoutput.record;
+
+import io.pgrepl.codec.pgoutput.PgOutputMessageType;
+import java.util.Arrays;
+
+/** Message 'M' (pg_logical_emit_message); flags bit 1 = transactional. {@code content} is a private copy; don't modify it. */
+public record Message(long xid, int flags, long messageLsn, String prefix, byte[] content) implements PgOutputRecord {
+    @Override
+    public byte type() {
+        return PgOutputMessageType.MESSAGE;
+    }
+
+    public boolean transactional() {
+        return (flags & 1) != 0;
+    }
+
+    @Override
+    public boolean equals(Object o) {
+        return o instanceof Message m && m.xid == xid && m.flags == flags && m.messageLsn == messageLsn
+                && m.prefix.equals(prefix) && Arrays.equals(m.content, content);
+    }
+
+    @Override
+    public int hashCode() {
+        return (prefix.hashCode() * 31 + Long.hashCode(messageLsn)) * 31 + Arrays.hashCode(content);
+    }
+
+    @Override
+    public String toString() {
+        return "Message[xid=" + xid + ", flags=" + flags + ", messageLsn=" + messageLsn + ", prefix=" + prefix
+                + ", content=" + content.length + " bytes]";
+    }
+}

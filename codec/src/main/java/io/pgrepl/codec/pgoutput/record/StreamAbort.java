@@ -1,0 +1,11 @@
+package io.pgrepl.codec.pgoutput.record;
+
+import io.pgrepl.codec.pgoutput.PgOutputMessageType;
+
+/** Stream Abort 'A'; abortLsn/abortTimeMicros are 0 without abort info. */
+public record StreamAbort(long xid, long subXid, boolean hasAbortInfo, long abortLsn, long abortTimeMicros) implements PgOutputRecord {
+    @Override
+    public byte type() {
+        return PgOutputMessageType.STREAM_ABORT;
+    }
+}

