@@ -50,6 +50,7 @@ public final class FlowBuffer<T> implements Flow.Subscription {
     private boolean terminated;
     private volatile Throwable badRequest;
     private final AtomicLong pauses = new AtomicLong();
+    private volatile java.util.function.Consumer<? super T> afterOnNext;
 
     public FlowBuffer(Flow.Subscriber<? super T> subscriber, Executor executor, int highWatermark, int lowWatermark) {
         this.subscriber = Objects.requireNonNull(subscriber, "subscriber");
@@ -59,6 +60,11 @@ public final class FlowBuffer<T> implements Flow.Subscription {
         }
         this.highWatermark = highWatermark;
         this.lowWatermark = lowWatermark;
+    }
+
+    /** Runs after each onNext returned normally (the auto-acknowledge option). */
+    public void afterOnNext(java.util.function.Consumer<? super T> hook) {
+        this.afterOnNext = hook;
     }
 
     /** Connects the source; if the subscription was cancelled already, cancels it at once. */
@@ -204,6 +210,8 @@ public final class FlowBuffer<T> implements Flow.Subscription {
             maybeResume();
             try {
                 subscriber.onNext(item);
+                java.util.function.Consumer<? super T> hook = afterOnNext;
+                if (hook != null) hook.accept(item);
             } catch (Throwable t) {
                 // §2.13 broken subscriber: cancel and stop signalling.
                 cancel();
