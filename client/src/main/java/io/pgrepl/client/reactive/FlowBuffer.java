@@ -41,7 +41,7 @@ public final class FlowBuffer<T> implements Flow.Subscription {
     private final AtomicLong demand = new AtomicLong();
     private final AtomicInteger wip = new AtomicInteger();
     private final Object pauseLock = new Object();
-    private boolean paused;
+    private volatile boolean paused;
     private boolean upstreamCancelled;
     private boolean subscribed;
     private volatile boolean cancelled;
@@ -125,6 +125,15 @@ public final class FlowBuffer<T> implements Flow.Subscription {
     /** How many times the source was paused. */
     public long pauses() {
         return pauses.get();
+    }
+
+    /**
+     * Whether the source should be paused right now. Upstreams that apply pause/resume
+     * asynchronously should apply this current value rather than the call they got, so that a
+     * late resume never overrides a newer pause.
+     */
+    public boolean pauseWanted() {
+        return paused;
     }
 
     public boolean isCancelled() {

@@ -93,14 +93,24 @@ public final class ReplicationPublisher<T> implements Flow.Publisher<T> {
         }
         stream.set(s);
         b.upstream(new FlowBuffer.Upstream() {
+            // pauseReading() runs inline on the event loop but resumeReading() from the subscriber's
+            // thread is queued there: applying the buffer's current wish in a queued task keeps a late
+            // resume from undoing a newer pause.
+            private void apply() {
+                s.eventLoop().execute(() -> {
+                    if (b.pauseWanted()) s.pauseReading();
+                    else s.resumeReading();
+                });
+            }
+
             @Override
             public void pause() {
-                s.pauseReading();
+                apply();
             }
 
             @Override
             public void resume() {
-                s.resumeReading();
+                apply();
             }
 
             @Override
