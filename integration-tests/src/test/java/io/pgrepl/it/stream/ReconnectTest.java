@@ -18,11 +18,13 @@ import io.pgrepl.testkit.PgServer;
 import io.pgrepl.testkit.junit.PgServerConfig;
 import io.pgrepl.testkit.junit.PgTest;
 import java.time.Duration;
+import org.junit.jupiter.api.Test;
 import java.util.List;
 
 /** The walsender is terminated (FATAL 57P01) mid-stream: the stream reconnects and resumes from the acknowledged LSN. */
+@PgTest
 class ReconnectTest {
-    @PgTest
+    @Test
     @PgServerConfig(version = 17)
     void reconnectsAfterWalsenderTerminated(PgServer s) throws Exception {
         s.sql("postgres", "CREATE TABLE it_rc (id int PRIMARY KEY); CREATE PUBLICATION it_rc_pub FOR TABLE it_rc");
