@@ -26,8 +26,9 @@ import org.openjdk.jmh.infra.Blackhole;
  * TOASTed text, truncate, origin, logical messages), flyweight views versus records.
  *
  * <p>Relation and Type messages are decoded once in the setup (they build the caches and allocate
- * by design); the measured batch is every other message of the capture, laid out back to back in
- * one direct buffer. Scores are per message ({@link OperationsPerInvocation}).
+ * by design); the measured batch is every other message of the capture that matches the final
+ * Relations (the few t_default changes from before the capture's ALTER TABLE are left out), laid
+ * out back to back in one direct buffer. Scores are per message ({@link OperationsPerInvocation}).
  */
 @State(Scope.Thread)
 @BenchmarkMode(Mode.Throughput)
@@ -37,7 +38,7 @@ import org.openjdk.jmh.infra.Blackhole;
 @Measurement(iterations = 3, time = 2)
 public class PgOutputDecodeBenchmark {
     /** Measured messages per invocation; must match the capture (checked in setup). */
-    static final int MESSAGES = 142;
+    static final int MESSAGES = 134;
 
     private ByteBuf batch;
     private int[] offsets;
@@ -64,9 +65,19 @@ public class PgOutputDecodeBenchmark {
         List<byte[]> measured = new ArrayList<>();
         for (byte[] m : all) {
             // Prime both relation caches with every Relation/Type, then measure the rest.
-            viewDecoder.decode(Unpooled.wrappedBuffer(m), new PgOutputHandler() {});
-            recordDecoder.decode(Unpooled.wrappedBuffer(m), new PgOutputHandler() {});
-            if (m[0] != PgOutputMessageType.RELATION && m[0] != PgOutputMessageType.TYPE) measured.add(m);
+            if (m[0] == PgOutputMessageType.RELATION || m[0] == PgOutputMessageType.TYPE) {
+                viewDecoder.decode(Unpooled.wrappedBuffer(m), new PgOutputHandler() {});
+                recordDecoder.decode(Unpooled.wrappedBuffer(m), new PgOutputHandler() {});
+            }
+        }
+        for (byte[] m : all) {
+            if (m[0] == PgOutputMessageType.RELATION || m[0] == PgOutputMessageType.TYPE) continue;
+            try {
+                viewDecoder.decode(Unpooled.wrappedBuffer(m), new PgOutputHandler() {});
+                measured.add(m);
+            } catch (RuntimeException e) {
+                // A change from before the capture's ALTER TABLE no longer matches the final Relation.
+            }
         }
         if (measured.size() != MESSAGES) {
             throw new IllegalStateException("capture has " + measured.size() + " measured messages; set MESSAGES");
