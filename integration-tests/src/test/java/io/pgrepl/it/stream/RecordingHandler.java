@@ -49,8 +49,15 @@ class RecordingHandler implements LogicalStreamHandler {
         }
     }
 
+    final List<Character> sequence = new CopyOnWriteArrayList<>();
+
     private void t(char c) {
         types.add(c);
+        sequence.add(c);
+    }
+
+    long count(char c) {
+        return sequence.stream().filter(x -> x == c).count();
     }
 
     @Override public void onBegin(BeginMessage m) { t('B'); }
