@@ -18,6 +18,7 @@ public final class Main {
         Map<String, Command> m = new TreeMap<>();
         m.put("decode", new DecodeCommand());
         m.put("demo", new DemoCommand());
+        m.put("stream", new StreamCommand());
         return m;
     }
 
