@@ -19,7 +19,7 @@ import org.junit.jupiter.api.TestInfo;
 
 /** The JUnit extension: injection, per-class sharing, per-config servers, the version matrix. */
 @PgTest
-@PgServerConfig(auth = AuthMethod.MD5, settings = {"logical_decoding_work_mem=64kB"})
+@PgServerConfig(auth = AuthMethod.MD5, settings = {"wal_sender_timeout=2s"})
 class PgTestExtensionTest {
     private static PgServer fromBeforeAll;
     private static final Set<PgServer> SEEN = ConcurrentHashMap.newKeySet();
@@ -34,7 +34,7 @@ class PgTestExtensionTest {
     void classConfigApplies(PgServer server) {
         assertSame(fromBeforeAll, server, "one server per class and config");
         assertEquals(AuthMethod.MD5, server.authMethod());
-        assertEquals("64kB", server.settings().get("logical_decoding_work_mem"));
+        assertEquals("2s", server.settings().get("wal_sender_timeout"));
         assertEquals(PgVersions.defaultVersion(), server.majorVersion());
         assertTrue(server.isRunning());
         SEEN.add(server);
