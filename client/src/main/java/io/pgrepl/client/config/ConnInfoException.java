@@ -1,0 +1,13 @@
+package io.pgrepl.client.config;
+
+/**
+ * A connection string or parameter is invalid. The message names the parameter and, for
+ * non-secret parameters, the offending value; it never contains a password.
+ */
+public final class ConnInfoException extends IllegalArgumentException {
+    private static final long serialVersionUID = 1L;
+
+    public ConnInfoException(String message) {
+        super(message);
+    }
+}
