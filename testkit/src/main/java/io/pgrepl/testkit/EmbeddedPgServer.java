@@ -10,7 +10,6 @@ import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
 import java.nio.file.attribute.PosixFilePermissions;
 import java.time.Duration;
-import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -34,6 +33,7 @@ final class EmbeddedPgServer implements PgServer {
     private final ServerTls tls;
     private final Map<String, String> settings = new LinkedHashMap<>();
     private volatile int port;
+    private Process postmaster;
     private volatile boolean running;
     private boolean closed;
 
@@ -143,7 +143,7 @@ final class EmbeddedPgServer implements PgServer {
 
     private void startOnFreePort() {
         for (int attempt = 1; ; attempt++) {
-            Processes.Result result = pgCtlStart();
+            Processes.Result result = launch();
             if (result.ok()) {
                 running = true;
                 return;
@@ -160,9 +160,39 @@ final class EmbeddedPgServer implements PgServer {
         }
     }
 
-    private Processes.Result pgCtlStart() {
-        return Processes.run(user.command(List.of(pg.tool("pg_ctl"), "start", "-D", dataDir.toString(),
-                "-l", logFile.toString(), "-w", "-t", "60", "-s")), serverDir, null, TOOL_TIMEOUT);
+    /**
+     * Launches the postmaster as a child of this JVM rather than through {@code pg_ctl start}: a
+     * daemonized postmaster is re-parented to pid 1, which in some containers never reaps it.
+     * Readiness is the pid file's status line (PostgreSQL 10+), as {@code pg_ctl -w} checks it.
+     */
+    private Processes.Result launch() {
+        List<String> command = user.command(List.of(pg.tool("postgres"), "-D", dataDir.toString()));
+        try {
+            if (!Files.exists(logFile)) {
+                Files.createFile(logFile);
+                user.own(logFile);
+            }
+            postmaster = new ProcessBuilder(command)
+                    .directory(serverDir.toFile())
+                    .redirectErrorStream(true)
+                    .redirectOutput(ProcessBuilder.Redirect.appendTo(logFile.toFile()))
+                    .redirectInput(ProcessBuilder.Redirect.from(new java.io.File("/dev/null")))
+                    .start();
+        } catch (IOException e) {
+            return new Processes.Result(command, -2, "could not launch: " + e);
+        }
+        long deadline = System.nanoTime() + Duration.ofSeconds(60).toNanos();
+        while (System.nanoTime() < deadline) {
+            if (!postmaster.isAlive()) {
+                return new Processes.Result(command, postmaster.exitValue(), "postmaster exited");
+            }
+            if (ServerRegistry.postmasterReady(dataDir, postmaster)) {
+                return new Processes.Result(command, 0, "");
+            }
+            sleep(5);
+        }
+        postmaster.destroyForcibly();
+        return new Processes.Result(command, -1, "postmaster not ready within 60 s");
     }
 
     private void writeSettings() {
@@ -238,6 +268,9 @@ final class EmbeddedPgServer implements PgServer {
         if (!result.ok() && Files.exists(dataDir.resolve("postmaster.pid"))) {
             throw new IllegalStateException("pg_ctl stop failed: " + result.describe());
         }
+        if (postmaster != null && !awaitExit(postmaster, Duration.ofSeconds(30))) {
+            throw new IllegalStateException("postmaster " + postmaster.pid() + " did not exit after pg_ctl stop");
+        }
         running = false;
     }
 
@@ -247,7 +280,7 @@ final class EmbeddedPgServer implements PgServer {
         if (running) {
             return;
         }
-        Processes.Result result = pgCtlStart();
+        Processes.Result result = launch();
         if (!result.ok()) {
             throw new IllegalStateException("PostgreSQL did not start again: " + result.describe()
                     + "\n--- server log ---\n" + logTail());
@@ -333,8 +366,8 @@ final class EmbeddedPgServer implements PgServer {
     }
 
     private void shutDown(StopMode first) {
-        OptionalLong pid = postmasterPid();
-        if (pid.isEmpty()) {
+        Process child = postmaster;
+        if (child == null || !child.isAlive()) {
             return;
         }
         // Fast shutdown waits for walsenders to flush to their clients; a stuck client must not hang close().
@@ -342,13 +375,21 @@ final class EmbeddedPgServer implements PgServer {
             LOG.warn("fast shutdown of port {} did not finish, stopping immediately", port);
             pgCtlStop(StopMode.IMMEDIATE, Duration.ofSeconds(10));
         }
-        ProcessHandle.of(pid.getAsLong()).filter(ProcessHandle::isAlive).ifPresent(p -> {
-            LOG.warn("postmaster {} still alive, killing it", p.pid());
-            List<ProcessHandle> all = new ArrayList<>(p.descendants().toList());
-            all.add(p);
-            all.forEach(ProcessHandle::destroyForcibly);
-            p.onExit().join();
-        });
+        if (!awaitExit(child, Duration.ofSeconds(5))) {
+            LOG.warn("postmaster {} still alive, killing it", child.pid());
+            child.descendants().forEach(ProcessHandle::destroyForcibly);
+            child.destroyForcibly();
+            awaitExit(child, Duration.ofSeconds(10));
+        }
+    }
+
+    private static boolean awaitExit(Process process, Duration wait) {
+        try {
+            return process.waitFor(wait.toMillis(), java.util.concurrent.TimeUnit.MILLISECONDS);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            return false;
+        }
     }
 
     private Processes.Result pgCtlStop(StopMode mode, Duration wait) {

@@ -64,6 +64,10 @@ final class KitDirs {
         return openDir(root().resolve("templates"));
     }
 
+    static Path certificates() {
+        return openDir(root().resolve("certificates"));
+    }
+
     static Path servers() {
         return openDir(root().resolve("servers"));
     }

@@ -68,6 +68,22 @@ final class ServerRegistry {
         }
     }
 
+    /** Line 8 of postmaster.pid is "ready" once the server accepts connections (PostgreSQL 10+). */
+    static boolean postmasterReady(Path dataDir, Process launched) {
+        try {
+            List<String> lines = Files.readAllLines(dataDir.resolve("postmaster.pid"), StandardCharsets.US_ASCII);
+            if (lines.size() < 8 || !lines.get(7).trim().equals("ready")) {
+                return false;
+            }
+            // A pid file left by a killed predecessor must not count: the pid must be ours
+            // (setpriv execs postgres; runuser forks it).
+            long pid = Long.parseLong(lines.get(0).trim());
+            return pid == launched.pid() || launched.descendants().anyMatch(d -> d.pid() == pid);
+        } catch (IOException | NumberFormatException e) {
+            return false;
+        }
+    }
+
     private static void reapOrphans() {
         Path servers = KitDirs.servers();
         try (Stream<Path> dirs = Files.list(servers)) {

@@ -1,6 +1,14 @@
 package io.pgrepl.testkit;
 
 import java.io.IOException;
+import java.io.InputStream;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.Paths;
+import java.nio.file.attribute.PosixFilePermissions;
+import java.security.KeyFactory;
+import java.security.cert.CertificateFactory;
+import java.security.spec.PKCS8EncodedKeySpec;
 import java.math.BigInteger;
 import java.nio.charset.StandardCharsets;
 import java.security.GeneralSecurityException;
@@ -37,11 +45,13 @@ import org.bouncycastle.operator.jcajce.JcaContentSignerBuilder;
 
 /**
  * A test CA with a server certificate (SAN DNS localhost, IP 127.0.0.1) and client certificates
- * (CN = role name), generated once per key type per JVM: every server may share them.
+ * (CN = role name), made once per key type and shared by every server and JVM (see the cache).
  */
 final class TestCertificates {
     private static final Map<TlsKeyType, Bundle> BUNDLES = new EnumMap<>(TlsKeyType.class);
     private static final SecureRandom RANDOM = new SecureRandom();
+    private static final List<String> USERS = List.of(PgServerSpec.SUPERUSER, PgServerSpec.REPLICATION_USER,
+            PgServerSpec.PLAIN_USER);
 
     record Issued(X509Certificate certificate, PrivateKey key) {
         String certPem() {
@@ -63,7 +73,51 @@ final class TestCertificates {
     private TestCertificates() {}
 
     static synchronized Bundle bundle(TlsKeyType type) {
-        return BUNDLES.computeIfAbsent(type, TestCertificates::generate);
+        return BUNDLES.computeIfAbsent(type, TestCertificates::cachedOrGenerate);
+    }
+
+    /**
+     * RSA key generation takes seconds on a small machine, so bundles are kept in the shared cache
+     * (test keys, not secrets) under a name that changes weekly, well inside the 30-day validity.
+     */
+    private static Bundle cachedOrGenerate(TlsKeyType type) {
+        long week = Instant.now().getEpochSecond() / (7 * 24 * 3600);
+        Path dir = KitDirs.once(KitDirs.certificates(), type + "-" + week, temp -> {
+            Bundle fresh = generate(type);
+            store(temp.resolve("ca"), fresh.ca());
+            store(temp.resolve("server"), fresh.server());
+            for (Map.Entry<String, Issued> e : fresh.clients().entrySet()) {
+                store(temp.resolve("client-" + e.getKey()), e.getValue());
+            }
+        });
+        try {
+            Map<String, Issued> clients = new LinkedHashMap<>();
+            for (String user : USERS) {
+                clients.put(user, load(dir.resolve("client-" + user), type));
+            }
+            return new Bundle(load(dir.resolve("ca"), type), load(dir.resolve("server"), type), Map.copyOf(clients));
+        } catch (IOException | GeneralSecurityException e) {
+            throw new IllegalStateException("cannot read cached test certificates in " + dir, e);
+        }
+    }
+
+    private static void store(Path base, Issued issued) throws IOException {
+        Path cert = Paths.get(base + ".crt");
+        Path key = Paths.get(base + ".key");
+        Files.writeString(cert, issued.certPem(), StandardCharsets.US_ASCII);
+        Files.writeString(key, issued.keyPem(), StandardCharsets.US_ASCII);
+        Files.setPosixFilePermissions(key, PosixFilePermissions.fromString("rw-------"));
+    }
+
+    private static Issued load(Path base, TlsKeyType type) throws IOException, GeneralSecurityException {
+        X509Certificate cert;
+        try (InputStream in = Files.newInputStream(Paths.get(base + ".crt"))) {
+            cert = (X509Certificate) CertificateFactory.getInstance("X.509").generateCertificate(in);
+        }
+        String pem = Files.readString(Paths.get(base + ".key"), StandardCharsets.US_ASCII);
+        byte[] der = Base64.getMimeDecoder().decode(pem.replaceAll("-----[A-Z ]+-----", ""));
+        PrivateKey key = KeyFactory.getInstance(type.keyAlgorithm()).generatePrivate(new PKCS8EncodedKeySpec(der));
+        return new Issued(cert, key);
     }
 
     private static Bundle generate(TlsKeyType type) {
@@ -82,8 +136,7 @@ final class TestCertificates {
                         new GeneralName(GeneralName.iPAddress, "127.0.0.1")
                     }));
             Map<String, Issued> clients = new LinkedHashMap<>();
-            for (String user : List.of(PgServerSpec.SUPERUSER, PgServerSpec.REPLICATION_USER,
-                    PgServerSpec.PLAIN_USER)) {
+            for (String user : USERS) {
                 clients.put(user, leaf(type, caIssued, user, KeyPurposeId.id_kp_clientAuth, null));
             }
             return new Bundle(caIssued, server, Map.copyOf(clients));
