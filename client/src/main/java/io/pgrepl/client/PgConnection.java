@@ -75,7 +75,7 @@ public final class PgConnection implements AutoCloseable {
     }
 
     private static AuthSession authSession(ConnectionConfig cfg, X509Certificate cert) {
-        return new AuthenticatorSession(new Authenticator(cfg.user(), () -> Passwords.resolve(cfg),
+        return new AuthenticatorSession(new Authenticator(cfg.user(), Passwords.source(cfg),
                 ChannelBindingMode.parse(cfg.channelBinding()), RequireAuth.parse(cfg.requireAuth()),
                 Optional.ofNullable(cert)));
     }
