@@ -169,12 +169,16 @@ public final class PgConnection implements AutoCloseable {
         }
     }
 
-    /** Sends Terminate after queued commands... immediately, and closes. Completes when the socket is closed. */
+    /**
+     * Sends Terminate and closes at once; commands still queued fail with a "connection closed"
+     * {@link PgClientException}. Does not wait (see {@link #closeAsync()}).
+     */
     @Override
     public void close() {
         closeAsync();
     }
 
+    /** Like {@link #close()}; completes when the socket is closed. */
     public CompletionStage<Void> closeAsync() {
         CompletableFuture<Void> done = new CompletableFuture<>();
         channel.closeFuture().addListener(f -> done.complete(null));
