@@ -17,6 +17,8 @@ public final class Main {
     private static Map<String, Command> commands() {
         Map<String, Command> m = new TreeMap<>();
         m.put("demo", new DemoCommand());
+        m.put("identify", new IdentifyCommand());
+        m.put("slot", new SlotCommand());
         return m;
     }
 
