@@ -233,6 +233,24 @@ public final class PgConnection implements AutoCloseable {
                 .thenCompose(this::query).thenApply(r -> null);
     }
 
+    // ---- streaming (io.pgrepl.client.stream)
+
+    /**
+     * START_REPLICATION ... LOGICAL on this (replication=database) connection. Options are
+     * validated against the server version first (throws PgClientException); the stream's
+     * {@code started()} completes on CopyBothResponse.
+     */
+    public io.pgrepl.client.stream.LogicalReplicationStream startLogical(
+            io.pgrepl.client.stream.LogicalReplicationOptions options, io.pgrepl.client.stream.LogicalStreamHandler handler) {
+        return io.pgrepl.client.stream.LogicalReplicationStream.start(this, options, handler);
+    }
+
+    /** START_REPLICATION ... PHYSICAL on this (replication=true) connection. */
+    public io.pgrepl.client.stream.PhysicalReplicationStream startPhysical(
+            io.pgrepl.client.stream.PhysicalReplicationOptions options, io.pgrepl.client.stream.PhysicalStreamHandler handler) {
+        return io.pgrepl.client.stream.PhysicalReplicationStream.start(this, options, handler);
+    }
+
     // ---- publications (SQL; normal or replication=database connections)
 
     public CompletionStage<Void> createPublication(PublicationSpec spec) {

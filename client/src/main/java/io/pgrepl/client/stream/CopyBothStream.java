@@ -1,0 +1,334 @@
+package io.pgrepl.client.stream;
+
+import io.netty.buffer.ByteBuf;
+import io.netty.channel.EventLoop;
+import io.netty.util.concurrent.ScheduledFuture;
+import io.pgrepl.client.PgClientException;
+import io.pgrepl.client.PgConnection;
+import io.pgrepl.client.PgException;
+import io.pgrepl.client.protocol.Exchange;
+import io.pgrepl.client.protocol.ExchangeContext;
+import io.pgrepl.client.protocol.Frontend;
+import io.pgrepl.codec.Lsn;
+import io.pgrepl.codec.PgTime;
+import io.pgrepl.codec.backend.BackendMessage;
+import io.pgrepl.codec.backend.DataRow;
+import io.pgrepl.codec.backend.ErrorFields;
+import io.pgrepl.codec.replication.PrimaryKeepalive;
+import io.pgrepl.codec.replication.StandbyStatusUpdate;
+import io.pgrepl.codec.replication.XLogData;
+import java.time.Duration;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionStage;
+import java.util.concurrent.TimeUnit;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The START_REPLICATION conversation shared by logical and physical streams: the command,
+ * ErrorResponse or CopyBothResponse, CopyData ('w' XLogData, 'k' keepalive), status updates
+ * from an event-loop timer, pause/resume of reading, and the three ways out (client CopyDone,
+ * server CopyDone at a timeline end, server CommandComplete/ErrorResponse/EOF).
+ * Everything here runs on the connection's event loop; public methods hop onto it.
+ */
+abstract class CopyBothStream implements Exchange {
+    private static final Logger log = LoggerFactory.getLogger(CopyBothStream.class);
+
+    enum State { QUEUED, STARTING, STREAMING, CLIENT_DONE, SERVER_DONE, ENDING, DONE }
+
+    final PgConnection connection;
+    final EventLoop loop;
+    private final String command;
+    private final Duration statusInterval;
+    private final Duration receiveTimeout;
+    final CompletableFuture<Void> started = new CompletableFuture<>();
+    final CompletableFuture<Void> completion = new CompletableFuture<>();
+    private final XLogData xlog = new XLogData();
+    private final PrimaryKeepalive keepalive = new PrimaryKeepalive();
+    private final DataRow dataRow = new DataRow();
+    private ExchangeContext ctx;
+    State state = State.QUEUED;
+    private boolean stopRequested;
+    private Throwable failure;
+    private ScheduledFuture<?> ticker;
+    private long lastStatusNanos;
+    long lastReceiveNanos;
+    private long statusUpdatesSent;
+    private boolean paused;
+    /** Physical end of timeline: the row after the server's CopyDone. */
+    long nextTimeline = -1;
+    long switchLsn = Lsn.INVALID;
+
+    CopyBothStream(PgConnection connection, String command, Duration statusInterval, Duration receiveTimeout) {
+        this.connection = connection;
+        this.loop = connection.eventLoop();
+        this.command = command;
+        this.statusInterval = statusInterval;
+        this.receiveTimeout = receiveTimeout;
+    }
+
+    // ---- subclass hooks (event loop)
+
+    abstract void onXLogData(XLogData x) throws Exception;
+
+    abstract void onKeepalive(PrimaryKeepalive k);
+
+    /** The write and flush positions for the next status update: two longs packed by the caller's fields. */
+    abstract long writePosition(long flush);
+
+    abstract long nextFlushPosition();
+
+    /** Called once, on the event loop, when the stop decision is made (client stop or failure). */
+    void onStopDecided() {}
+
+    /** After each status update went out. */
+    void afterStatusUpdate() {}
+
+    // ---- Exchange
+
+    @Override
+    public void start(ExchangeContext ctx) {
+        this.ctx = ctx;
+        state = State.STARTING;
+        lastReceiveNanos = System.nanoTime();
+        log.debug("{}", command);
+        ctx.writeAndFlush(Frontend.query(ctx.alloc(), command));
+    }
+
+    @Override
+    public boolean onFrame(byte type, ByteBuf payload) throws Exception {
+        lastReceiveNanos = System.nanoTime();
+        switch (type) {
+            case BackendMessage.COPY_DATA -> onCopyData(payload);
+            case BackendMessage.COPY_BOTH_RESPONSE -> onCopyBoth();
+            case BackendMessage.COPY_DONE -> onServerCopyDone();
+            case BackendMessage.ERROR_RESPONSE -> onError(new PgException(ErrorFields.decode(payload, type)));
+            case BackendMessage.COMMAND_COMPLETE -> onCommandComplete();
+            case BackendMessage.ROW_DESCRIPTION -> { /* the end-of-timeline row: fixed layout, read by position */ }
+            case BackendMessage.DATA_ROW -> onDataRow(payload);
+            case BackendMessage.READY_FOR_QUERY -> {
+                finish();
+                return true;
+            }
+            default -> throw new PgClientException(PgClientException.Kind.PROTOCOL,
+                    "protocol violation: unexpected " + BackendMessage.name(type) + " during START_REPLICATION");
+        }
+        return false;
+    }
+
+    @Override
+    public void fail(Throwable cause) {
+        cancelTicker();
+        if (state == State.DONE) return;
+        Throwable t = failure;
+        if (t == null) {
+            if (cause instanceof PgException pe) {
+                t = new ReplicationServerErrorException(pe, state == State.STARTING || state == State.QUEUED);
+            } else if (cause instanceof ReplicationException) {
+                t = cause;
+            } else {
+                t = new ReplicationConnectionLostException("replication connection lost"
+                        + (cause == null || cause.getMessage() == null ? "" : ": " + cause.getMessage()), cause);
+            }
+        }
+        state = State.DONE;
+        started.completeExceptionally(t);
+        completion.completeExceptionally(t);
+    }
+
+    private void onCopyBoth() {
+        state = State.STREAMING;
+        lastStatusNanos = System.nanoTime();
+        long period = Math.max(50, Math.min(1000, statusInterval.toMillis()));
+        if (receiveTimeout != null) period = Math.max(10, Math.min(period, receiveTimeout.toMillis() / 4));
+        ticker = loop.scheduleAtFixedRate(this::tick, period, period, TimeUnit.MILLISECONDS);
+        if (paused) ctx.channel().config().setAutoRead(false);
+        started.complete(null);
+        if (stopRequested) sendCopyDone();
+    }
+
+    private void onCopyData(ByteBuf payload) throws Exception {
+        if (state == State.DONE || state == State.ENDING) return;
+        if (!payload.isReadable()) throw protocol("empty CopyData");
+        byte kind = payload.getByte(payload.readerIndex());
+        if (kind == XLogData.TYPE) {
+            if (failure != null) return; // failed: draining until the server acknowledges the CopyDone
+            onXLogData(xlog.wrap(payload));
+        } else if (kind == PrimaryKeepalive.TYPE) {
+            keepalive.wrap(payload);
+            onKeepalive(keepalive);
+            if (keepalive.replyRequested() && state == State.STREAMING) sendStatusUpdate(false);
+        } else {
+            // Unknown CopyData kinds are skipped: a newer server may add some, and none carries data we must confirm.
+            log.debug("skipping CopyData of unknown kind 0x{}", Integer.toHexString(kind & 0xff));
+        }
+    }
+
+    private void onServerCopyDone() {
+        // Logical: the answer to our CopyDone. Physical: end of a timeline; answer with ours.
+        if (state == State.STREAMING) {
+            decideStop();
+            ctx.writeAndFlush(Frontend.copyDone(ctx.alloc()));
+        }
+        state = State.SERVER_DONE;
+    }
+
+    private void onError(PgException e) {
+        // An ErrorResponse ends copy mode both ways: no CopyDone from us. ReadyForQuery (ERROR) or EOF (FATAL) follows.
+        boolean beforeCopy = state == State.STARTING;
+        decideStop();
+        if (failure == null) failure = new ReplicationServerErrorException(e, beforeCopy);
+        state = State.ENDING;
+    }
+
+    private void onCommandComplete() {
+        if (state == State.STREAMING) {
+            // CommandComplete inside copy mode without CopyDone: the walsender is shutting down.
+            decideStop();
+            if (failure == null) failure = new ReplicationShutdownException("the walsender ended the stream (server shutdown)");
+            state = State.ENDING;
+        }
+        // After CopyDone (COPY 0, then START_REPLICATION's own tag): nothing to do.
+    }
+
+    private void onDataRow(ByteBuf payload) {
+        dataRow.wrap(payload);
+        if (dataRow.columnCount() >= 2 && !dataRow.isNull(0) && !dataRow.isNull(1)) {
+            nextTimeline = Long.parseLong(dataRow.text(0));
+            switchLsn = Lsn.parse(dataRow.text(1));
+        }
+    }
+
+    private void finish() {
+        cancelTicker();
+        if (paused) {
+            paused = false;
+            ctx.channel().config().setAutoRead(true); // the connection goes on to serve other commands
+        }
+        State before = state;
+        state = State.DONE;
+        if (failure != null) {
+            started.completeExceptionally(failure);
+            completion.completeExceptionally(failure);
+        } else {
+            if (before == State.STARTING) started.complete(null); // physical: COPY skipped at an old timeline's end
+            completion.complete(null);
+        }
+    }
+
+    // ---- timer
+
+    private void tick() {
+        if (state != State.STREAMING) return;
+        long now = System.nanoTime();
+        if (receiveTimeout != null && now - lastReceiveNanos > receiveTimeout.toNanos()) {
+            failNow(new ReplicationConnectionLostException("nothing received for " + receiveTimeout.toMillis()
+                    + " ms (receive timeout)", null));
+            return;
+        }
+        if (now - lastStatusNanos >= statusInterval.toNanos()) sendStatusUpdate(false);
+    }
+
+    /** Gives up on the connection: it is closed, the stream fails with {@code cause}. */
+    void failNow(ReplicationException cause) {
+        decideStop();
+        if (failure == null) failure = cause;
+        ctx.channel().close();
+    }
+
+    private void cancelTicker() {
+        if (ticker != null) {
+            ticker.cancel(false);
+            ticker = null;
+        }
+    }
+
+    // ---- outgoing
+
+    final void sendStatusUpdate(boolean replyRequested) {
+        if (state != State.STREAMING) return;
+        long flush = nextFlushPosition();
+        long write = writePosition(flush);
+        ByteBuf b = ctx.alloc().ioBuffer(5 + StandbyStatusUpdate.LENGTH);
+        Frontend.copyDataHeader(b, StandbyStatusUpdate.LENGTH);
+        StandbyStatusUpdate.encode(b, write, flush, flush, PgTime.nowMicros(), replyRequested);
+        ctx.writeAndFlush(b);
+        lastStatusNanos = System.nanoTime();
+        statusUpdatesSent++;
+        afterStatusUpdate();
+        if (log.isTraceEnabled()) log.trace("status update write={} flush={}", Lsn.format(write), Lsn.format(flush));
+    }
+
+    private void sendCopyDone() {
+        if (state != State.STREAMING) return;
+        sendStatusUpdate(false); // report the last acknowledgements before the decision freezes them
+        decideStop();
+        state = State.CLIENT_DONE;
+        ctx.writeAndFlush(Frontend.copyDone(ctx.alloc()));
+    }
+
+    private boolean stopDecided;
+
+    final void decideStop() {
+        if (!stopDecided) {
+            stopDecided = true;
+            onStopDecided();
+        }
+    }
+
+    /** Stops because the application's code failed: CopyDone, drain, then fail with {@code cause}. */
+    final void failFromHandler(Throwable cause) {
+        if (failure == null) failure = cause instanceof ReplicationException re ? re : new ReplicationHandlerException(cause);
+        if (state == State.STREAMING) {
+            decideStop();
+            state = State.CLIENT_DONE;
+            ctx.writeAndFlush(Frontend.copyDone(ctx.alloc()));
+        }
+    }
+
+    // ---- public face helpers (any thread)
+
+    final void runOnLoop(Runnable r) {
+        if (loop.inEventLoop()) r.run();
+        else loop.execute(r);
+    }
+
+    final CompletionStage<Void> stopAsync() {
+        runOnLoop(() -> {
+            stopRequested = true;
+            if (paused && ctx != null) {
+                // The server's answer must be read to finish.
+                paused = false;
+                ctx.channel().config().setAutoRead(true);
+                ctx.channel().read();
+            }
+            if (state == State.STREAMING) sendCopyDone();
+        });
+        return completion;
+    }
+
+    final void setPaused(boolean pause) {
+        runOnLoop(() -> {
+            paused = pause;
+            if (ctx == null || state == State.DONE) return;
+            ctx.channel().config().setAutoRead(!pause);
+            if (!pause) ctx.channel().read();
+        });
+    }
+
+    final boolean isPaused() {
+        return paused;
+    }
+
+    final long statusUpdatesSent() {
+        return statusUpdatesSent;
+    }
+
+    final boolean isStreaming() {
+        return state == State.STREAMING;
+    }
+
+    private static PgClientException protocol(String what) {
+        return new PgClientException(PgClientException.Kind.PROTOCOL, "protocol violation: " + what);
+    }
+}

@@ -1,0 +1,314 @@
+package io.pgrepl.client.stream;
+
+import io.pgrepl.client.PgClientException;
+import io.pgrepl.client.replication.Identifiers;
+import io.pgrepl.codec.Lsn;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Objects;
+
+/**
+ * What START_REPLICATION ... LOGICAL sends (slot, start position, pgoutput options) and how the
+ * stream behaves (status interval, idle confirmation, receive timeout, auto-acknowledge).
+ * Immutable; build with {@link #builder(String)}. Every pgoutput option is checked against the
+ * server version by {@link #startCommand(int)} before anything is sent.
+ */
+public final class LogicalReplicationOptions {
+    /** {@link Builder#protoVersion(int)} value choosing the highest version the server supports. */
+    public static final int PROTO_AUTO = 0;
+
+    private final String slotName;
+    private final long startLsn;
+    private final int protoVersion;
+    private final List<String> publicationNames;
+    private final Boolean binary;
+    private final Boolean messages;
+    private final StreamingMode streaming;
+    private final Boolean twoPhase;
+    private final OriginFilter origin;
+    private final Duration statusInterval;
+    private final boolean confirmIdleKeepalives;
+    private final Duration receiveTimeout;
+    private final boolean autoAcknowledge;
+
+    private LogicalReplicationOptions(Builder b) {
+        this.slotName = Identifiers.requireSlotName(b.slotName);
+        this.startLsn = b.startLsn;
+        this.protoVersion = b.protoVersion;
+        if (b.publicationNames.isEmpty()) {
+            throw invalid("publication_names needs at least one publication");
+        }
+        this.publicationNames = List.copyOf(b.publicationNames);
+        this.binary = b.binary;
+        this.messages = b.messages;
+        this.streaming = b.streaming;
+        this.twoPhase = b.twoPhase;
+        this.origin = b.origin;
+        if (b.statusInterval.isNegative() || b.statusInterval.isZero()) throw invalid("statusInterval must be positive");
+        this.statusInterval = b.statusInterval;
+        this.confirmIdleKeepalives = b.confirmIdleKeepalives;
+        if (b.receiveTimeout != null && (b.receiveTimeout.isNegative() || b.receiveTimeout.isZero())) {
+            throw invalid("receiveTimeout must be positive (or null for none)");
+        }
+        this.receiveTimeout = b.receiveTimeout;
+        this.autoAcknowledge = b.autoAcknowledge;
+    }
+
+    public static Builder builder(String slotName) {
+        return new Builder(slotName);
+    }
+
+    public Builder toBuilder() {
+        Builder b = new Builder(slotName);
+        b.startLsn = startLsn;
+        b.protoVersion = protoVersion;
+        b.publicationNames.addAll(publicationNames);
+        b.binary = binary;
+        b.messages = messages;
+        b.streaming = streaming;
+        b.twoPhase = twoPhase;
+        b.origin = origin;
+        b.statusInterval = statusInterval;
+        b.confirmIdleKeepalives = confirmIdleKeepalives;
+        b.receiveTimeout = receiveTimeout;
+        b.autoAcknowledge = autoAcknowledge;
+        return b;
+    }
+
+    public String slotName() { return slotName; }
+    public long startLsn() { return startLsn; }
+    /** {@link #PROTO_AUTO} or 1–4. */
+    public int protoVersion() { return protoVersion; }
+    public List<String> publicationNames() { return publicationNames; }
+    /** null: not sent (server default off). */
+    public Boolean binary() { return binary; }
+    public Boolean messages() { return messages; }
+    public StreamingMode streaming() { return streaming; }
+    public Boolean twoPhase() { return twoPhase; }
+    public OriginFilter origin() { return origin; }
+    public Duration statusInterval() { return statusInterval; }
+    public boolean confirmIdleKeepalives() { return confirmIdleKeepalives; }
+    /** null: no client-side receive timeout. */
+    public Duration receiveTimeout() { return receiveTimeout; }
+    public boolean autoAcknowledge() { return autoAcknowledge; }
+
+    /** Highest pgoutput protocol version a server major supports. */
+    public static int maxProtoVersion(int serverVersionNum) {
+        int major = serverVersionNum / 10000;
+        if (major >= 16) return 4;
+        if (major == 15) return 3;
+        if (major == 14) return 2;
+        return 1;
+    }
+
+    /** The protocol version that will be sent to this server. */
+    public int effectiveProtoVersion(int serverVersionNum) {
+        return protoVersion == PROTO_AUTO ? maxProtoVersion(serverVersionNum) : protoVersion;
+    }
+
+    /** The streaming mode sent to this server (AUTO resolved), or null when the option is not sent. */
+    public StreamingMode effectiveStreaming(int serverVersionNum) {
+        if (streaming != StreamingMode.AUTO) return streaming;
+        int proto = effectiveProtoVersion(serverVersionNum);
+        int major = serverVersionNum / 10000;
+        if (major >= 16 && proto >= 4) return StreamingMode.PARALLEL;
+        if (major >= 14 && proto >= 2) return StreamingMode.ON;
+        return null;
+    }
+
+    /**
+     * The START_REPLICATION command for a server of {@code serverVersionNum} (e.g. 170006).
+     * Throws {@link PgClientException} (UNSUPPORTED_BY_SERVER) naming the option and the version it
+     * needs when the server or the chosen protocol version cannot take an option.
+     */
+    public String startCommand(int serverVersionNum) {
+        if (serverVersionNum <= 0) {
+            throw new PgClientException(PgClientException.Kind.PROTOCOL, "server did not report server_version");
+        }
+        int major = serverVersionNum / 10000;
+        if (major < 10) throw unsupported("logical replication with pgoutput needs PostgreSQL 10 or later, server is " + major);
+        int max = maxProtoVersion(serverVersionNum);
+        int proto = effectiveProtoVersion(serverVersionNum);
+        if (proto > max) {
+            throw unsupported("proto_version " + proto + " needs PostgreSQL " + minMajorForProto(proto)
+                    + " or later; server " + major + " supports up to " + max);
+        }
+        StringBuilder sb = new StringBuilder(128);
+        sb.append("START_REPLICATION SLOT ").append(slotName).append(" LOGICAL ").append(Lsn.format(startLsn));
+        sb.append(" (proto_version '").append(proto).append('\'');
+        sb.append(", publication_names ").append(quoteValue(publicationNamesValue(publicationNames)));
+        if (binary != null) {
+            need(major, 14, "binary");
+            sb.append(", binary '").append(binary ? "true" : "false").append('\'');
+        }
+        if (messages != null) {
+            need(major, 14, "messages");
+            sb.append(", messages '").append(messages ? "true" : "false").append('\'');
+        }
+        StreamingMode s = effectiveStreaming(serverVersionNum);
+        if (s != null) {
+            switch (s) {
+                case OFF -> {
+                    need(major, 14, "streaming");
+                    sb.append(", streaming 'off'");
+                }
+                case ON -> {
+                    need(major, 14, "streaming");
+                    needProto(proto, 2, "streaming=on");
+                    sb.append(", streaming 'on'");
+                }
+                case PARALLEL -> {
+                    need(major, 16, "streaming=parallel");
+                    needProto(proto, 4, "streaming=parallel");
+                    sb.append(", streaming 'parallel'");
+                }
+                default -> throw new IllegalStateException();
+            }
+        }
+        if (twoPhase != null) {
+            need(major, 15, "two_phase");
+            if (twoPhase) needProto(proto, 3, "two_phase");
+            sb.append(", two_phase '").append(twoPhase ? "true" : "false").append('\'');
+        }
+        if (origin != null) {
+            need(major, 16, "origin");
+            sb.append(", origin '").append(origin == OriginFilter.NONE ? "none" : "any").append('\'');
+        }
+        return sb.append(')').toString();
+    }
+
+    /**
+     * publication_names as the server's SplitIdentifierString reads it: comma-separated
+     * identifiers; a name that is not a plain lower-case identifier is double-quoted with embedded
+     * double quotes doubled (so case and commas survive).
+     */
+    static String publicationNamesValue(List<String> names) {
+        StringBuilder sb = new StringBuilder();
+        for (String n : names) {
+            if (n == null || n.isEmpty()) throw invalid("empty publication name");
+            if (n.indexOf('\0') >= 0) throw invalid("publication name contains NUL");
+            if (sb.length() > 0) sb.append(',');
+            sb.append(plainIdentifier(n) ? n : '"' + n.replace("\"", "\"\"") + '"');
+        }
+        return sb.toString();
+    }
+
+    private static boolean plainIdentifier(String n) {
+        char c0 = n.charAt(0);
+        if (!((c0 >= 'a' && c0 <= 'z') || c0 == '_')) return false;
+        for (int i = 1; i < n.length(); i++) {
+            char c = n.charAt(i);
+            if (!((c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '_' || c == '$')) return false;
+        }
+        return true;
+    }
+
+    /** A replication-grammar string constant: single quotes doubled, no backslash escapes (the scanner has none). */
+    static String quoteValue(String v) {
+        return '\'' + v.replace("'", "''") + '\'';
+    }
+
+    private static int minMajorForProto(int proto) {
+        return switch (proto) {
+            case 1 -> 10;
+            case 2 -> 14;
+            case 3 -> 15;
+            default -> 16;
+        };
+    }
+
+    private static void need(int major, int min, String option) {
+        if (major < min) throw unsupported(option + " needs PostgreSQL " + min + " or later; server is " + major);
+    }
+
+    private static void needProto(int proto, int min, String option) {
+        if (proto < min) throw unsupported(option + " needs proto_version " + min + " or later; chosen proto_version is " + proto);
+    }
+
+    private static PgClientException unsupported(String msg) {
+        return new PgClientException(PgClientException.Kind.UNSUPPORTED_BY_SERVER, msg);
+    }
+
+    private static PgClientException invalid(String msg) {
+        return new PgClientException(PgClientException.Kind.INVALID_ARGUMENT, msg);
+    }
+
+    @Override
+    public String toString() {
+        return "LogicalReplicationOptions{slot=" + slotName + ", start=" + Lsn.format(startLsn) + ", proto="
+                + (protoVersion == PROTO_AUTO ? "auto" : protoVersion) + ", publications=" + publicationNames + "}";
+    }
+
+    public static final class Builder {
+        private final String slotName;
+        private long startLsn;
+        private int protoVersion = PROTO_AUTO;
+        private final List<String> publicationNames = new ArrayList<>();
+        private Boolean binary;
+        private Boolean messages;
+        private StreamingMode streaming;
+        private Boolean twoPhase;
+        private OriginFilter origin;
+        private Duration statusInterval = Duration.ofSeconds(10);
+        private boolean confirmIdleKeepalives = true;
+        private Duration receiveTimeout;
+        private boolean autoAcknowledge;
+
+        private Builder(String slotName) {
+            this.slotName = slotName;
+        }
+
+        /** Default 0/0: the server resumes from the slot's confirmed_flush_lsn. */
+        public Builder startLsn(long lsn) { this.startLsn = lsn; return this; }
+
+        /** 1–4, or {@link #PROTO_AUTO} (default): the highest the server supports. */
+        public Builder protoVersion(int v) {
+            if (v != PROTO_AUTO && (v < 1 || v > 4)) throw invalid("proto_version must be 1-4 or PROTO_AUTO, got " + v);
+            this.protoVersion = v;
+            return this;
+        }
+
+        public Builder publications(String... names) {
+            publicationNames.clear();
+            publicationNames.addAll(List.of(names));
+            return this;
+        }
+
+        public Builder publications(List<String> names) {
+            publicationNames.clear();
+            publicationNames.addAll(names);
+            return this;
+        }
+
+        /** null = do not send (server default false). */
+        public Builder binary(Boolean v) { this.binary = v; return this; }
+        public Builder messages(Boolean v) { this.messages = v; return this; }
+        public Builder streaming(StreamingMode v) { this.streaming = v; return this; }
+        public Builder twoPhase(Boolean v) { this.twoPhase = v; return this; }
+        public Builder origin(OriginFilter v) { this.origin = v; return this; }
+
+        /** How often a StandbyStatusUpdate is sent without being asked; default 10 s. */
+        public Builder statusInterval(Duration d) { this.statusInterval = Objects.requireNonNull(d); return this; }
+
+        /**
+         * Default true: when nothing delivered is unacknowledged and no transaction is open, a
+         * keepalive's WAL end is confirmed so that idle slots advance.
+         */
+        public Builder confirmIdleKeepalives(boolean v) { this.confirmIdleKeepalives = v; return this; }
+
+        /** Fail with ReplicationConnectionLostException when nothing arrives for this long; null (default) = never. */
+        public Builder receiveTimeout(Duration d) { this.receiveTimeout = d; return this; }
+
+        /**
+         * Acknowledge each transaction's end LSN as soon as the handler returns from its commit
+         * callback (Commit, Stream Commit, Prepare, Commit/Rollback Prepared) and standalone
+         * messages. Off by default: the application acknowledges what it has made durable.
+         */
+        public Builder autoAcknowledge(boolean v) { this.autoAcknowledge = v; return this; }
+
+        public LogicalReplicationOptions build() {
+            return new LogicalReplicationOptions(this);
+        }
+    }
+}

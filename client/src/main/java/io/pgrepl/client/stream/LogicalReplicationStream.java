@@ -1,0 +1,427 @@
+package io.pgrepl.client.stream;
+
+import io.netty.channel.EventLoop;
+import io.pgrepl.client.PgClientException;
+import io.pgrepl.client.PgConnection;
+import io.pgrepl.codec.Lsn;
+import io.pgrepl.codec.pgoutput.BeginMessage;
+import io.pgrepl.codec.pgoutput.BeginPrepareMessage;
+import io.pgrepl.codec.pgoutput.CommitMessage;
+import io.pgrepl.codec.pgoutput.CommitPreparedMessage;
+import io.pgrepl.codec.pgoutput.DeleteMessage;
+import io.pgrepl.codec.pgoutput.InsertMessage;
+import io.pgrepl.codec.pgoutput.LogicalMessage;
+import io.pgrepl.codec.pgoutput.OriginMessage;
+import io.pgrepl.codec.pgoutput.PgOutputDecoder;
+import io.pgrepl.codec.pgoutput.PgOutputHandler;
+import io.pgrepl.codec.pgoutput.PgOutputState;
+import io.pgrepl.codec.pgoutput.PrepareMessage;
+import io.pgrepl.codec.pgoutput.RelationMessage;
+import io.pgrepl.codec.pgoutput.RollbackPreparedMessage;
+import io.pgrepl.codec.pgoutput.StreamAbortMessage;
+import io.pgrepl.codec.pgoutput.StreamCommitMessage;
+import io.pgrepl.codec.pgoutput.StreamStartMessage;
+import io.pgrepl.codec.pgoutput.StreamStopMessage;
+import io.pgrepl.codec.pgoutput.TruncateMessage;
+import io.pgrepl.codec.pgoutput.TypeMessage;
+import io.pgrepl.codec.pgoutput.UpdateMessage;
+import io.pgrepl.codec.replication.PrimaryKeepalive;
+import io.pgrepl.codec.replication.XLogData;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionStage;
+
+/**
+ * A running START_REPLICATION ... LOGICAL stream on one {@link PgConnection}: pgoutput messages go
+ * to a {@link LogicalStreamHandler} on the event loop, decoded in place from the receive buffer.
+ *
+ * <p>Threading: {@link #acknowledge}, {@link #pauseReading}, {@link #resumeReading},
+ * {@link #stop}, {@link #requestStatusUpdate} are safe from any thread (they hop onto the event
+ * loop). Keepalives asking for a reply are answered on the event loop as they arrive, and a status
+ * update goes out every {@code statusInterval} from an event-loop timer, paused or not.
+ *
+ * <p>Confirmation: the flush position sent to the server is the highest LSN passed to
+ * {@link #acknowledge} (or, when nothing is outstanding, a keepalive's WAL end; see
+ * {@link LogicalReplicationOptions.Builder#confirmIdleKeepalives}). It never goes down, and
+ * nothing new is confirmed once {@link #stop} was called.
+ *
+ * <p>Resuming: transactions whose commit lies at or below {@code resumeFrom} (the acknowledged
+ * position a reconnect resumes from, or the start LSN) are skipped as duplicates; streamed
+ * (in-progress) transactions are not de-duplicated.
+ */
+public final class LogicalReplicationStream extends CopyBothStream {
+    private final LogicalReplicationOptions options;
+    private final LogicalStreamHandler handler;
+    private final PgOutputDecoder decoder;
+    private final FeedbackTracker tracker;
+    private final Dispatcher dispatcher = new Dispatcher();
+    private final int protoVersion;
+    private final long dedupFloor;
+    private volatile StreamMetricsListener metricsListener;
+    private volatile long acknowledgedView;
+    private volatile long flushedView;
+    private volatile StreamMetrics lastMetrics;
+    private long messages;
+    private long bytes;
+    private long transactions;
+    private long serverWalEnd;
+
+    private LogicalReplicationStream(PgConnection connection, LogicalReplicationOptions options, String command,
+                                     LogicalStreamHandler handler, long resumeFrom) {
+        super(connection, command, options.statusInterval(), options.receiveTimeout());
+        this.options = options;
+        this.handler = handler;
+        this.protoVersion = options.effectiveProtoVersion(connection.serverVersionNum());
+        this.decoder = new PgOutputDecoder(new PgOutputState());
+        this.dedupFloor = Lsn.max(options.startLsn(), resumeFrom);
+        this.tracker = new FeedbackTracker(options.confirmIdleKeepalives(), resumeFrom);
+        this.acknowledgedView = resumeFrom;
+    }
+
+    /**
+     * Validates the options against the connection's server version, queues START_REPLICATION
+     * and returns the stream at once. {@link #started()} completes on CopyBothResponse, or fails
+     * with {@link ReplicationServerErrorException} (beforeCopy: the connection stays usable).
+     * Option errors throw {@link PgClientException} here, before anything is sent.
+     */
+    public static LogicalReplicationStream start(PgConnection connection, LogicalReplicationOptions options,
+                                                 LogicalStreamHandler handler) {
+        return start(connection, options, handler, Lsn.INVALID);
+    }
+
+    /**
+     * As {@link #start(PgConnection, LogicalReplicationOptions, LogicalStreamHandler)}, resuming
+     * after a reconnect: {@code resumeFrom} is taken as already acknowledged (it is reported as
+     * flush) and transactions committed at or below it are skipped.
+     */
+    public static LogicalReplicationStream start(PgConnection connection, LogicalReplicationOptions options,
+                                                 LogicalStreamHandler handler, long resumeFrom) {
+        String command = options.startCommand(connection.serverVersionNum());
+        LogicalReplicationStream s = new LogicalReplicationStream(connection, options, command, handler, resumeFrom);
+        s.started.thenRun(() -> {
+            try {
+                handler.onStarted(s);
+            } catch (RuntimeException e) {
+                s.failFromHandler(e);
+            }
+        });
+        connection.submit(s);
+        return s;
+    }
+
+    // ---- public face
+
+    /** Completes when the server entered copy mode. */
+    public CompletionStage<Void> started() {
+        return started;
+    }
+
+    /**
+     * Completes normally after {@link #stop} once the server ended copy mode and sent
+     * ReadyForQuery (the connection is then free for other commands); fails with a
+     * {@link ReplicationException} subclass when the server or the connection ended the stream.
+     */
+    public CompletionStage<Void> completion() {
+        return completion;
+    }
+
+    /**
+     * The application has durably processed everything up to {@code lsn} (normally a commit's
+     * end LSN). Any thread. Lower values than before are ignored.
+     */
+    public void acknowledge(long lsn) {
+        if (loop.inEventLoop()) {
+            ack(lsn);
+        } else {
+            loop.execute(() -> ack(lsn));
+        }
+    }
+
+    /** Stops reading from the socket (autoRead off); keepalive replies and status updates go on. */
+    public void pauseReading() {
+        setPaused(true);
+    }
+
+    public void resumeReading() {
+        setPaused(false);
+    }
+
+    /** Sends a status update now (any thread). */
+    public void requestStatusUpdate() {
+        runOnLoop(() -> sendStatusUpdate(false));
+    }
+
+    /**
+     * Client-initiated end: a last status update, CopyDone, then reading on until the server's
+     * CopyDone, CommandComplete and ReadyForQuery. In-flight messages may still reach the handler;
+     * nothing new is confirmed. Returns {@link #completion()}.
+     */
+    public CompletionStage<Void> stop() {
+        return stopAsync();
+    }
+
+    public PgConnection connection() {
+        return connection;
+    }
+
+    public EventLoop eventLoop() {
+        return loop;
+    }
+
+    public LogicalReplicationOptions options() {
+        return options;
+    }
+
+    /** The pgoutput protocol version sent (AUTO resolved). */
+    public int protoVersion() {
+        return protoVersion;
+    }
+
+    /** The relation/type caches of this session (event loop only). */
+    public PgOutputState decoderState() {
+        return decoder.state();
+    }
+
+    /** Highest position acknowledged by the application (any thread). */
+    public long acknowledgedLsn() {
+        return acknowledgedView;
+    }
+
+    /** The last flush position sent to the server (any thread). */
+    public long flushedLsn() {
+        return flushedView;
+    }
+
+    public void metricsListener(StreamMetricsListener listener) {
+        this.metricsListener = listener;
+    }
+
+    /** A fresh snapshot on the event loop; elsewhere the one taken at the last status update (or null before any). */
+    public StreamMetrics metrics() {
+        return loop.inEventLoop() ? snapshot() : lastMetrics;
+    }
+
+    // ---- event loop
+
+    private void ack(long lsn) {
+        tracker.acknowledge(lsn);
+        acknowledgedView = tracker.acknowledged();
+    }
+
+    @Override
+    void onXLogData(XLogData x) {
+        long walStart = x.walStart();
+        tracker.received(walStart);
+        serverWalEnd = Lsn.max(serverWalEnd, x.walEnd());
+        messages++;
+        bytes += x.dataLength();
+        try {
+            handler.onXLogData(x);
+            decoder.decode(x.buffer(), x.dataIndex(), x.dataLength(), dispatcher);
+        } catch (RuntimeException e) {
+            failFromHandler(e);
+        }
+    }
+
+    @Override
+    void onKeepalive(PrimaryKeepalive k) {
+        serverWalEnd = Lsn.max(serverWalEnd, k.walEnd());
+        tracker.keepalive(k.walEnd());
+        try {
+            handler.onKeepalive(k);
+        } catch (RuntimeException e) {
+            failFromHandler(e);
+        }
+    }
+
+    @Override
+    long nextFlushPosition() {
+        long f = tracker.nextFlush();
+        flushedView = f;
+        return f;
+    }
+
+    @Override
+    long writePosition(long flush) {
+        return tracker.write(flush);
+    }
+
+    @Override
+    void onStopDecided() {
+        tracker.freeze();
+    }
+
+    @Override
+    void afterStatusUpdate() {
+        StreamMetrics m = snapshot();
+        lastMetrics = m;
+        StreamMetricsListener l = metricsListener;
+        if (l != null) {
+            try {
+                l.onMetrics(m);
+            } catch (RuntimeException e) {
+                org.slf4j.LoggerFactory.getLogger(LogicalReplicationStream.class).warn("metrics listener failed", e);
+            }
+        }
+    }
+
+    private StreamMetrics snapshot() {
+        long end = Lsn.max(serverWalEnd, tracker.serverWalEnd());
+        long flushed = tracker.sentFlush();
+        long lag = end != 0 && Long.compareUnsigned(end, flushed) > 0 ? end - flushed : 0;
+        return new StreamMetrics(messages, bytes, transactions, tracker.received(), end, tracker.acknowledged(), flushed,
+                lag, (System.nanoTime() - lastReceiveNanos) / 1_000_000, statusUpdatesSent());
+    }
+
+    private void delivered(long lsn) {
+        if (options.autoAcknowledge()) ack(lsn);
+    }
+
+    /** Tracks transaction boundaries and duplicates, then forwards to the application's handler. */
+    private final class Dispatcher implements PgOutputHandler {
+        private boolean skipping;
+
+        private boolean duplicate(long commitLsn) {
+            return dedupFloor != 0 && Long.compareUnsigned(commitLsn, dedupFloor) < 0;
+        }
+
+        @Override
+        public void onBegin(BeginMessage m) {
+            if (duplicate(m.finalLsn())) {
+                skipping = true;
+                return;
+            }
+            tracker.transactionStarted();
+            handler.onBegin(m);
+        }
+
+        @Override
+        public void onCommit(CommitMessage m) {
+            if (skipping) {
+                skipping = false;
+                return;
+            }
+            tracker.transactionEnded(m.endLsn());
+            transactions++;
+            handler.onCommit(m);
+            delivered(m.endLsn());
+        }
+
+        @Override
+        public void onOrigin(OriginMessage m) {
+            if (!skipping) handler.onOrigin(m);
+        }
+
+        @Override
+        public void onRelation(RelationMessage m) {
+            handler.onRelation(m);
+        }
+
+        @Override
+        public void onType(TypeMessage m) {
+            handler.onType(m);
+        }
+
+        @Override
+        public void onInsert(InsertMessage m) {
+            if (!skipping) handler.onInsert(m);
+        }
+
+        @Override
+        public void onUpdate(UpdateMessage m) {
+            if (!skipping) handler.onUpdate(m);
+        }
+
+        @Override
+        public void onDelete(DeleteMessage m) {
+            if (!skipping) handler.onDelete(m);
+        }
+
+        @Override
+        public void onTruncate(TruncateMessage m) {
+            if (!skipping) handler.onTruncate(m);
+        }
+
+        @Override
+        public void onMessage(LogicalMessage m) {
+            if (m.transactional()) {
+                if (!skipping) handler.onMessage(m);
+                return;
+            }
+            long lsn = m.messageLsn();
+            if (dedupFloor != 0 && Long.compareUnsigned(lsn, dedupFloor) <= 0) return;
+            tracker.standaloneDelivered(lsn);
+            handler.onMessage(m);
+            delivered(lsn);
+        }
+
+        @Override
+        public void onStreamStart(StreamStartMessage m) {
+            if (m.isFirstSegment()) tracker.streamOpened();
+            handler.onStreamStart(m);
+        }
+
+        @Override
+        public void onStreamStop(StreamStopMessage m) {
+            handler.onStreamStop(m);
+        }
+
+        @Override
+        public void onStreamCommit(StreamCommitMessage m) {
+            tracker.streamClosed(m.endLsn());
+            transactions++;
+            handler.onStreamCommit(m);
+            delivered(m.endLsn());
+        }
+
+        @Override
+        public void onStreamAbort(StreamAbortMessage m) {
+            if (!m.isSubtransactionAbort()) tracker.streamClosed(0);
+            handler.onStreamAbort(m);
+        }
+
+        @Override
+        public void onBeginPrepare(BeginPrepareMessage m) {
+            if (duplicate(m.prepareLsn())) {
+                skipping = true;
+                return;
+            }
+            tracker.transactionStarted();
+            handler.onBeginPrepare(m);
+        }
+
+        @Override
+        public void onPrepare(PrepareMessage m) {
+            if (skipping) {
+                skipping = false;
+                return;
+            }
+            tracker.transactionEnded(m.endLsn());
+            handler.onPrepare(m);
+            delivered(m.endLsn());
+        }
+
+        @Override
+        public void onStreamPrepare(PrepareMessage m) {
+            tracker.streamClosed(m.endLsn());
+            handler.onStreamPrepare(m);
+            delivered(m.endLsn());
+        }
+
+        @Override
+        public void onCommitPrepared(CommitPreparedMessage m) {
+            if (duplicate(m.commitLsn())) return;
+            tracker.standaloneDelivered(m.endLsn());
+            transactions++;
+            handler.onCommitPrepared(m);
+            delivered(m.endLsn());
+        }
+
+        @Override
+        public void onRollbackPrepared(RollbackPreparedMessage m) {
+            if (dedupFloor != 0 && Long.compareUnsigned(m.rollbackEndLsn(), dedupFloor) <= 0) return;
+            tracker.standaloneDelivered(m.rollbackEndLsn());
+            handler.onRollbackPrepared(m);
+            delivered(m.rollbackEndLsn());
+        }
+    }
+}

@@ -1,0 +1,27 @@
+package io.pgrepl.client.stream;
+
+import io.pgrepl.codec.pgoutput.PgOutputHandler;
+import io.pgrepl.codec.replication.PrimaryKeepalive;
+import io.pgrepl.codec.replication.XLogData;
+
+/**
+ * The zero-copy face of a logical stream: every callback runs on the connection's event loop,
+ * with reusable views over the receive buffer that are valid only during the call (copy what you
+ * keep, e.g. with {@code PgOutputRecords}). Must not block: a slow consumer should
+ * {@link LogicalReplicationStream#pauseReading()} instead, keepalives and status updates go on.
+ *
+ * <p>Order per XLogData: {@link #onXLogData} (header: walStart, walEnd, sendTime), then exactly one
+ * {@link PgOutputHandler} callback. Relation/Type are delivered even for transactions skipped as
+ * duplicates after a resume (the decoder caches them either way). An exception thrown from any
+ * callback stops the stream, which then fails with {@link ReplicationHandlerException}.
+ */
+public interface LogicalStreamHandler extends PgOutputHandler {
+    /** The stream is in copy mode; called once before any message. */
+    default void onStarted(LogicalReplicationStream stream) {}
+
+    /** Header of the XLogData whose pgoutput message is delivered next. walStart is 0 for Relation/Type. */
+    default void onXLogData(XLogData header) {}
+
+    /** A primary keepalive (answered already if it asked for a reply). */
+    default void onKeepalive(PrimaryKeepalive keepalive) {}
+}

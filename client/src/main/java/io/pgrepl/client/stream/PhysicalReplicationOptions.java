@@ -1,0 +1,38 @@
+package io.pgrepl.client.stream;
+
+import io.pgrepl.client.PgClientException;
+import io.pgrepl.client.replication.Identifiers;
+import io.pgrepl.codec.Lsn;
+import java.time.Duration;
+
+/**
+ * START_REPLICATION [SLOT s] PHYSICAL X/X [TIMELINE t] and the stream's behaviour.
+ *
+ * @param slotName       a physical slot, or null for none
+ * @param startLsn       where to start; the server expects a WAL page/segment-aligned position it still has
+ * @param timeline       0: the server's current timeline; otherwise TIMELINE t is sent
+ * @param statusInterval how often a status update goes out unasked
+ * @param receiveTimeout null: none; otherwise the stream fails when nothing arrives for this long
+ */
+public record PhysicalReplicationOptions(String slotName, long startLsn, long timeline, Duration statusInterval,
+                                         Duration receiveTimeout) {
+    public PhysicalReplicationOptions {
+        if (slotName != null) Identifiers.requireSlotName(slotName);
+        if (timeline < 0 || timeline > 0xFFFFFFFFL) {
+            throw new PgClientException(PgClientException.Kind.INVALID_ARGUMENT, "timeline out of range: " + timeline);
+        }
+        if (statusInterval == null) statusInterval = Duration.ofSeconds(10);
+    }
+
+    public static PhysicalReplicationOptions of(String slotName, long startLsn) {
+        return new PhysicalReplicationOptions(slotName, startLsn, 0, Duration.ofSeconds(10), null);
+    }
+
+    public String startCommand() {
+        StringBuilder sb = new StringBuilder("START_REPLICATION ");
+        if (slotName != null) sb.append("SLOT ").append(slotName).append(' ');
+        sb.append("PHYSICAL ").append(Lsn.format(startLsn));
+        if (timeline != 0) sb.append(" TIMELINE ").append(timeline);
+        return sb.toString();
+    }
+}

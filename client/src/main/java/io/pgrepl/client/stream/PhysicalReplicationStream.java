@@ -1,0 +1,127 @@
+package io.pgrepl.client.stream;
+
+import io.pgrepl.client.PgConnection;
+import io.pgrepl.codec.Lsn;
+import io.pgrepl.codec.replication.PrimaryKeepalive;
+import io.pgrepl.codec.replication.XLogData;
+import java.util.Optional;
+import java.util.concurrent.CompletionStage;
+
+/**
+ * START_REPLICATION ... PHYSICAL: raw WAL as buffer slices with their positions. Status updates
+ * report write = end of the WAL received, flush = apply = what the application acknowledged
+ * (for a physical slot the flush position becomes its restart_lsn). Same threading rules as
+ * {@link LogicalReplicationStream}.
+ *
+ * <p>At the end of a non-latest timeline the server sends CopyDone; the stream answers with its
+ * own, reads the (next timeline, switch LSN) row and completes normally with
+ * {@link #timelineSwitch()} set.
+ */
+public final class PhysicalReplicationStream extends CopyBothStream {
+    private final PhysicalStreamHandler handler;
+    private long received;
+    private long acknowledged;
+    private long sentFlush;
+    private boolean frozen;
+    private volatile long acknowledgedView;
+
+    private PhysicalReplicationStream(PgConnection connection, PhysicalReplicationOptions options, PhysicalStreamHandler handler) {
+        super(connection, options.startCommand(), options.statusInterval(), options.receiveTimeout());
+        this.handler = handler;
+    }
+
+    public static PhysicalReplicationStream start(PgConnection connection, PhysicalReplicationOptions options,
+                                                  PhysicalStreamHandler handler) {
+        PhysicalReplicationStream s = new PhysicalReplicationStream(connection, options, handler);
+        s.started.thenRun(() -> {
+            try {
+                handler.onStarted(s);
+            } catch (RuntimeException e) {
+                s.failFromHandler(e);
+            }
+        });
+        connection.submit(s);
+        return s;
+    }
+
+    public CompletionStage<Void> started() {
+        return started;
+    }
+
+    public CompletionStage<Void> completion() {
+        return completion;
+    }
+
+    public CompletionStage<Void> stop() {
+        return stopAsync();
+    }
+
+    public void pauseReading() {
+        setPaused(true);
+    }
+
+    public void resumeReading() {
+        setPaused(false);
+    }
+
+    public void requestStatusUpdate() {
+        runOnLoop(() -> sendStatusUpdate(false));
+    }
+
+    /** WAL up to {@code lsn} is durably stored by the application (any thread). */
+    public void acknowledge(long lsn) {
+        runOnLoop(() -> {
+            acknowledged = Lsn.max(acknowledged, lsn);
+            acknowledgedView = acknowledged;
+        });
+    }
+
+    public long acknowledgedLsn() {
+        return acknowledgedView;
+    }
+
+    /** Set after a normal completion caused by the end of the timeline. */
+    public Optional<TimelineSwitch> timelineSwitch() {
+        return nextTimeline < 0 ? Optional.empty() : Optional.of(new TimelineSwitch(nextTimeline, switchLsn));
+    }
+
+    public PgConnection connection() {
+        return connection;
+    }
+
+    @Override
+    void onXLogData(XLogData x) {
+        long end = x.walStart() + x.dataLength();
+        received = Lsn.max(received, end);
+        try {
+            handler.onWal(x.walStart(), x.walEnd(), x.sendTimeMicros(), x.buffer().slice(x.dataIndex(), x.dataLength()));
+        } catch (RuntimeException e) {
+            failFromHandler(e);
+        }
+    }
+
+    @Override
+    void onKeepalive(PrimaryKeepalive k) {
+        try {
+            handler.onKeepalive(k);
+        } catch (RuntimeException e) {
+            failFromHandler(e);
+        }
+    }
+
+    @Override
+    long nextFlushPosition() {
+        if (!frozen) sentFlush = Lsn.max(sentFlush, acknowledged);
+        return sentFlush;
+    }
+
+    @Override
+    long writePosition(long flush) {
+        return Lsn.max(received, flush);
+    }
+
+    @Override
+    void onStopDecided() {
+        frozen = true;
+    }
+}

@@ -1,0 +1,165 @@
+package io.pgrepl.client.stream;
+
+import io.pgrepl.client.ConnectionConfig;
+import io.pgrepl.client.PgConnection;
+import io.pgrepl.codec.Lsn;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionStage;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * A logical stream that survives transient ends ({@link ReplicationException#isTransient()}:
+ * connection lost, server shutdown, 57P01, slot still active): it reconnects with
+ * {@link ReconnectPolicy} backoff and starts again from the last acknowledged LSN; transactions
+ * committed at or below it are skipped when the server resends them.
+ *
+ * <p>The handler sees {@link LogicalStreamHandler#onStarted} once per connection; anything it
+ * received but did not acknowledge before a break is delivered again. Relation caches start empty
+ * on each connection (the server re-sends Relation messages). Methods are thread-safe.
+ */
+public final class ReconnectingLogicalStream {
+    private static final Logger log = LoggerFactory.getLogger(ReconnectingLogicalStream.class);
+
+    private final ConnectionConfig config;
+    private final LogicalReplicationOptions options;
+    private final LogicalStreamHandler handler;
+    private final ReconnectPolicy policy;
+    private final AtomicLong acknowledged = new AtomicLong();
+    private final CompletableFuture<Void> completion = new CompletableFuture<>();
+    private volatile LogicalReplicationStream current;
+    private volatile boolean stopping;
+    private volatile boolean paused;
+    private volatile int reconnects;
+    private int failedAttempts;
+
+    private ReconnectingLogicalStream(ConnectionConfig config, LogicalReplicationOptions options,
+                                      LogicalStreamHandler handler, ReconnectPolicy policy) {
+        this.config = config;
+        this.options = options;
+        this.handler = handler;
+        this.policy = policy;
+        acknowledged.set(options.startLsn());
+    }
+
+    /** Connects and starts; problems surface through {@link #completion()}. */
+    public static ReconnectingLogicalStream start(ConnectionConfig config, LogicalReplicationOptions options,
+                                                  LogicalStreamHandler handler, ReconnectPolicy policy) {
+        ReconnectingLogicalStream r = new ReconnectingLogicalStream(config, options, handler, policy);
+        r.attempt();
+        return r;
+    }
+
+    /** Durable up to {@code lsn}: remembered across reconnects and sent to the current server. */
+    public void acknowledge(long lsn) {
+        acknowledged.accumulateAndGet(lsn, Lsn::max);
+        LogicalReplicationStream s = current;
+        if (s != null) s.acknowledge(lsn);
+    }
+
+    public long acknowledgedLsn() {
+        return acknowledged.get();
+    }
+
+    /** The stream of the current connection, or null between connections. */
+    public LogicalReplicationStream current() {
+        return current;
+    }
+
+    public int reconnects() {
+        return reconnects;
+    }
+
+    public void pauseReading() {
+        paused = true;
+        LogicalReplicationStream s = current;
+        if (s != null) s.pauseReading();
+    }
+
+    public void resumeReading() {
+        paused = false;
+        LogicalReplicationStream s = current;
+        if (s != null) s.resumeReading();
+    }
+
+    /** Completes when stopped cleanly; fails with the first non-transient error or when attempts run out. */
+    public CompletionStage<Void> completion() {
+        return completion;
+    }
+
+    /** Stops the current stream cleanly (CopyDone) and closes its connection; no more reconnects. */
+    public CompletionStage<Void> stop() {
+        stopping = true;
+        LogicalReplicationStream s = current;
+        if (s == null) {
+            completion.complete(null);
+        } else {
+            s.stop();
+        }
+        return completion;
+    }
+
+    private void attempt() {
+        if (stopping) {
+            completion.complete(null);
+            return;
+        }
+        PgConnection.connect(config).whenComplete((conn, err) -> {
+            if (err != null) {
+                retry(err);
+                return;
+            }
+            LogicalReplicationStream s;
+            try {
+                s = LogicalReplicationStream.start(conn, options, handler, acknowledged.get());
+            } catch (RuntimeException e) {
+                conn.close();
+                completion.completeExceptionally(e); // option validation: retrying cannot help
+                return;
+            }
+            current = s;
+            if (paused) s.pauseReading();
+            s.started().thenRun(() -> {
+                synchronized (this) {
+                    failedAttempts = 0;
+                }
+            });
+            s.completion().whenComplete((v, e) -> {
+                current = null;
+                conn.close();
+                if (e == null || stopping) {
+                    completion.complete(null);
+                } else {
+                    retry(e);
+                }
+            });
+            if (stopping) s.stop();
+        });
+    }
+
+    private void retry(Throwable error) {
+        Throwable cause = error instanceof java.util.concurrent.CompletionException && error.getCause() != null ? error.getCause() : error;
+        boolean transientError = cause instanceof ReplicationException re ? re.isTransient()
+                : cause instanceof io.pgrepl.client.PgClientException pce
+                        ? pce.kind() == io.pgrepl.client.PgClientException.Kind.CONNECTION
+                                || pce.kind() == io.pgrepl.client.PgClientException.Kind.TIMEOUT
+                        : cause instanceof io.pgrepl.client.PgException pe
+                                ? new ReplicationServerErrorException(pe, true).isTransient()
+                                : cause instanceof java.io.IOException;
+        int attempt;
+        synchronized (this) {
+            attempt = ++failedAttempts;
+        }
+        if (stopping || !transientError || (policy.maxAttempts() > 0 && attempt > policy.maxAttempts())) {
+            completion.completeExceptionally(cause);
+            return;
+        }
+        long delay = policy.delay(attempt).toMillis();
+        log.warn("replication stream for slot {} ended ({}); reconnecting in {} ms (attempt {})", options.slotName(),
+                cause.toString(), delay, attempt);
+        reconnects++;
+        CompletableFuture.delayedExecutor(delay, TimeUnit.MILLISECONDS).execute(this::attempt);
+    }
+}

@@ -1,0 +1,18 @@
+package io.pgrepl.client.stream;
+
+/**
+ * The connection closed or went silent: EOF/reset (what wal_sender_timeout looks like: the
+ * walsender closes without an ErrorResponse), or the stream's receive timeout expired.
+ */
+public final class ReplicationConnectionLostException extends ReplicationException {
+    private static final long serialVersionUID = 1L;
+
+    public ReplicationConnectionLostException(String message, Throwable cause) {
+        super(message, cause);
+    }
+
+    @Override
+    public boolean isTransient() {
+        return true;
+    }
+}

@@ -1,0 +1,21 @@
+package io.pgrepl.client.stream;
+
+/**
+ * Why a replication stream ended other than by {@code stop()}. The subclasses are the distinct
+ * ways a server-side end looks on the wire: an ErrorResponse ({@link ReplicationServerErrorException}),
+ * a clean server shutdown ({@link ReplicationShutdownException}), the socket closing or going
+ * silent ({@link ReplicationConnectionLostException}); plus the application's own handler
+ * failing ({@link ReplicationHandlerException}).
+ */
+public abstract sealed class ReplicationException extends RuntimeException
+        permits ReplicationServerErrorException, ReplicationShutdownException, ReplicationConnectionLostException,
+        ReplicationHandlerException {
+    private static final long serialVersionUID = 1L;
+
+    ReplicationException(String message, Throwable cause) {
+        super(message, cause);
+    }
+
+    /** True when a new connection may succeed later (the reconnect policy retries only these). */
+    public abstract boolean isTransient();
+}
