@@ -1,5 +1,7 @@
 package io.pgrepl.client;
 
+import io.pgrepl.client.config.SslMode;
+
 import java.nio.file.Path;
 import java.time.Duration;
 import io.pgrepl.client.config.ConnInfo;

@@ -1,5 +1,7 @@
 package io.pgrepl.client;
 
+import io.pgrepl.client.config.SslMode;
+
 import io.netty.bootstrap.Bootstrap;
 import io.netty.channel.Channel;
 import io.netty.channel.ChannelFutureListener;

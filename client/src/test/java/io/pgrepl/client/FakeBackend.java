@@ -1,5 +1,7 @@
 package io.pgrepl.client;
 
+import io.pgrepl.client.config.SslMode;
+
 import java.io.ByteArrayOutputStream;
 import java.io.DataInputStream;
 import java.io.DataOutputStream;

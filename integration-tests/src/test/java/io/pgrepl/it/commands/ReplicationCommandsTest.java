@@ -17,7 +17,7 @@ import io.pgrepl.client.ConnectionConfig;
 import io.pgrepl.client.PgClientException;
 import io.pgrepl.client.PgConnection;
 import io.pgrepl.client.ReplicationMode;
-import io.pgrepl.client.SslMode;
+import io.pgrepl.client.config.SslMode;
 import io.pgrepl.client.replication.CreateSlotOptions;
 import io.pgrepl.client.replication.IdentifySystem;
 import io.pgrepl.client.replication.PublicationSpec;
