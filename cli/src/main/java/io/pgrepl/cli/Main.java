@@ -18,6 +18,8 @@ public final class Main {
         Map<String, Command> m = new TreeMap<>();
         m.put("decode", new DecodeCommand());
         m.put("demo", new DemoCommand());
+        m.put("identify", new IdentifyCommand());
+        m.put("slot", new SlotCommand());
         m.put("stream", new StreamCommand());
         return m;
     }

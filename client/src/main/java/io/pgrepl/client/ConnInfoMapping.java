@@ -1,15 +1,19 @@
 package io.pgrepl.client;
 
+import io.pgrepl.client.config.SslMode;
+
 import java.nio.file.Path;
 import java.time.Duration;
+import io.pgrepl.client.config.ConnInfo;
 import java.util.Map;
 
 /** libpq keyword map to {@link ConnectionConfig.Builder}. */
 final class ConnInfoMapping {
     private ConnInfoMapping() {}
 
+    /** Parsed and validated by {@link ConnInfo} (libpq names only; errors never show the password). */
     static ConnectionConfig.Builder fromConnInfo(String text) {
-        throw new UnsupportedOperationException("connection string parsing is not wired in yet");
+        return fromMap(ConnInfo.parse(text).asMap());
     }
 
     static ConnectionConfig.Builder fromMap(Map<String, String> m) {

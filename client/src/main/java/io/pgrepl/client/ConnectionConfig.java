@@ -1,5 +1,7 @@
 package io.pgrepl.client;
 
+import io.pgrepl.client.config.SslMode;
+
 import io.netty.channel.EventLoopGroup;
 import io.pgrepl.client.protocol.BackendFrameDecoder;
 import java.nio.file.Path;
@@ -66,7 +68,7 @@ public final class ConnectionConfig {
         this.maxFrameSize = b.maxFrameSize;
         this.eventLoopGroup = b.eventLoopGroup;
         if (port < 1 || port > 65535) throw new IllegalArgumentException("invalid port number: " + port);
-        if (sslNegotiation == SslNegotiation.DIRECT && !sslMode.requiresTls()) {
+        if (sslNegotiation == SslNegotiation.DIRECT && !sslMode.requiresEncryption()) {
             throw new IllegalArgumentException("sslnegotiation=direct requires sslmode require, verify-ca or verify-full");
         }
         if ((sslCert == null) != (sslKey == null)) {

@@ -1,5 +1,7 @@
 package io.pgrepl.client;
 
+import io.pgrepl.client.config.SslMode;
+
 import io.netty.bootstrap.Bootstrap;
 import io.netty.channel.Channel;
 import io.netty.channel.ChannelFutureListener;
@@ -86,6 +88,8 @@ final class Connector {
         });
         TlsSupport tls = plan == Plan.PLAIN ? null : TlsSupport.create(cfg);
         open(cfg, plan == Plan.SSL_IF_AVAILABLE ? Plan.SSL_REQUIRED : plan, tls, unused, ch -> {}, (ch, cert) -> {
+            // From here the server closing the socket is the expected answer, not a failure.
+            unused.complete(null);
             ch.closeFuture().addListener(f -> done.complete(null));
             ch.writeAndFlush(Frontend.cancelRequest(ch.alloc(), pid, key));
         });

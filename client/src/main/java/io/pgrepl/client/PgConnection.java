@@ -75,7 +75,7 @@ public final class PgConnection implements AutoCloseable {
     }
 
     private static AuthSession authSession(ConnectionConfig cfg, X509Certificate cert) {
-        return new AuthenticatorSession(new Authenticator(cfg.user(), () -> Passwords.resolve(cfg),
+        return new AuthenticatorSession(new Authenticator(cfg.user(), Passwords.source(cfg),
                 ChannelBindingMode.parse(cfg.channelBinding()), RequireAuth.parse(cfg.requireAuth()),
                 Optional.ofNullable(cert)));
     }
@@ -169,12 +169,16 @@ public final class PgConnection implements AutoCloseable {
         }
     }
 
-    /** Sends Terminate after queued commands... immediately, and closes. Completes when the socket is closed. */
+    /**
+     * Sends Terminate and closes at once; commands still queued fail with a "connection closed"
+     * {@link PgClientException}. Does not wait (see {@link #closeAsync()}).
+     */
     @Override
     public void close() {
         closeAsync();
     }
 
+    /** Like {@link #close()}; completes when the socket is closed. */
     public CompletionStage<Void> closeAsync() {
         CompletableFuture<Void> done = new CompletableFuture<>();
         channel.closeFuture().addListener(f -> done.complete(null));

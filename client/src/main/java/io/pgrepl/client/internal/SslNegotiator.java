@@ -54,8 +54,9 @@ public final class SslNegotiator extends ChannelInboundHandlerAdapter {
     }
 
     private void fail(ChannelHandlerContext ctx, Throwable t) {
-        ctx.close();
+        // Report first: closing fires close listeners that would report a vaguer reason.
         onFailure.accept(t);
+        ctx.close();
     }
 
     @Override

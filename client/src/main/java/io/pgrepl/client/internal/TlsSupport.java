@@ -8,7 +8,7 @@ import io.netty.handler.ssl.SslHandler;
 import io.netty.handler.ssl.util.InsecureTrustManagerFactory;
 import io.pgrepl.client.ConnectionConfig;
 import io.pgrepl.client.PgClientException;
-import io.pgrepl.client.SslMode;
+import io.pgrepl.client.config.SslMode;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.security.cert.Certificate;
@@ -45,7 +45,7 @@ public final class TlsSupport {
         SslMode mode = config.sslMode();
         Path root = rootCertificate(config);
         boolean systemRoots = config.sslRootCert() != null && config.sslRootCert().toString().equals("system");
-        if (systemRoots && mode.requiresTls() && mode != SslMode.VERIFY_FULL) {
+        if (systemRoots && mode.requiresEncryption() && mode != SslMode.VERIFY_FULL) {
             // libpq: sslrootcert=system forces verify-full, anything weaker would be pointless.
             throw new PgClientException(PgClientException.Kind.INVALID_ARGUMENT,
                     "weak sslmode \"" + mode.keyword() + "\" may not be used with sslrootcert=system (use \"verify-full\")");

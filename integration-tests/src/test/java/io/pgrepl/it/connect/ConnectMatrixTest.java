@@ -13,7 +13,7 @@ import static org.junit.jupiter.api.DynamicTest.dynamicTest;
 import io.pgrepl.client.ConnectionConfig;
 import io.pgrepl.client.PgConnection;
 import io.pgrepl.client.ReplicationMode;
-import io.pgrepl.client.SslMode;
+import io.pgrepl.client.config.SslMode;
 import io.pgrepl.client.auth.AuthenticationException;
 import io.pgrepl.testkit.AuthMethod;
 import io.pgrepl.testkit.PgServer;
@@ -49,7 +49,38 @@ class ConnectMatrixTest {
     @TestFactory
     Stream<DynamicNode> authenticationMatrix() {
         return PgVersions.matrix().stream().map(v -> dynamicContainer("PG " + v,
-                Stream.of(AuthMethod.values()).map(auth -> group(v, auth))));
+                Stream.concat(Stream.of(AuthMethod.values()).map(auth -> group(v, auth)), Stream.of(ecdsaHostsslOnly(v)))));
+    }
+
+    /** SCRAM with an ECDSA/SHA-384 certificate (channel binding hashes with SHA-384), TLS-only pg_hba. */
+    private DynamicNode ecdsaHostsslOnly(int version) {
+        Lazy server = new Lazy(() -> PgServer.builder().version(version).auth(AuthMethod.SCRAM_SHA_256)
+                .tls(TlsOptions.ecdsaSha384().hostsslOnly(true)).start());
+        return dynamicContainer("SCRAM_SHA_256 + ECDSA-SHA384, hostssl only", List.of(
+                test("channel_binding=require", () -> {
+                    PgServer s = server.get();
+                    var stage = PgConnection.connect(cfg(s, s.superuser(), SslMode.VERIFY_FULL).host("localhost")
+                            .sslRootCert(s.tls().orElseThrow().caCertFile()).channelBinding("require").build());
+                    if (version >= 11) {
+                        try (PgConnection c = await(stage)) {
+                            assertTrue(c.isChannelBound());
+                            assertEquals("SHA384withECDSA", c.serverCertificate().orElseThrow().getSigAlgName());
+                        }
+                    } else {
+                        AuthenticationException ae = assertInstanceOf(AuthenticationException.class, failure(stage));
+                        assertEquals(AuthenticationException.Reason.CHANNEL_BINDING_REQUIRED, ae.reason());
+                    }
+                }),
+                test("sslmode disable: 28000 (no pg_hba entry); allow retries with TLS; prefer uses TLS", () -> {
+                    PgServer s = server.get();
+                    serverError(PgConnection.connect(cfg(s, s.replicationUser(), SslMode.DISABLE).build()), "28000");
+                    for (SslMode mode : List.of(SslMode.ALLOW, SslMode.PREFER)) {
+                        try (PgConnection c = await(PgConnection.connect(cfg(s, s.replicationUser(), mode).build()))) {
+                            assertTrue(c.isTls(), mode.keyword());
+                        }
+                    }
+                }),
+                test("stop server", server::close)));
     }
 
     private DynamicNode group(int version, AuthMethod auth) {

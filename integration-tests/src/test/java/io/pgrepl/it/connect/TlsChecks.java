@@ -10,7 +10,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.pgrepl.client.PgClientException;
 import io.pgrepl.client.PgConnection;
-import io.pgrepl.client.SslMode;
+import io.pgrepl.client.config.SslMode;
 import io.pgrepl.client.SslNegotiation;
 import io.pgrepl.testkit.PgServer;
 import java.math.BigInteger;

@@ -3,7 +3,7 @@ package io.pgrepl.it.faces;
 import io.pgrepl.client.ConnectionConfig;
 import io.pgrepl.client.PgConnection;
 import io.pgrepl.client.ReplicationMode;
-import io.pgrepl.client.SslMode;
+import io.pgrepl.client.config.SslMode;
 import io.pgrepl.client.stream.LogicalReplicationOptions;
 import io.pgrepl.testkit.PgServer;
 

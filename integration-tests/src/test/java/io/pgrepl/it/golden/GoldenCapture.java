@@ -2,7 +2,7 @@ package io.pgrepl.it.golden;
 
 import io.pgrepl.client.ConnectionConfig;
 import io.pgrepl.client.PgConnection;
-import io.pgrepl.client.SslMode;
+import io.pgrepl.client.config.SslMode;
 import java.time.Duration;
 import io.pgrepl.client.QueryResult;
 import io.pgrepl.client.Row;

@@ -10,7 +10,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import io.pgrepl.client.ConnectionConfig;
 import io.pgrepl.client.PgConnection;
 import io.pgrepl.client.ReplicationMode;
-import io.pgrepl.client.SslMode;
+import io.pgrepl.client.config.SslMode;
 import io.pgrepl.client.stream.LogicalReplicationOptions;
 import io.pgrepl.client.stream.ReconnectPolicy;
 import io.pgrepl.client.stream.ReconnectingLogicalStream;

@@ -3,7 +3,7 @@ package io.pgrepl.it.stream;
 import io.pgrepl.client.ConnectionConfig;
 import io.pgrepl.client.PgConnection;
 import io.pgrepl.client.ReplicationMode;
-import io.pgrepl.client.SslMode;
+import io.pgrepl.client.config.SslMode;
 import io.pgrepl.client.replication.CreateSlotOptions;
 import io.pgrepl.client.replication.SnapshotMode;
 import io.pgrepl.codec.Lsn;

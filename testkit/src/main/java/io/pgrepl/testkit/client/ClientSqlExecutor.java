@@ -2,7 +2,7 @@ package io.pgrepl.testkit.client;
 
 import io.pgrepl.client.ConnectionConfig;
 import io.pgrepl.client.PgConnection;
-import io.pgrepl.client.SslMode;
+import io.pgrepl.client.config.SslMode;
 import io.pgrepl.testkit.PgServer;
 import io.pgrepl.testkit.SqlExecutor;
 import java.time.Duration;

@@ -46,9 +46,6 @@ final class DockerPgServer implements PgServer {
         if (spec.tls() != null) {
             throw new PgBackendUnavailableException("the docker backend does not support TLS servers");
         }
-        if (!DockerClientFactory.instance().isDockerAvailable()) {
-            throw new PgBackendUnavailableException("pg.backend=docker but no Docker engine answers");
-        }
         Map<String, String> settings = new LinkedHashMap<>();
         settings.put("wal_level", "logical");
         settings.put("max_wal_senders", "20");
@@ -93,6 +90,10 @@ final class DockerPgServer implements PgServer {
             }
         }
         return new DockerPgServer(spec, container, settings, version);
+    }
+
+    static boolean dockerAvailable() {
+        return DockerClientFactory.instance().isDockerAvailable();
     }
 
     private static String literal(String s) {

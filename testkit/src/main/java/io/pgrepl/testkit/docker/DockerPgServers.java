@@ -3,6 +3,7 @@ package io.pgrepl.testkit.docker;
 import io.pgrepl.testkit.PgBackendUnavailableException;
 import io.pgrepl.testkit.PgServer;
 import io.pgrepl.testkit.PgServerSpec;
+import java.util.Optional;
 
 /**
  * Entry to the Docker backend ({@code -Dpg.backend=docker}). This class touches no Testcontainers
@@ -11,13 +12,30 @@ import io.pgrepl.testkit.PgServerSpec;
 public final class DockerPgServers {
     private DockerPgServers() {}
 
+    private static volatile Optional<String> unavailable;
+
+    /** Why the Docker backend cannot run here, if it cannot (checked once per JVM). */
+    public static Optional<String> unavailableReason() {
+        Optional<String> reason = unavailable;
+        if (reason == null) {
+            try {
+                Class.forName("org.testcontainers.DockerClientFactory", false,
+                        DockerPgServers.class.getClassLoader());
+                reason = DockerPgServer.dockerAvailable() ? Optional.empty()
+                        : Optional.of("pg.backend=docker but no Docker engine answers");
+            } catch (ClassNotFoundException e) {
+                reason = Optional.of("pg.backend=docker needs org.testcontainers:testcontainers on the classpath");
+            }
+            unavailable = reason;
+        }
+        return reason;
+    }
+
     /** @throws PgBackendUnavailableException without Testcontainers, a Docker engine, or for unsupported options */
     public static PgServer start(PgServerSpec spec) {
-        try {
-            Class.forName("org.testcontainers.DockerClientFactory", false, DockerPgServers.class.getClassLoader());
-        } catch (ClassNotFoundException e) {
-            throw new PgBackendUnavailableException(
-                    "pg.backend=docker needs org.testcontainers:testcontainers on the test classpath", e);
+        Optional<String> reason = unavailableReason();
+        if (reason.isPresent()) {
+            throw new PgBackendUnavailableException(reason.get());
         }
         return DockerPgServer.start(spec);
     }

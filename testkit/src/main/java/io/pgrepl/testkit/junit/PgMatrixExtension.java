@@ -4,6 +4,8 @@ import io.pgrepl.testkit.PgServer;
 import io.pgrepl.testkit.PgVersions;
 import java.util.List;
 import java.util.stream.Stream;
+import org.junit.jupiter.api.extension.ConditionEvaluationResult;
+import org.junit.jupiter.api.extension.ExecutionCondition;
 import org.junit.jupiter.api.extension.Extension;
 import org.junit.jupiter.api.extension.ExtensionContext;
 import org.junit.jupiter.api.extension.ParameterContext;
@@ -12,7 +14,12 @@ import org.junit.jupiter.api.extension.TestTemplateInvocationContext;
 import org.junit.jupiter.api.extension.TestTemplateInvocationContextProvider;
 
 /** One invocation of a {@link PgMatrixTest} per major, each with that major's server. */
-public class PgMatrixExtension implements TestTemplateInvocationContextProvider {
+public class PgMatrixExtension implements TestTemplateInvocationContextProvider, ExecutionCondition {
+
+    @Override
+    public ConditionEvaluationResult evaluateExecutionCondition(ExtensionContext context) {
+        return BackendCondition.evaluate(context);
+    }
 
     @Override
     public boolean supportsTestTemplate(ExtensionContext context) {

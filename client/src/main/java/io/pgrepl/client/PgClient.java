@@ -1,0 +1,55 @@
+package io.pgrepl.client;
+
+import io.netty.channel.EventLoopGroup;
+import io.pgrepl.client.internal.Transports;
+import java.util.Objects;
+import java.util.concurrent.CompletionStage;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * Owner (or borrower) of the event loops connections run on. Connections opened through one
+ * client share its threads (epoll where available, NIO otherwise). {@link PgConnection#connect}
+ * without a client uses a small process-wide group of daemon threads instead.
+ */
+public final class PgClient implements AutoCloseable {
+    private final EventLoopGroup group;
+    private final boolean owned;
+
+    private PgClient(EventLoopGroup group, boolean owned) {
+        this.group = group;
+        this.owned = owned;
+    }
+
+    /** A client with its own group of {@code min(2, cores)} threads, shut down by {@link #close()}. */
+    public static PgClient create() {
+        return create(Math.min(2, Runtime.getRuntime().availableProcessors()));
+    }
+
+    public static PgClient create(int threads) {
+        return new PgClient(Transports.newGroup(threads, "pgrepl-client"), true);
+    }
+
+    /** Borrows the caller's group (e.g. an application's existing Netty group); {@link #close()} leaves it running. */
+    public static PgClient using(EventLoopGroup group) {
+        return new PgClient(Objects.requireNonNull(group, "group"), false);
+    }
+
+    public EventLoopGroup eventLoopGroup() {
+        return group;
+    }
+
+    /** Connects on this client's group (overriding any group named in the config). */
+    public CompletionStage<PgConnection> connect(ConnectionConfig config) {
+        return PgConnection.connect(config.toBuilder().eventLoopGroup(group).build());
+    }
+
+    public CompletionStage<PgConnection> connect(String urlOrConninfo) {
+        return connect(ConnectionConfig.parse(urlOrConninfo));
+    }
+
+    /** Shuts an owned group down (open connections are closed with it); a borrowed one is left alone. */
+    @Override
+    public void close() {
+        if (owned) group.shutdownGracefully(0, 2, TimeUnit.SECONDS).syncUninterruptibly();
+    }
+}

@@ -1,0 +1,129 @@
+package io.pgrepl.client;
+
+import io.pgrepl.client.config.SslMode;
+
+import java.io.ByteArrayOutputStream;
+import java.io.DataInputStream;
+import java.io.DataOutputStream;
+import java.io.IOException;
+import java.net.InetAddress;
+import java.net.ServerSocket;
+import java.net.Socket;
+import java.nio.charset.StandardCharsets;
+import java.util.concurrent.CompletableFuture;
+
+/**
+ * A FAKE PostgreSQL backend: a scripted TCP peer for the misbehaviour no real server shows on
+ * demand (buffer stuffing, malformed frames, out-of-order authentication). One connection.
+ */
+final class FakeBackend implements AutoCloseable {
+    interface Script {
+        void run(DataInputStream in, DataOutputStream out) throws Exception;
+    }
+
+    private final ServerSocket socket;
+    final CompletableFuture<Void> done = new CompletableFuture<>();
+
+    FakeBackend(Script script) throws IOException {
+        socket = new ServerSocket(0, 1, InetAddress.getLoopbackAddress());
+        Thread t = new Thread(() -> {
+            try (Socket s = socket.accept()) {
+                script.run(new DataInputStream(s.getInputStream()), new DataOutputStream(s.getOutputStream()));
+                s.getOutputStream().flush();
+                // Keep the socket until the client closes, so its reaction is not a mere EOF.
+                s.setSoTimeout(10_000);
+                while (s.getInputStream().read() >= 0) { /* drain */ }
+                done.complete(null);
+            } catch (Throwable e) {
+                done.completeExceptionally(e);
+            }
+        }, "fake-backend");
+        t.setDaemon(true);
+        t.start();
+    }
+
+    int port() {
+        return socket.getLocalPort();
+    }
+
+    ConnectionConfig.Builder config() {
+        return ConnectionConfig.builder().host("127.0.0.1").port(port()).user("alice").password("pw-secret")
+                .database("db").sslMode(SslMode.DISABLE).connectTimeout(java.time.Duration.ofSeconds(5));
+    }
+
+    @Override
+    public void close() throws IOException {
+        socket.close();
+    }
+
+    /** Reads the untyped StartupMessage / SSLRequest; returns its body after the length. */
+    static byte[] readUntyped(DataInputStream in) throws IOException {
+        int len = in.readInt();
+        byte[] b = new byte[len - 4];
+        in.readFully(b);
+        return b;
+    }
+
+    /** Reads one typed frontend message; returns type byte followed by the body. */
+    static byte[] readTyped(DataInputStream in) throws IOException {
+        byte type = in.readByte();
+        int len = in.readInt();
+        byte[] b = new byte[len - 4 + 1];
+        b[0] = type;
+        in.readFully(b, 1, len - 4);
+        return b;
+    }
+
+    static byte[] msg(char type, byte[] body) {
+        ByteArrayOutputStream o = new ByteArrayOutputStream();
+        o.write(type);
+        int len = body.length + 4;
+        o.write(len >>> 24);
+        o.write(len >>> 16);
+        o.write(len >>> 8);
+        o.write(len);
+        o.writeBytes(body);
+        return o.toByteArray();
+    }
+
+    static byte[] auth(int code, byte[] extra) {
+        ByteArrayOutputStream o = new ByteArrayOutputStream();
+        o.write(code >>> 24);
+        o.write(code >>> 16);
+        o.write(code >>> 8);
+        o.write(code);
+        o.writeBytes(extra);
+        return msg('R', o.toByteArray());
+    }
+
+    /** Error/Notice body from alternating code/value strings: "S","FATAL","C","28000",... */
+    static byte[] fields(String... codeValue) {
+        ByteArrayOutputStream o = new ByteArrayOutputStream();
+        for (int i = 0; i < codeValue.length; i += 2) {
+            o.write(codeValue[i].charAt(0));
+            o.writeBytes(codeValue[i + 1].getBytes(StandardCharsets.UTF_8));
+            o.write(0);
+        }
+        o.write(0);
+        return o.toByteArray();
+    }
+
+    static byte[] cstrings(String... s) {
+        ByteArrayOutputStream o = new ByteArrayOutputStream();
+        for (String x : s) {
+            o.writeBytes(x.getBytes(StandardCharsets.UTF_8));
+            o.write(0);
+        }
+        return o.toByteArray();
+    }
+
+    /** AuthenticationOk, BackendKeyData, server_version, ReadyForQuery. */
+    static byte[] startupOk(String serverVersion) {
+        ByteArrayOutputStream o = new ByteArrayOutputStream();
+        o.writeBytes(auth(0, new byte[0]));
+        o.writeBytes(msg('K', new byte[] {0, 0, 0x30, 0x39, 1, 2, 3, 4}));
+        o.writeBytes(msg('S', cstrings("server_version", serverVersion)));
+        o.writeBytes(msg('Z', new byte[] {'I'}));
+        return o.toByteArray();
+    }
+}
