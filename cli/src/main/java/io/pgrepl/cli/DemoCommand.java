@@ -121,7 +121,8 @@ final class DemoCommand implements Main.Command {
         }
         String before = await(sql.query("SELECT pg_current_wal_insert_lsn()")).singleRow().get(0);
         await(sql.simpleQuery("INSERT INTO " + TABLE + " VALUES (4, 'marker', 0, NULL)"));
-        // Every earlier commit ends before this position; the marker's commit ends after it.
-        return Lsn.parse(before);
+        // Every earlier commit ends at or before this position (the last one exactly at it); the
+        // marker's commit ends after it.
+        return Lsn.parse(before) + 1;
     }
 }
