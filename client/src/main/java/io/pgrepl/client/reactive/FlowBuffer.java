@@ -15,8 +15,8 @@ import java.util.concurrent.atomic.AtomicLong;
  * (onSubscribe first) runs serially on {@code executor}, never on the event loop, so a slow
  * subscriber never delays the keepalive answers.
  *
- * <p>The queue can exceed the high watermark by what one socket read had already decoded when
- * the pause took effect; it never grows beyond that.
+ * <p>The queue can exceed the high watermark by what one socket read (one receive buffer, up to
+ * 64 KiB of messages) had already delivered when the pause took effect; never beyond that.
  */
 public final class FlowBuffer<T> implements Flow.Subscription {
     /** What the buffer controls upstream. Calls are serialised; pause/resume alternate. */

@@ -93,24 +93,24 @@ public final class ReplicationPublisher<T> implements Flow.Publisher<T> {
         }
         stream.set(s);
         b.upstream(new FlowBuffer.Upstream() {
-            // pauseReading() runs inline on the event loop but resumeReading() from the subscriber's
-            // thread is queued there: applying the buffer's current wish in a queued task keeps a late
-            // resume from undoing a newer pause.
+            // The buffer's current wish is applied, not the call: a resume queued from the
+            // subscriber's thread that runs after a newer pause re-applies the pause. On the event
+            // loop it is applied inline, so autoRead goes off before Netty's read loop asks for
+            // another read (otherwise up to 16 x 64 KiB more would arrive).
             private void apply() {
-                s.eventLoop().execute(() -> {
-                    if (b.pauseWanted()) s.pauseReading();
-                    else s.resumeReading();
-                });
+                if (b.pauseWanted()) s.pauseReading();
+                else s.resumeReading();
             }
 
             @Override
             public void pause() {
-                apply();
+                if (s.eventLoop().inEventLoop()) apply();
+                else s.eventLoop().execute(this::apply);
             }
 
             @Override
             public void resume() {
-                apply();
+                s.eventLoop().execute(this::apply);
             }
 
             @Override
