@@ -13,7 +13,6 @@ import io.pgrepl.codec.pgoutput.record.Insert;
 import io.pgrepl.codec.pgoutput.record.PgOutputRecord;
 import io.pgrepl.testkit.PgServer;
 import io.pgrepl.testkit.junit.PgMatrixTest;
-import io.pgrepl.testkit.junit.PgServerConfig;
 import org.junit.jupiter.api.io.TempDir;
 
 import java.nio.file.Files;
@@ -32,12 +31,11 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 /**
- * One streamed transaction (logical_decoding_work_mem = 64kB) far larger than a 256 KiB
+ * One streamed transaction (logical_decoding_work_mem = 64kB for the walsender) far larger than a 256 KiB
  * assembler budget, with a rolled-back savepoint in the middle: assembled through the spill
  * path, delivered once, in order, without the rolled-back rows, and the spill file removed on
  * acknowledge.
  */
-@PgServerConfig(settings = {"logical_decoding_work_mem=64kB"})
 class LargeTransactionTest {
     @TempDir
     Path spill;
@@ -56,6 +54,8 @@ class LargeTransactionTest {
         s.sql("postgres", "INSERT INTO fbig VALUES (0, 'after')");
         long budget = 256 * 1024;
         try (PgConnection repl = connect(s, ReplicationMode.DATABASE)) {
+            // For this walsender only (a server-wide setting would break the 10-13 servers' configs).
+            await(repl.simpleQuery("SET logical_decoding_work_mem = '64kB'"));
             ReplicationPublisher<TxEvent> pub = ReactiveReplication.transactions(repl,
                     FacesSupport.options("fbig").streaming(StreamingMode.ON).build(),
                     FlowOptions.defaults().withAssembler(AssemblerOptions.defaults().withMemoryBudgetBytes(budget)

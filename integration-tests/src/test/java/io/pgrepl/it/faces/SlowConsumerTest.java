@@ -44,7 +44,7 @@ class SlowConsumerTest {
         // ~1 KiB per row: one socket read can hold only a few dozen messages
         s.sql("postgres", "INSERT INTO fslow SELECT g, repeat('x', 1000) FROM generate_series(1, " + ROWS + ") g");
         AtomicInteger inserts = new AtomicInteger();
-        AtomicInteger slowLeft = new AtomicInteger(3);
+        AtomicInteger slowLeft = new AtomicInteger(2);
         try (PgConnection repl = connect(s, ReplicationMode.DATABASE)) {
             ReplicationPublisher<ChangeEvent> pub = ReactiveReplication.changes(repl, FacesSupport.options("fslow").build(),
                     FlowOptions.defaults().withWatermarks(HIGH, 2));
@@ -54,8 +54,8 @@ class SlowConsumerTest {
                 e.acknowledge();
             });
             pub.subscribe(sub);
-            waitUntil("three slow events", Duration.ofSeconds(60), () -> slowLeft.get() <= 0);
-            // 30 s at 10 s per event: fifteen wal_sender_timeouts, and the stream is still up
+            waitUntil("two slow events", Duration.ofSeconds(60), () -> slowLeft.get() <= 0);
+            // 20 s at 10 s per event: ten wal_sender_timeouts, and the stream is still up
             assertFalse(pub.stream().completion().toCompletableFuture().isDone(), "walsender did not time out");
             assertNull(sub.error);
             assertTrue(pub.pauses() >= 1, "socket reading was paused");
