@@ -115,6 +115,26 @@ class StreamCommandTest {
     }
 
     @Test
+    void reconnectSurvivesATerminatedWalsender() throws Exception {
+        server.sql("postgres", "CREATE TABLE sr (id int PRIMARY KEY); CREATE PUBLICATION sr_pub FOR TABLE sr");
+        server.sql("postgres", "SELECT pg_create_logical_replication_slot('sr', 'pgoutput')");
+        server.sql("postgres", "INSERT INTO sr VALUES (1)");
+        Result[] result = new Result[1];
+        Thread t = new Thread(() -> result[0] = run("stream", url(), "--slot", "sr", "--publication", "sr_pub",
+                "--reconnect", "--idle-exit", "5"));
+        t.start();
+        Thread.sleep(2000);
+        server.sql("postgres", "SELECT pg_terminate_backend(active_pid) FROM pg_replication_slots WHERE slot_name = 'sr'");
+        Thread.sleep(500);
+        server.sql("postgres", "INSERT INTO sr VALUES (2)");
+        t.join(60_000);
+        assertFalse(t.isAlive());
+        assertEquals(0, result[0].rc(), result[0].err());
+        assertTrue(result[0].out().contains("\"id\":\"1\""), result[0].out());
+        assertTrue(result[0].out().contains("\"id\":\"2\""), "row after the reconnect: " + result[0].out());
+    }
+
+    @Test
     void serverErrorIsOneLineWithSqlStateAndNoSecret() {
         Result r = run("stream", url(), "--slot", "no_such_slot", "--publication", "p");
         assertEquals(1, r.rc());
