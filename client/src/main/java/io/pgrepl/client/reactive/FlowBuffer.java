@@ -51,6 +51,9 @@ public final class FlowBuffer<T> implements Flow.Subscription {
     private volatile Throwable badRequest;
     private final AtomicLong pauses = new AtomicLong();
     private volatile java.util.function.Consumer<? super T> afterOnNext;
+    private volatile java.util.function.ToLongFunction<? super T> weigher;
+    private volatile long maxWeight = Long.MAX_VALUE;
+    private final AtomicLong weight = new AtomicLong();
 
     public FlowBuffer(Flow.Subscriber<? super T> subscriber, Executor executor, int highWatermark, int lowWatermark) {
         this.subscriber = Objects.requireNonNull(subscriber, "subscriber");
@@ -65,6 +68,27 @@ public final class FlowBuffer<T> implements Flow.Subscription {
     /** Runs after each onNext returned normally (the auto-acknowledge option). */
     public void afterOnNext(java.util.function.Consumer<? super T> hook) {
         this.afterOnNext = hook;
+    }
+
+    /**
+     * Also bounds the queue by weight (e.g. the heap an item holds): above {@code maxWeight} the
+     * source pauses, and it resumes only once the weight is at most a quarter of it. Set before
+     * {@link #start()}.
+     */
+    public void weigher(java.util.function.ToLongFunction<? super T> w, long maxWeight) {
+        if (maxWeight < 1) throw new IllegalArgumentException("maxWeight must be positive");
+        this.weigher = w;
+        this.maxWeight = maxWeight;
+    }
+
+    /** Current weight of the queued items (0 without a weigher). */
+    public long queuedWeight() {
+        return weight.get();
+    }
+
+    private long weigh(T item) {
+        java.util.function.ToLongFunction<? super T> w = weigher;
+        return w == null ? 0 : w.applyAsLong(item);
     }
 
     /** Connects the source; if the subscription was cancelled already, cancels it at once. */
@@ -85,10 +109,11 @@ public final class FlowBuffer<T> implements Flow.Subscription {
 
     public void push(T item) {
         if (cancelled || done) return;
+        long w = weight.addAndGet(weigh(item));
         queue.offer(item);
         int n = queued.incrementAndGet();
         peakQueued.accumulateAndGet(n, Math::max);
-        if (n > highWatermark) {
+        if (n > highWatermark || w > maxWeight) {
             synchronized (pauseLock) {
                 if (!paused && !upstreamCancelled) {
                     paused = true;
@@ -215,6 +240,7 @@ public final class FlowBuffer<T> implements Flow.Subscription {
             T item = queue.poll();
             if (item == null) break;
             queued.decrementAndGet();
+            weight.addAndGet(-weigh(item));
             demand.decrementAndGet();
             maybeResume();
             try {
@@ -239,7 +265,7 @@ public final class FlowBuffer<T> implements Flow.Subscription {
     }
 
     private void maybeResume() {
-        if (queued.get() > lowWatermark) return;
+        if (queued.get() > lowWatermark || weight.get() > maxWeight / 4) return;
         synchronized (pauseLock) {
             if (paused && !upstreamCancelled) {
                 paused = false;
@@ -262,6 +288,10 @@ public final class FlowBuffer<T> implements Flow.Subscription {
     }
 
     private void clear() {
-        while (queue.poll() != null) queued.decrementAndGet();
+        T item;
+        while ((item = queue.poll()) != null) {
+            queued.decrementAndGet();
+            weight.addAndGet(-weigh(item));
+        }
     }
 }

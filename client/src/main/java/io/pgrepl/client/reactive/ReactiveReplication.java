@@ -2,6 +2,7 @@ package io.pgrepl.client.reactive;
 
 import io.pgrepl.client.PgConnection;
 import io.pgrepl.client.stream.LogicalReplicationOptions;
+import io.pgrepl.client.tx.Transaction;
 import io.pgrepl.client.tx.TransactionAssembler;
 import io.pgrepl.client.tx.TxEvent;
 import io.pgrepl.codec.pgoutput.record.PgOutputRecord;
@@ -35,12 +36,21 @@ public final class ReactiveReplication {
      * One {@link TxEvent} per transaction (in commit order), non-transactional message or two-phase
      * outcome, assembled by a {@link TransactionAssembler} with {@link FlowOptions#assembler()}.
      * Spill files are deleted when a transaction is acknowledged/closed, or when the stream ends.
+     *
+     * <p>Heap stays near twice the assembler's memory budget: the budget for changes still being
+     * assembled, and the same again for delivered in-memory transactions waiting for demand
+     * (beyond it socket reading pauses, like the event-count watermark).
      */
     public static ReplicationPublisher<TxEvent> transactions(PgConnection connection, LogicalReplicationOptions options,
                                                              FlowOptions flow) {
         return new ReplicationPublisher<>(connection, options, flow,
                 (sink, ack) -> new AssemblingHandler(new TransactionAssembler(flow.assembler(), ack, sink)),
-                TxEvent::acknowledge);
+                TxEvent::acknowledge)
+                .weigher(ReactiveReplication::heapWeight, Math.max(1, flow.assembler().memoryBudgetBytes()));
+    }
+
+    private static long heapWeight(TxEvent e) {
+        return e instanceof Transaction t && !t.spilled() ? t.estimatedBytes() : 0;
     }
 
     /** Feeds the assembler on the event loop; closing it deletes the remaining spill files. */

@@ -51,6 +51,8 @@ public final class ReplicationPublisher<T> implements Flow.Publisher<T> {
     private final CompletableFuture<Void> terminated = new CompletableFuture<>();
     private final AtomicReference<LogicalReplicationStream> stream = new AtomicReference<>();
     private volatile FlowBuffer<T> buffer;
+    private java.util.function.ToLongFunction<? super T> weigher;
+    private long maxWeight;
 
     /**
      * @param acknowledge how the auto-acknowledge option acknowledges one event (null: no auto-ack support)
@@ -64,6 +66,13 @@ public final class ReplicationPublisher<T> implements Flow.Publisher<T> {
         this.acknowledge = acknowledge;
     }
 
+    /** Bounds the queue by weight too (see {@link FlowBuffer#weigher}); call before subscribing. */
+    public ReplicationPublisher<T> weigher(java.util.function.ToLongFunction<? super T> w, long maxWeight) {
+        this.weigher = w;
+        this.maxWeight = maxWeight;
+        return this;
+    }
+
     @Override
     public void subscribe(Flow.Subscriber<? super T> subscriber) {
         Objects.requireNonNull(subscriber, "subscriber"); // §1.9
@@ -75,6 +84,7 @@ public final class ReplicationPublisher<T> implements Flow.Publisher<T> {
             return;
         }
         buffer = b;
+        if (weigher != null) b.weigher(weigher, maxWeight);
         if (flow.autoAcknowledge() && acknowledge != null) b.afterOnNext(acknowledge);
         b.start();
         LongConsumer ack = lsn -> {

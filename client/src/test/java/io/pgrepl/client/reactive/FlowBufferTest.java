@@ -140,6 +140,29 @@ class FlowBufferTest {
     }
 
     @Test
+    void weightAboveTheLimitPausesAndResumesOnlyBelowAQuarter() throws Exception {
+        Sub sub = new Sub(0);
+        RecordingUpstream up = new RecordingUpstream();
+        FlowBuffer<Integer> b = new FlowBuffer<>(sub, executor, 100, 10);
+        b.weigher(i -> i, 1000); // the item is its own weight
+        b.upstream(up);
+        b.start();
+        b.push(600);
+        assertEquals(List.of(), up.calls);
+        b.push(500); // 1100 > 1000, while only 2 items are queued
+        assertEquals(List.of("pause"), up.calls);
+        b.push(200);
+        settle();
+        sub.subscription.request(1); // 700 left: above 250
+        settle();
+        assertEquals(List.of("pause"), up.calls);
+        sub.subscription.request(1); // 200 left
+        settle();
+        assertEquals(List.of("pause", "resume"), up.calls);
+        assertEquals(200, b.queuedWeight());
+    }
+
+    @Test
     void nonPositiveRequestIsAnErrorAndCancelsUpstream() throws Exception {
         Sub sub = new Sub(0);
         RecordingUpstream up = new RecordingUpstream();
