@@ -114,6 +114,12 @@ class GoldenVectorsTest {
         for (String type : new String[] {"\t53", "\t45", "\t63", "\t41", "\t59", "\t4f", "\t54", "\t4d"}) {
             assertTrue(stream.contains(type), "message type " + type + " in proto4-parallel");
         }
+        // Stream Abort: the rolled-back transaction, savepoint s1, and savepoints b and c (nested).
+        long aborts = Files.readAllLines(pg17.resolve("proto2-stream.tsv")).stream().filter(l -> l.contains("\t41")).count();
+        assertEquals(4, aborts, "Stream Abort messages in proto2-stream");
+        // PG18: the stored generated column is published and test_decoding agrees on its value.
+        String td18 = String.join("\n", TestDecodingOracle.parseFile(Files.readAllLines(root().resolve("pg18/test_decoding.txt"))));
+        assertTrue(td18.contains("INSERT public.t_gen new: id[integer]='1' a[integer]='21' g[integer]='42'"), td18);
         for (String type : new String[] {"\t62", "\t50", "\t4b", "\t72", "\t70"}) {
             assertTrue(twoPhase.contains(type), "message type " + type + " in proto3-twophase");
         }

@@ -82,7 +82,7 @@ final class ValueCases {
         add(PgType.FLOAT4, "'0.1'::float4", "float4send", 0.1f);
         add(PgType.FLOAT4, "'3.4028235e38'::float4", "float4send", Float.MAX_VALUE);
         add(PgType.FLOAT4, "'1.17549435e-38'::float4", "float4send", Float.MIN_NORMAL);
-        add(12, PgType.FLOAT4, "'1.4e-45'::float4", "float4send", Float.MIN_VALUE);
+        add(PgType.FLOAT4, "'1.4e-45'::float4", "float4send", Float.MIN_VALUE);
         add(PgType.FLOAT8, "'NaN'::float8", "float8send", Double.NaN);
         add(PgType.FLOAT8, "'Infinity'::float8", "float8send", Double.POSITIVE_INFINITY);
         add(PgType.FLOAT8, "'-Infinity'::float8", "float8send", Double.NEGATIVE_INFINITY);
@@ -91,7 +91,7 @@ final class ValueCases {
         add(PgType.FLOAT8, "'1e308'::float8", "float8send", 1e308);
         add(PgType.FLOAT8, "'1.7976931348623157e308'::float8", "float8send", Double.MAX_VALUE);
         add(PgType.FLOAT8, "'2.2250738585072014e-308'::float8", "float8send", Double.MIN_NORMAL);
-        add(12, PgType.FLOAT8, "'4.9e-324'::float8", "float8send", Double.MIN_VALUE);
+        add(PgType.FLOAT8, "'4.9e-324'::float8", "float8send", Double.MIN_VALUE);
         add(PgType.FLOAT8, "'-123456.789'::float8", "float8send", -123456.789d);
 
         add(PgType.NUMERIC, "0::numeric", "numeric_send", new BigDecimal("0"));
