@@ -12,9 +12,17 @@ public final class PgTime {
 
     private PgTime() {}
 
+    /** Seconds between the Unix epoch and the PostgreSQL epoch. */
+    public static final long PG_EPOCH_UNIX_SECONDS = PG_EPOCH_UNIX_MICROS / 1_000_000L;
+
+    /**
+     * Converts without overflow over the whole range a server can send (4713 BC to 294276 AD):
+     * the seconds are split off before shifting epochs, since shifting the microseconds first
+     * overflows a long for the last ~30 years PostgreSQL allows.
+     */
     public static Instant toInstant(long pgMicros) {
-        long unixMicros = pgMicros + PG_EPOCH_UNIX_MICROS;
-        return Instant.ofEpochSecond(Math.floorDiv(unixMicros, 1_000_000L), Math.floorMod(unixMicros, 1_000_000L) * 1_000L);
+        return Instant.ofEpochSecond(Math.floorDiv(pgMicros, 1_000_000L) + PG_EPOCH_UNIX_SECONDS,
+                Math.floorMod(pgMicros, 1_000_000L) * 1_000L);
     }
 
     public static long fromInstant(Instant instant) {

@@ -32,6 +32,13 @@ class CodecPrimitivesTest {
     }
 
     @Test
+    void timesCoverTheServersWholeRange() {
+        // timestamptz_send of '294276-12-31 23:59:59.999999+00' and '4714-11-24 00:00:00+00 BC'
+        assertEquals(Instant.parse("+294276-12-31T23:59:59.999999Z"), PgTime.toInstant(0x7FFFFF5BB3B29FFFL));
+        assertEquals(Instant.parse("-4713-11-24T00:00:00Z"), PgTime.toInstant(-211_813_488_000_000_000L));
+    }
+
+    @Test
     void wireBoundsChecks() {
         var buf = Unpooled.copiedBuffer("ab\0cd", StandardCharsets.UTF_8);
         assertEquals(2, Wire.cstringEnd(buf, 0, 5, "X", 0));
