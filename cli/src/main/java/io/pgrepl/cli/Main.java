@@ -20,6 +20,7 @@ public final class Main {
         m.put("demo", new DemoCommand());
         m.put("identify", new IdentifyCommand());
         m.put("slot", new SlotCommand());
+        m.put("stream", new StreamCommand());
         return m;
     }
 

@@ -12,7 +12,8 @@ import java.util.List;
  * Binary (array_send): Int32 ndim, Int32 has-null flag, Int32 element OID, ndim × (Int32 size,
  * Int32 lower bound), then per element Int32 length (-1 = NULL) and bytes.
  * Text (array_out): {@code {a,"b c",NULL}}, optionally preceded by {@code [lo:hi]=} when a lower
- * bound is not 1; quoted elements use backslash escapes. Lower bounds are not kept.
+ * bound is not 1; quoted elements use backslash escapes. Lower bounds are not in the lists (a list
+ * index is always 0-based); {@link #lowerBounds} reads them.
  */
 final class PgArrays {
     /** MAXDIM in the server. */
@@ -23,6 +24,56 @@ final class PgArrays {
     static List<Object> decode(int elementOid, boolean binary, ByteBuf buf, int index, int length) {
         String type = PgType.name(elementOid) + "[]";
         return binary ? binary(elementOid, type, buf, index, length) : new TextParser(elementOid, type, buf, index, length).parse();
+    }
+
+    static int[] lowerBounds(String type, boolean binary, ByteBuf buf, int index, int length) {
+        if (binary) {
+            if (length < 12) throw PgValues.bad(type, 0, "binary array needs a 12-byte header, got " + length);
+            int ndim = buf.getInt(index);
+            if (ndim < 0 || ndim > MAX_DIMS) throw PgValues.bad(type, 0, "dimension count " + ndim + " outside 0.." + MAX_DIMS);
+            if (12 + 8 * ndim > length) throw PgValues.bad(type, 12, "dimensions do not fit");
+            int[] lb = new int[ndim];
+            for (int d = 0; d < ndim; d++) lb[d] = buf.getInt(index + 16 + 8 * d);
+            return lb;
+        }
+        int end = index + length;
+        if (length > 0 && buf.getByte(index) == '[') {
+            // [lo:hi][lo:hi]=...: one bracket per dimension.
+            List<Integer> lbs = new ArrayList<>();
+            int pos = index;
+            while (pos < end && buf.getByte(pos) == '[') {
+                int colon = buf.indexOf(pos, end, (byte) ':');
+                int close = buf.indexOf(pos, end, (byte) ']');
+                if (colon < 0 || close < colon || lbs.size() == MAX_DIMS) throw PgValues.bad(type, pos - index, "bad dimension decoration");
+                lbs.add((int) bound(type, buf, pos + 1, colon - pos - 1, pos - index));
+                bound(type, buf, colon + 1, close - colon - 1, colon - index);
+                pos = close + 1;
+            }
+            if (pos >= end || buf.getByte(pos) != '=') throw PgValues.bad(type, pos - index, "expected '=' after the dimensions");
+            int[] lb = new int[lbs.size()];
+            for (int i = 0; i < lb.length; i++) lb[i] = lbs.get(i);
+            return lb;
+        }
+        // No decoration: every lower bound is 1; the dimensions are the leading braces ("{}" has none).
+        int dims = 0;
+        while (index + dims < end && buf.getByte(index + dims) == '{') dims++;
+        if (dims == 0) throw PgValues.bad(type, 0, "expected '{'");
+        if (dims == 1 && length >= 2 && buf.getByte(index + 1) == '}') return new int[0];
+        if (dims > MAX_DIMS) throw PgValues.bad(type, 0, "more than " + MAX_DIMS + " dimensions");
+        int[] lb = new int[dims];
+        java.util.Arrays.fill(lb, 1);
+        return lb;
+    }
+
+    private static long bound(String type, ByteBuf buf, int from, int len, int offset) {
+        long v;
+        try {
+            v = PgValues.parseLong(buf, from, len, type);
+        } catch (MalformedValueException e) {
+            throw PgValues.bad(type, offset, "bad dimension bound");
+        }
+        if (v != (int) v) throw PgValues.bad(type, offset, "dimension bound out of range");
+        return v;
     }
 
     private static List<Object> binary(int elementOid, String type, ByteBuf buf, int index, int length) {

@@ -1,7 +1,6 @@
 package io.pgrepl.codec.value;
 
 import io.netty.buffer.ByteBuf;
-import io.pgrepl.codec.PgTime;
 import java.nio.charset.StandardCharsets;
 import java.time.DateTimeException;
 import java.time.Instant;
@@ -20,6 +19,7 @@ final class PgDateTime {
     private static final LocalDate PG_EPOCH_DATE = LocalDate.of(2000, 1, 1);
     private static final LocalDateTime PG_EPOCH = PG_EPOCH_DATE.atStartOfDay();
     private static final long MICROS_PER_DAY = 86_400_000_000L;
+    private static final long PG_EPOCH_UNIX_SECONDS = 946_684_800L;
 
     private PgDateTime() {}
 
@@ -88,7 +88,10 @@ final class PgDateTime {
             long micros = buf.getLong(index);
             if (micros == Long.MAX_VALUE) return Instant.MAX;
             if (micros == Long.MIN_VALUE) return Instant.MIN;
-            return PgTime.toInstant(micros);
+            // Not PgTime.toInstant: shifting to the Unix epoch first overflows a long for the
+            // last ~30 years PostgreSQL allows (up to 294276 AD); split seconds off first instead.
+            return Instant.ofEpochSecond(Math.floorDiv(micros, 1_000_000L) + PG_EPOCH_UNIX_SECONDS,
+                    Math.floorMod(micros, 1_000_000L) * 1_000L);
         }
         String s = ascii(buf, index, length, "timestamptz");
         if (s.equals("infinity")) return Instant.MAX;

@@ -26,8 +26,11 @@ public final class PgValues {
      * float8→Double, numeric→BigDecimal or Double NaN/±Infinity, text/varchar/bpchar/name/char/json/jsonb
      * →String, bytea→byte[], uuid→UUID, date→LocalDate, time→LocalTime, timetz→OffsetTime,
      * timestamp→LocalDateTime, timestamptz→Instant, interval→{@link PgInterval}, pg_lsn→Long,
-     * arrays of these→unmodifiable List (nested per dimension, null elements kept). Infinite dates and
-     * times map to the MIN/MAX constants of their java.time class.
+     * arrays of these→unmodifiable List (nested per dimension, null elements kept; lower bounds
+     * via {@link #arrayLowerBounds}). Infinite dates and
+     * times map to the MIN/MAX constants of their java.time class; time and timetz 24:00:00 (valid in
+     * PostgreSQL, not in java.time) map to {@link java.time.LocalTime#MAX} (23:59:59.999999999).
+     * Text intervals are read in IntervalStyle postgres only (the client sets it at startup).
      * Unknown types: String for text format, byte[] for binary.
      */
     public static Object decode(int typeOid, boolean binary, ByteBuf buf, int index, int length) {
@@ -59,6 +62,21 @@ public final class PgValues {
                 yield binary ? ByteBufUtil.getBytes(buf, index, length) : text(buf, index, length);
             }
         };
+    }
+
+    /**
+     * The lower bound of each dimension of an array value (empty for an empty array), which the
+     * lists of {@link #decode} leave out: {@code '[0:1]={1,2}'} decodes to {@code [1, 2]} with
+     * lower bounds {@code {0}}. PostgreSQL's default lower bound is 1.
+     */
+    public static int[] arrayLowerBounds(int arrayTypeOid, boolean binary, ByteBuf buf, int index, int length) {
+        checkRange(buf, index, length);
+        return PgArrays.lowerBounds(PgType.name(arrayTypeOid), binary, buf, index, length);
+    }
+
+    /** {@link #arrayLowerBounds(int, boolean, ByteBuf, int, int)} over the readable bytes of {@code value}. */
+    public static int[] arrayLowerBounds(int arrayTypeOid, boolean binary, ByteBuf value) {
+        return arrayLowerBounds(arrayTypeOid, binary, value, value.readerIndex(), value.readableBytes());
     }
 
     /** {@link #decode(int, boolean, ByteBuf, int, int)} over the readable bytes of {@code value}. */

@@ -10,8 +10,10 @@ import java.util.Map;
  * Reassembles pgoutput's delivery into what test_decoding (without streaming or two-phase) shows:
  * committed transactions in commit order, each as BEGIN, changes, COMMIT; empty transactions
  * dropped (skip-empty-xacts). Streamed changes are held per top-level xid until Stream Commit;
- * Stream Abort drops the whole transaction (subxid = xid) or that subtransaction's changes
- * (the workload nests no deeper, so a subxact abort never has to drop children). Prepared
+ * Stream Abort drops the whole transaction (subxid = xid) or that subtransaction's changes;
+ * rolling back a savepoint with streamed nested savepoints below it sends one Stream Abort per
+ * aborted subtransaction (the workload's ROLLBACK TO b with child c shows it), so dropping by
+ * subxid alone suffices. Prepared
  * transactions are held per gid until Commit Prepared, dropped at Rollback Prepared.
  */
 final class CommittedChanges {

@@ -9,6 +9,12 @@ import java.util.List;
  */
 final class GoldenWorkload {
     static final String PUBLICATION = "golden_pub";
+    /**
+     * 15+: t_filt alone, with a column list (no {@code secret}) and a row filter ({@code flag}).
+     * Kept out of {@link #PUBLICATION}: test_decoding sees every column and row, so this
+     * publication's capture is checked against hand-written expectations instead.
+     */
+    static final String FILTERED_PUBLICATION = "golden_pub_filtered";
     /** About 100kB of reorder buffer: more than logical_decoding_work_mem=64kB. */
     private static final String PAD = "INSERT INTO t_pad SELECT g, repeat('x', 1000) FROM generate_series(1, 100) g";
 
@@ -38,7 +44,20 @@ final class GoldenWorkload {
         s.add("CREATE TABLE t_pad (id integer, pad text)");
         s.add("CREATE SCHEMA \"Schéma Ünï\"");
         s.add("CREATE TABLE \"Schéma Ünï\".\"Mixed\"\"Case Tbl\" (\"Key\" integer PRIMARY KEY, \"Col ü\" text, \"ÄÖ\" integer)");
-        s.add("CREATE PUBLICATION " + PUBLICATION + " FOR TABLE " + String.join(", ", PUBLISHED));
+        List<String> published = new ArrayList<>(PUBLISHED);
+        if (major >= 18) {
+            // A stored generated column, published (publish_generated_columns, 18+) and so
+            // comparable with test_decoding, which always prints it.
+            s.add("CREATE TABLE t_gen (id integer PRIMARY KEY, a integer, g integer GENERATED ALWAYS AS (a * 2) STORED)");
+            published.add("t_gen");
+        }
+        s.add("CREATE PUBLICATION " + PUBLICATION + " FOR TABLE " + String.join(", ", published)
+                + (major >= 18 ? " WITH (publish_generated_columns = stored)" : ""));
+        if (major >= 15) {
+            // The filter column is part of the key, as row filters on UPDATE/DELETE require.
+            s.add("CREATE TABLE t_filt (id integer, flag boolean, a text, secret text, PRIMARY KEY (id, flag))");
+            s.add("CREATE PUBLICATION " + FILTERED_PUBLICATION + " FOR TABLE t_filt (id, flag, a) WHERE (flag)");
+        }
         s.add("SELECT pg_replication_origin_create('golden_origin')");
         return s;
     }
@@ -117,6 +136,42 @@ final class GoldenWorkload {
         w.add("ROLLBACK TO SAVEPOINT s1");
         w.add(big(401, 410));
         w.add("COMMIT");
+        // Nested savepoints in a streamed transaction: b (with its child c) is rolled back after
+        // being streamed, then a is released.
+        w.add("BEGIN");
+        w.add(big(501, 505));
+        w.add("SAVEPOINT a");
+        w.add(big(511, 515));
+        w.add("SAVEPOINT b");
+        w.add(big(521, 525));
+        w.add("SAVEPOINT c");
+        w.add(big(531, 535));
+        w.add(PAD);
+        w.add("ROLLBACK TO SAVEPOINT b");
+        w.add(big(541, 545));
+        w.add("RELEASE SAVEPOINT a");
+        w.add(big(551, 555));
+        w.add("COMMIT");
+        // A prepared transaction larger than logical_decoding_work_mem: Stream Prepare with two_phase + streaming.
+        w.add("BEGIN");
+        w.add(big(601, 605));
+        w.add(PAD);
+        w.add(big(606, 610));
+        w.add("PREPARE TRANSACTION 'golden streamed'");
+        w.add("COMMIT PREPARED 'golden streamed'");
+        if (major >= 15) {
+            // Row filter (flag) and column list (no secret): updates that leave or enter the filter
+            // become DELETE or INSERT for golden_pub_filtered.
+            w.add("INSERT INTO t_filt VALUES (1, true, 'a1', 's1'), (2, false, 'a2', 's2')");
+            w.add("UPDATE t_filt SET flag = true WHERE id = 2");
+            w.add("UPDATE t_filt SET flag = false WHERE id = 1");
+            w.add("UPDATE t_filt SET a = 'a2b', secret = 'x' WHERE id = 2");
+            w.add("DELETE FROM t_filt WHERE id = 2");
+        }
+        if (major >= 18) {
+            w.add("INSERT INTO t_gen (id, a) VALUES (1, 21)");
+            w.add("UPDATE t_gen SET a = 5 WHERE id = 1");
+        }
         // Prepared transactions, committed and rolled back.
         w.add("BEGIN");
         w.add("INSERT INTO t_default VALUES (20, 'prepared', 'commit', true, NULL)");

@@ -1,0 +1,182 @@
+package io.pgrepl.client.blocking;
+
+import io.pgrepl.client.PgConnection;
+import io.pgrepl.client.reactive.ChangeEvent;
+import io.pgrepl.client.reactive.FlowOptions;
+import io.pgrepl.client.reactive.ReactiveReplication;
+import io.pgrepl.client.reactive.ReplicationPublisher;
+import io.pgrepl.client.stream.LogicalReplicationOptions;
+import io.pgrepl.client.tx.TxEvent;
+
+import java.time.Duration;
+import java.util.Iterator;
+import java.util.NoSuchElementException;
+import java.util.Objects;
+import java.util.concurrent.ArrayBlockingQueue;
+import java.util.concurrent.BlockingQueue;
+import java.util.concurrent.CompletionStage;
+import java.util.concurrent.Flow;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+
+/**
+ * A blocking iterator over a replication publisher, for plain and virtual threads:
+ * <pre>{@code
+ * try (var it = BlockingChanges.open(conn, options)) {
+ *     while (it.hasNext()) { var e = it.next(); ...; e.acknowledge(); }
+ * }
+ * }</pre>
+ * It requests {@code prefetch} events and one more per event taken, so at most {@code prefetch}
+ * events wait here; beyond that the publisher pauses the socket (keepalives go on). hasNext()
+ * blocks until an event or the end; the stream's failure is thrown from hasNext()/next()/poll().
+ * close() stops the stream cleanly and waits for it. One consumer thread at a time.
+ */
+public final class BlockingChanges<T> implements Iterator<T>, AutoCloseable {
+    private static final Object COMPLETE = new Object();
+
+    private final BlockingQueue<Object> queue;
+    private final CompletionStage<Void> terminated;
+    private volatile Flow.Subscription subscription;
+    private Object next;
+    private boolean finished;
+    private Throwable failure;
+
+    private BlockingChanges(Flow.Publisher<T> publisher, int prefetch, CompletionStage<Void> terminated) {
+        if (prefetch < 1) throw new IllegalArgumentException("prefetch must be positive");
+        this.queue = new ArrayBlockingQueue<>(prefetch + 1); // + the terminal signal
+        this.terminated = terminated;
+        publisher.subscribe(new Flow.Subscriber<T>() {
+            @Override
+            public void onSubscribe(Flow.Subscription s) {
+                subscription = s;
+                s.request(prefetch);
+            }
+
+            @Override
+            public void onNext(T item) {
+                queue.add(item); // never full: demand never exceeds the free slots
+            }
+
+            @Override
+            public void onError(Throwable t) {
+                queue.add(new Failure(t));
+            }
+
+            @Override
+            public void onComplete() {
+                queue.add(COMPLETE);
+            }
+        });
+    }
+
+    private record Failure(Throwable error) {}
+
+    /** One {@link ChangeEvent} per pgoutput message. */
+    public static BlockingChanges<ChangeEvent> open(PgConnection connection, LogicalReplicationOptions options) {
+        return open(connection, options, FlowOptions.defaults(), 256);
+    }
+
+    public static BlockingChanges<ChangeEvent> open(PgConnection connection, LogicalReplicationOptions options,
+                                                    FlowOptions flow, int prefetch) {
+        ReplicationPublisher<ChangeEvent> p = ReactiveReplication.changes(connection, options, flow);
+        return new BlockingChanges<>(p, prefetch, p.terminated());
+    }
+
+    /** One {@link TxEvent} per assembled transaction / non-transactional message / two-phase outcome. */
+    public static BlockingChanges<TxEvent> openTransactions(PgConnection connection, LogicalReplicationOptions options,
+                                                            FlowOptions flow, int prefetch) {
+        ReplicationPublisher<TxEvent> p = ReactiveReplication.transactions(connection, options, flow);
+        return new BlockingChanges<>(p, prefetch, p.terminated());
+    }
+
+    /** Any publisher; {@code terminated} (may be null) is awaited by close(). */
+    public static <T> BlockingChanges<T> of(Flow.Publisher<T> publisher, int prefetch, CompletionStage<Void> terminated) {
+        return new BlockingChanges<>(Objects.requireNonNull(publisher), prefetch, terminated);
+    }
+
+    @Override
+    public boolean hasNext() {
+        try {
+            return fetch(-1);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IllegalStateException("interrupted while waiting for the next change", e);
+        }
+    }
+
+    @Override
+    @SuppressWarnings("unchecked")
+    public T next() {
+        if (!hasNext()) throw new NoSuchElementException("replication stream ended");
+        return take();
+    }
+
+    /**
+     * The next event, waiting at most {@code timeout}; null if none arrived in time.
+     * Throws {@link NoSuchElementException} once the stream has ended normally.
+     */
+    public T poll(Duration timeout) throws InterruptedException {
+        if (!fetch(Math.max(0, timeout.toNanos()))) {
+            if (finished) throw new NoSuchElementException("replication stream ended");
+            return null;
+        }
+        return take();
+    }
+
+    @SuppressWarnings("unchecked")
+    private T take() {
+        T item = (T) next;
+        next = null;
+        Flow.Subscription s = subscription;
+        if (s != null) s.request(1);
+        return item;
+    }
+
+    /** @param nanos -1 = wait forever; returns true when {@link #next} holds an item */
+    private boolean fetch(long nanos) throws InterruptedException {
+        if (next != null) return true;
+        if (finished) return rethrow();
+        Object o = nanos < 0 ? queue.take() : queue.poll(nanos, TimeUnit.NANOSECONDS);
+        if (o == null) return false;
+        if (o == COMPLETE) {
+            finished = true;
+            return false;
+        }
+        if (o instanceof Failure f) {
+            finished = true;
+            failure = f.error();
+            return rethrow();
+        }
+        next = o;
+        return true;
+    }
+
+    private boolean rethrow() {
+        if (failure == null) return false;
+        if (failure instanceof RuntimeException re) throw re;
+        if (failure instanceof Error err) throw err;
+        throw new IllegalStateException(failure.getMessage(), failure);
+    }
+
+    /** Events received but not taken yet. */
+    public int buffered() {
+        return queue.size() + (next != null ? 1 : 0);
+    }
+
+    /** Cancels (stops the stream: CopyDone and the server's acknowledgement) and waits up to 30 s for it. */
+    @Override
+    public void close() {
+        Flow.Subscription s = subscription;
+        if (s != null) s.cancel();
+        finished = true;
+        if (terminated != null) {
+            try {
+                terminated.toCompletableFuture().get(30, TimeUnit.SECONDS);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            } catch (TimeoutException | java.util.concurrent.ExecutionException e) {
+                // the stream's own failure was (or will never be) reported through the iterator
+            }
+        }
+    }
+}

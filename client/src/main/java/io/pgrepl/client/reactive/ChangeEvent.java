@@ -1,0 +1,53 @@
+package io.pgrepl.client.reactive;
+
+import io.pgrepl.codec.pgoutput.record.CommitPrepared;
+import io.pgrepl.codec.pgoutput.record.Commit;
+import io.pgrepl.codec.pgoutput.record.Message;
+import io.pgrepl.codec.pgoutput.record.PgOutputRecord;
+import io.pgrepl.codec.pgoutput.record.Prepare;
+import io.pgrepl.codec.pgoutput.record.RollbackPrepared;
+import io.pgrepl.codec.pgoutput.record.StreamCommit;
+import io.pgrepl.codec.pgoutput.record.StreamPrepare;
+
+import java.util.function.LongConsumer;
+
+/**
+ * One pgoutput message, copied off the event loop, with the XLogData positions it arrived with.
+ *
+ * @param record   the message
+ * @param walStart XLogData walStart (0 for Relation/Type and a Begin followed by Origin)
+ * @param walEnd   XLogData walEnd
+ */
+public record ChangeEvent(PgOutputRecord record, long walStart, long walEnd, LongConsumer acknowledger) {
+    /**
+     * The end LSN this message lets the application confirm: set on the messages that end a
+     * transaction (Commit, Stream Commit, Prepare, Stream Prepare, Commit/Rollback Prepared), and
+     * on a non-transactional logical message; 0 on every other message.
+     */
+    public long ackLsn() {
+        PgOutputRecord r = record;
+        if (r instanceof Commit c) return c.endLsn();
+        if (r instanceof StreamCommit c) return c.endLsn();
+        if (r instanceof Prepare p) return p.endLsn();
+        if (r instanceof StreamPrepare p) return p.endLsn();
+        if (r instanceof CommitPrepared k) return k.endLsn();
+        if (r instanceof RollbackPrepared rb) return rb.rollbackEndLsn();
+        if (r instanceof Message m && !m.transactional()) return m.messageLsn();
+        return 0;
+    }
+
+    /**
+     * Confirms {@link #ackLsn()} (everything up to the end of this transaction is durably
+     * processed). A no-op on messages inside a transaction: confirming a mid-transaction position
+     * would not skip anything on restart. Never called implicitly unless auto-acknowledge is set.
+     */
+    public void acknowledge() {
+        long lsn = ackLsn();
+        if (lsn != 0 && acknowledger != null) acknowledger.accept(lsn);
+    }
+
+    @Override
+    public String toString() {
+        return "ChangeEvent[" + record + ", walStart=" + io.pgrepl.codec.Lsn.format(walStart) + "]";
+    }
+}

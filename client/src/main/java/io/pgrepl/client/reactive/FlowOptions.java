@@ -1,0 +1,47 @@
+package io.pgrepl.client.reactive;
+
+import io.pgrepl.client.tx.AssemblerOptions;
+
+import java.util.Objects;
+import java.util.concurrent.Executor;
+
+/**
+ * How a replication publisher buffers and delivers.
+ *
+ * @param highWatermark   queued events above which socket reading pauses
+ * @param lowWatermark    queued events at or below which it resumes
+ * @param executor        where subscriber signals run; null = a dedicated daemon thread per subscription
+ * @param autoAcknowledge acknowledge each event right after the subscriber's onNext returns
+ *                        (off by default: call {@code acknowledge()} once the event is durable)
+ * @param assembler       options of the transaction publisher's assembler
+ */
+public record FlowOptions(int highWatermark, int lowWatermark, Executor executor, boolean autoAcknowledge,
+                          AssemblerOptions assembler) {
+    public FlowOptions {
+        if (highWatermark < 1 || lowWatermark < 0 || lowWatermark >= highWatermark) {
+            throw new IllegalArgumentException("need 0 <= lowWatermark < highWatermark");
+        }
+        Objects.requireNonNull(assembler, "assembler");
+    }
+
+    /** 1024/256 events, a dedicated thread, no auto-acknowledge, default assembler options. */
+    public static FlowOptions defaults() {
+        return new FlowOptions(1024, 256, null, false, AssemblerOptions.defaults());
+    }
+
+    public FlowOptions withWatermarks(int high, int low) {
+        return new FlowOptions(high, low, executor, autoAcknowledge, assembler);
+    }
+
+    public FlowOptions withExecutor(Executor e) {
+        return new FlowOptions(highWatermark, lowWatermark, e, autoAcknowledge, assembler);
+    }
+
+    public FlowOptions withAutoAcknowledge(boolean v) {
+        return new FlowOptions(highWatermark, lowWatermark, executor, v, assembler);
+    }
+
+    public FlowOptions withAssembler(AssemblerOptions a) {
+        return new FlowOptions(highWatermark, lowWatermark, executor, autoAcknowledge, a);
+    }
+}

@@ -1,0 +1,84 @@
+package io.pgrepl.client.reactive;
+
+import io.pgrepl.client.PgConnection;
+import io.pgrepl.client.stream.LogicalReplicationOptions;
+import io.pgrepl.client.tx.Transaction;
+import io.pgrepl.client.tx.TransactionAssembler;
+import io.pgrepl.client.tx.TxEvent;
+import io.pgrepl.codec.pgoutput.record.PgOutputRecord;
+
+import java.util.function.Consumer;
+
+/**
+ * The {@link java.util.concurrent.Flow} face: publishers of copied change events, one per pgoutput
+ * message or one per assembled transaction. Adapt with e.g.
+ * {@code reactor.adapter.JdkFlowAdapter.flowPublisherToFlux}. The connection must be a
+ * {@code replication=database} connection that is not streaming yet.
+ *
+ * <p>Nothing is acknowledged unless the application calls {@code acknowledge()} on an event, or
+ * sets {@link FlowOptions#autoAcknowledge()}.
+ */
+public final class ReactiveReplication {
+    private ReactiveReplication() {}
+
+    /** One {@link ChangeEvent} per pgoutput message, in server order. */
+    public static ReplicationPublisher<ChangeEvent> changes(PgConnection connection, LogicalReplicationOptions options,
+                                                            FlowOptions flow) {
+        return new ReplicationPublisher<>(connection, options, flow, (sink, ack) -> new RecordForwarder() {
+            @Override
+            protected void onRecord(PgOutputRecord record, long walStart, long walEnd) {
+                sink.accept(new ChangeEvent(record, walStart, walEnd, ack));
+            }
+        }, ChangeEvent::acknowledge);
+    }
+
+    /**
+     * One {@link TxEvent} per transaction (in commit order), non-transactional message or two-phase
+     * outcome, assembled by a {@link TransactionAssembler} with {@link FlowOptions#assembler()}.
+     * Spill files are deleted when a transaction is acknowledged/closed, or when the stream ends.
+     *
+     * <p>Heap stays near twice the assembler's memory budget: the budget for changes still being
+     * assembled, and the same again for delivered in-memory transactions waiting for demand
+     * (beyond it socket reading pauses, like the event-count watermark).
+     */
+    public static ReplicationPublisher<TxEvent> transactions(PgConnection connection, LogicalReplicationOptions options,
+                                                             FlowOptions flow) {
+        return new ReplicationPublisher<>(connection, options, flow,
+                (sink, ack) -> new AssemblingHandler(new TransactionAssembler(flow.assembler(), ack, sink)),
+                TxEvent::acknowledge)
+                .weigher(ReactiveReplication::heapWeight, Math.max(1, flow.assembler().memoryBudgetBytes()));
+    }
+
+    private static long heapWeight(TxEvent e) {
+        return e instanceof Transaction t && !t.spilled() ? t.estimatedBytes() : 0;
+    }
+
+    /** Feeds the assembler on the event loop; closing it deletes the remaining spill files. */
+    private static final class AssemblingHandler extends RecordForwarder implements AutoCloseable {
+        private final TransactionAssembler assembler;
+
+        AssemblingHandler(TransactionAssembler assembler) {
+            this.assembler = assembler;
+        }
+
+        @Override
+        protected void onRecord(PgOutputRecord record, long walStart, long walEnd) {
+            assembler.accept(record);
+        }
+
+        @Override
+        public void close() {
+            // The event loop may still be inside accept(): hop there is not possible from here,
+            // but the stream has ended, so no more records arrive.
+            assembler.close();
+        }
+    }
+
+    /** A publisher of whatever {@code factory}'s handler produces (e.g. rendered JSON lines). */
+    public static <T> ReplicationPublisher<T> custom(PgConnection connection, LogicalReplicationOptions options,
+                                                     FlowOptions flow, ReplicationPublisher.HandlerFactory<T> factory,
+                                                     Consumer<? super T> acknowledge) {
+        return new ReplicationPublisher<>(connection, options, flow, factory, acknowledge);
+    }
+
+}

@@ -1,0 +1,46 @@
+package io.pgrepl.client.reactive;
+
+import io.pgrepl.client.stream.LogicalStreamHandler;
+import io.pgrepl.codec.pgoutput.*;
+import io.pgrepl.codec.pgoutput.record.PgOutputRecord;
+import io.pgrepl.codec.pgoutput.record.PgOutputRecords;
+import io.pgrepl.codec.replication.XLogData;
+
+/**
+ * A {@link LogicalStreamHandler} that copies each view into a {@link PgOutputRecord} on the event
+ * loop and passes it on with the XLogData positions. The copy is the price of leaving the event loop.
+ */
+public abstract class RecordForwarder implements LogicalStreamHandler {
+    private long walStart;
+    private long walEnd;
+    private final PgOutputHandler collector = PgOutputRecords.collector(r -> onRecord(r, walStart, walEnd));
+
+    /** Called on the event loop for every message; must not block. */
+    protected abstract void onRecord(PgOutputRecord record, long walStart, long walEnd);
+
+    @Override
+    public void onXLogData(XLogData header) {
+        walStart = header.walStart();
+        walEnd = header.walEnd();
+    }
+
+    @Override public void onBegin(BeginMessage m) { collector.onBegin(m); }
+    @Override public void onCommit(CommitMessage m) { collector.onCommit(m); }
+    @Override public void onOrigin(OriginMessage m) { collector.onOrigin(m); }
+    @Override public void onRelation(RelationMessage m) { collector.onRelation(m); }
+    @Override public void onType(TypeMessage m) { collector.onType(m); }
+    @Override public void onInsert(InsertMessage m) { collector.onInsert(m); }
+    @Override public void onUpdate(UpdateMessage m) { collector.onUpdate(m); }
+    @Override public void onDelete(DeleteMessage m) { collector.onDelete(m); }
+    @Override public void onTruncate(TruncateMessage m) { collector.onTruncate(m); }
+    @Override public void onMessage(LogicalMessage m) { collector.onMessage(m); }
+    @Override public void onStreamStart(StreamStartMessage m) { collector.onStreamStart(m); }
+    @Override public void onStreamStop(StreamStopMessage m) { collector.onStreamStop(m); }
+    @Override public void onStreamCommit(StreamCommitMessage m) { collector.onStreamCommit(m); }
+    @Override public void onStreamAbort(StreamAbortMessage m) { collector.onStreamAbort(m); }
+    @Override public void onBeginPrepare(BeginPrepareMessage m) { collector.onBeginPrepare(m); }
+    @Override public void onPrepare(PrepareMessage m) { collector.onPrepare(m); }
+    @Override public void onStreamPrepare(PrepareMessage m) { collector.onStreamPrepare(m); }
+    @Override public void onCommitPrepared(CommitPreparedMessage m) { collector.onCommitPrepared(m); }
+    @Override public void onRollbackPrepared(RollbackPreparedMessage m) { collector.onRollbackPrepared(m); }
+}

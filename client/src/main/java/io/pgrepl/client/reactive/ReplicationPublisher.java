@@ -1,0 +1,183 @@
+package io.pgrepl.client.reactive;
+
+import io.pgrepl.client.PgConnection;
+import io.pgrepl.client.stream.LogicalReplicationOptions;
+import io.pgrepl.client.stream.LogicalReplicationStream;
+import io.pgrepl.client.stream.LogicalStreamHandler;
+
+import java.util.Objects;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
+import java.util.concurrent.CompletionStage;
+import java.util.concurrent.Executor;
+import java.util.concurrent.Flow;
+import java.util.concurrent.LinkedBlockingQueue;
+import java.util.concurrent.ThreadPoolExecutor;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicReference;
+import java.util.function.Consumer;
+import java.util.function.LongConsumer;
+
+/**
+ * A cold, single-subscriber {@link Flow.Publisher} over one logical replication stream:
+ * subscribing sends START_REPLICATION; demand drives socket reading through a {@link FlowBuffer}
+ * (pause above the high watermark, resume below the low one, keepalives untouched); cancel stops
+ * the stream cleanly (CopyDone, then the server's CopyDone/CommandComplete/ReadyForQuery).
+ * The stream's end (error or completion) is delivered after the queued events.
+ *
+ * @param <T> the event type the {@link HandlerFactory} produces
+ */
+public final class ReplicationPublisher<T> implements Flow.Publisher<T> {
+    /** Builds the event-loop handler that turns pgoutput views into events. */
+    public interface HandlerFactory<T> {
+        /**
+         * @param sink         where events go (on the event loop; never blocks)
+         * @param acknowledger the stream's acknowledge(lsn), usable from any thread
+         * @return the handler; if it is {@link AutoCloseable} it is closed when the stream ends
+         */
+        LogicalStreamHandler create(Consumer<T> sink, LongConsumer acknowledger);
+    }
+
+    private static final AtomicInteger THREADS = new AtomicInteger();
+
+    private final PgConnection connection;
+    private final LogicalReplicationOptions options;
+    private final FlowOptions flow;
+    private final HandlerFactory<T> factory;
+    private final Consumer<? super T> acknowledge;
+    private final AtomicBoolean subscribed = new AtomicBoolean();
+    private final CompletableFuture<Void> terminated = new CompletableFuture<>();
+    private final AtomicReference<LogicalReplicationStream> stream = new AtomicReference<>();
+    private volatile FlowBuffer<T> buffer;
+    private java.util.function.ToLongFunction<? super T> weigher;
+    private long maxWeight;
+
+    /**
+     * @param acknowledge how the auto-acknowledge option acknowledges one event (null: no auto-ack support)
+     */
+    public ReplicationPublisher(PgConnection connection, LogicalReplicationOptions options, FlowOptions flow,
+                                HandlerFactory<T> factory, Consumer<? super T> acknowledge) {
+        this.connection = Objects.requireNonNull(connection, "connection");
+        this.options = Objects.requireNonNull(options, "options");
+        this.flow = Objects.requireNonNull(flow, "flow");
+        this.factory = Objects.requireNonNull(factory, "factory");
+        this.acknowledge = acknowledge;
+    }
+
+    /** Bounds the queue by weight too (see {@link FlowBuffer#weigher}); call before subscribing. */
+    public ReplicationPublisher<T> weigher(java.util.function.ToLongFunction<? super T> w, long maxWeight) {
+        this.weigher = w;
+        this.maxWeight = maxWeight;
+        return this;
+    }
+
+    @Override
+    public void subscribe(Flow.Subscriber<? super T> subscriber) {
+        Objects.requireNonNull(subscriber, "subscriber"); // §1.9
+        Executor executor = flow.executor() != null ? flow.executor() : dedicatedThread();
+        FlowBuffer<T> b = new FlowBuffer<>(subscriber, executor, flow.highWatermark(), flow.lowWatermark());
+        if (!subscribed.compareAndSet(false, true)) {
+            b.start();
+            b.error(new IllegalStateException("this publisher allows one subscriber (one replication stream)"));
+            return;
+        }
+        buffer = b;
+        if (weigher != null) b.weigher(weigher, maxWeight);
+        if (flow.autoAcknowledge() && acknowledge != null) b.afterOnNext(acknowledge);
+        b.start();
+        LongConsumer ack = lsn -> {
+            LogicalReplicationStream s = stream.get();
+            if (s != null) s.acknowledge(lsn);
+        };
+        LogicalStreamHandler handler;
+        LogicalReplicationStream s;
+        try {
+            handler = factory.create(b::push, ack);
+            s = LogicalReplicationStream.start(connection, options, handler);
+        } catch (RuntimeException e) {
+            b.error(e);
+            terminated.complete(null);
+            return;
+        }
+        stream.set(s);
+        b.upstream(new FlowBuffer.Upstream() {
+            // The buffer's current wish is applied, not the call: a resume queued from the
+            // subscriber's thread that runs after a newer pause re-applies the pause. On the event
+            // loop it is applied inline, so autoRead goes off before Netty's read loop asks for
+            // another read (otherwise up to 16 x 64 KiB more would arrive).
+            private void apply() {
+                if (b.pauseWanted()) s.pauseReading();
+                else s.resumeReading();
+            }
+
+            @Override
+            public void pause() {
+                if (s.eventLoop().inEventLoop()) apply();
+                else s.eventLoop().execute(this::apply);
+            }
+
+            @Override
+            public void resume() {
+                s.eventLoop().execute(this::apply);
+            }
+
+            @Override
+            public void cancel() {
+                s.stop();
+            }
+        });
+        s.completion().whenComplete((v, e) -> {
+            if (handler instanceof AutoCloseable c) {
+                try {
+                    c.close();
+                } catch (Exception ignored) {
+                    // closing frees spill files; nothing else to do if it fails
+                }
+            }
+            if (e != null) b.error(e instanceof CompletionException && e.getCause() != null ? e.getCause() : e);
+            else b.complete();
+            terminated.complete(null);
+        });
+    }
+
+    /** The running stream once subscribed (for metrics, acknowledgedLsn), else null. */
+    public LogicalReplicationStream stream() {
+        return stream.get();
+    }
+
+    /** Completes when the replication stream has ended (stopped, failed or never started). */
+    public CompletionStage<Void> terminated() {
+        return terminated;
+    }
+
+    /** Events queued for the subscriber right now (0 before subscribe). */
+    public int queued() {
+        FlowBuffer<T> b = buffer;
+        return b == null ? 0 : b.queued();
+    }
+
+    /** The most events ever queued at once: bounded by the high watermark plus one socket read. */
+    public int peakQueued() {
+        FlowBuffer<T> b = buffer;
+        return b == null ? 0 : b.peakQueued();
+    }
+
+    /** How many times socket reading was paused for a slow subscriber. */
+    public long pauses() {
+        FlowBuffer<T> b = buffer;
+        return b == null ? 0 : b.pauses();
+    }
+
+    private static Executor dedicatedThread() {
+        ThreadPoolExecutor e = new ThreadPoolExecutor(1, 1, 5, TimeUnit.SECONDS, new LinkedBlockingQueue<>(), r -> {
+            Thread t = new Thread(r, "pgrepl-flow-" + THREADS.incrementAndGet());
+            t.setDaemon(true);
+            return t;
+        });
+        // The thread goes away when idle, so a finished publisher leaves nothing behind.
+        e.allowCoreThreadTimeOut(true);
+        return e;
+    }
+}

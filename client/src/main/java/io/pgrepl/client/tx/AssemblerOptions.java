@@ -1,0 +1,45 @@
+package io.pgrepl.client.tx;
+
+import java.nio.file.Path;
+import java.util.Objects;
+
+/**
+ * @param preparedDelivery  when two-phase transactions are delivered
+ * @param memoryBudgetBytes heap (estimated) that buffered, not yet delivered changes may use across
+ *                          all open transactions; beyond it the largest buffers spill to disk
+ * @param spillDirectory    where spill files go (owner-only temp files, deleted on commit/abort/close)
+ * @param skipThroughLsn    transactions whose end LSN is ≤ this are dropped: the de-duplication a
+ *                          resumed stream needs after a server crash (pass your durable position)
+ */
+public record AssemblerOptions(PreparedDelivery preparedDelivery, long memoryBudgetBytes, Path spillDirectory,
+                               long skipThroughLsn) {
+    public static final long DEFAULT_MEMORY_BUDGET = 64L << 20;
+
+    public AssemblerOptions {
+        Objects.requireNonNull(preparedDelivery, "preparedDelivery");
+        Objects.requireNonNull(spillDirectory, "spillDirectory");
+        if (memoryBudgetBytes < 0) throw new IllegalArgumentException("memoryBudgetBytes < 0");
+    }
+
+    /** AT_PREPARE, 64 MiB, java.io.tmpdir, no de-duplication. */
+    public static AssemblerOptions defaults() {
+        return new AssemblerOptions(PreparedDelivery.AT_PREPARE, DEFAULT_MEMORY_BUDGET,
+                Path.of(System.getProperty("java.io.tmpdir")), 0);
+    }
+
+    public AssemblerOptions withPreparedDelivery(PreparedDelivery v) {
+        return new AssemblerOptions(v, memoryBudgetBytes, spillDirectory, skipThroughLsn);
+    }
+
+    public AssemblerOptions withMemoryBudgetBytes(long v) {
+        return new AssemblerOptions(preparedDelivery, v, spillDirectory, skipThroughLsn);
+    }
+
+    public AssemblerOptions withSpillDirectory(Path v) {
+        return new AssemblerOptions(preparedDelivery, memoryBudgetBytes, v, skipThroughLsn);
+    }
+
+    public AssemblerOptions withSkipThroughLsn(long v) {
+        return new AssemblerOptions(preparedDelivery, memoryBudgetBytes, spillDirectory, v);
+    }
+}

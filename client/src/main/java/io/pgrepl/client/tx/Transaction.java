@@ -1,0 +1,164 @@
+package io.pgrepl.client.tx;
+
+import io.pgrepl.codec.Lsn;
+import io.pgrepl.codec.PgTime;
+import io.pgrepl.codec.pgoutput.record.PgOutputRecord;
+import io.pgrepl.codec.pgoutput.record.Relation;
+
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.Iterator;
+import java.util.List;
+import java.util.function.IntFunction;
+import java.util.function.LongConsumer;
+
+/**
+ * One assembled transaction: its changes (Relation/Type/Origin records in their places, then
+ * Insert/Update/Delete/Truncate/transactional Message) in server order, without Begin/Commit and
+ * stream framing. Changes that were spilled to disk are read back on iteration; {@link #close()}
+ * (or {@link #acknowledge()}) deletes the spill file, after which the changes are gone.
+ */
+public final class Transaction implements TxEvent, AutoCloseable {
+    /** Why this transaction was delivered. */
+    public enum Kind {
+        /** B…C or a streamed transaction ended by Stream Commit. */
+        COMMITTED,
+        /** b…P or a streamed transaction ended by Stream Prepare ({@link PreparedDelivery#AT_PREPARE}). */
+        PREPARED,
+        /** A prepared transaction delivered at COMMIT PREPARED ({@link PreparedDelivery#AT_COMMIT_PREPARED}). */
+        COMMIT_PREPARED
+    }
+
+    private final Kind kind;
+    private final long xid;
+    private final String gid;
+    private final long commitLsn;
+    private final long endLsn;
+    private final long commitTimeMicros;
+    private final String origin;
+    private final boolean streamed;
+    private final TxBuffer buffer;
+    private final LongConsumer acknowledger;
+    private final IntFunction<Relation> relations;
+    private final Runnable onClose;
+
+    Transaction(Kind kind, long xid, String gid, long commitLsn, long endLsn, long commitTimeMicros, String origin,
+                boolean streamed, TxBuffer buffer, LongConsumer acknowledger, IntFunction<Relation> relations,
+                Runnable onClose) {
+        this.kind = kind;
+        this.xid = xid;
+        this.gid = gid;
+        this.commitLsn = commitLsn;
+        this.endLsn = endLsn;
+        this.commitTimeMicros = commitTimeMicros;
+        this.origin = origin;
+        this.streamed = streamed;
+        this.buffer = buffer;
+        this.acknowledger = acknowledger;
+        this.relations = relations;
+        this.onClose = onClose;
+    }
+
+    public Kind kind() {
+        return kind;
+    }
+
+    /** Top-level xid (unsigned 32-bit in a long). */
+    public long xid() {
+        return xid;
+    }
+
+    /** Global identifier of a two-phase transaction, else null. */
+    public String gid() {
+        return gid;
+    }
+
+    /** LSN of the commit (or prepare) record. */
+    public long commitLsn() {
+        return commitLsn;
+    }
+
+    /** End LSN of the commit (or prepare) record: what {@link #acknowledge()} confirms. */
+    public long endLsn() {
+        return endLsn;
+    }
+
+    public long commitTimeMicros() {
+        return commitTimeMicros;
+    }
+
+    public Instant commitTime() {
+        return PgTime.toInstant(commitTimeMicros);
+    }
+
+    /** Replication origin name from an Origin message, else null. */
+    public String origin() {
+        return origin;
+    }
+
+    /** True when the server streamed this transaction before it ended (Stream Start … Stream Commit/Prepare). */
+    public boolean streamed() {
+        return streamed;
+    }
+
+    /** True when some changes were spilled to disk (the memory budget was exceeded). */
+    public boolean spilled() {
+        return buffer.spilled();
+    }
+
+    /** Number of records in {@link #changes()}. */
+    public int size() {
+        return buffer.count();
+    }
+
+    /** Estimated heap size of all changes. */
+    public long estimatedBytes() {
+        return buffer.totalBytes();
+    }
+
+    /**
+     * The changes in server order. Can be iterated more than once until {@link #close()}; spilled
+     * changes are read back from disk on each iteration, so memory stays bounded.
+     */
+    public Iterable<PgOutputRecord> changes() {
+        return buffer::iterator;
+    }
+
+    /** All changes in one list: loads spilled changes into memory. */
+    public List<PgOutputRecord> changeList() {
+        List<PgOutputRecord> l = new ArrayList<>(buffer.count());
+        for (Iterator<PgOutputRecord> it = buffer.iterator(); it.hasNext(); ) l.add(it.next());
+        return l;
+    }
+
+    /** The latest Relation seen for {@code oid} on this stream, or null. */
+    public Relation relation(int oid) {
+        return relations.apply(oid);
+    }
+
+    @Override
+    public long ackLsn() {
+        return endLsn;
+    }
+
+    /** Confirms {@link #endLsn()} and releases the changes (see {@link #close()}). */
+    @Override
+    public void acknowledge() {
+        close();
+        if (acknowledger != null) acknowledger.accept(endLsn);
+    }
+
+    /** Deletes the spill file, if any. Idempotent; does not acknowledge. */
+    @Override
+    public void close() {
+        buffer.delete();
+        onClose.run();
+    }
+
+    @Override
+    public String toString() {
+        return "Transaction[" + kind + ", xid=" + Long.toUnsignedString(xid) + (gid == null ? "" : ", gid=" + gid)
+                + ", endLsn=" + Lsn.format(endLsn) + ", changes=" + buffer.count()
+                + (streamed ? ", streamed" : "") + (buffer.spilled() ? ", spilled" : "") + "]";
+    }
+}
