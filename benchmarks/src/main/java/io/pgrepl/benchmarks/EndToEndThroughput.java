@@ -39,7 +39,7 @@ import java.util.concurrent.TimeUnit;
  * End-to-end logical decoding throughput against a real embedded PostgreSQL: N rows inserted in
  * large transactions, then streamed from slots that all start at the same LSN (copies of one
  * slot), one variant after the other in the same JVM, so that ratios are measured side by side.
- * The server's own decoding cost ({@code pg_logical_slot_peek_binary_changes} on another copy) is
+ * The server's own decoding cost ({@code pg_logical_slot_get_binary_changes} on a slot of its own) is
  * the baseline: the walsender is single-threaded per slot, and the client must not be slower.
  *
  * <p>Per variant: wall time from START_REPLICATION to the last commit, rows/s, MB/s of XLogData
@@ -114,7 +114,7 @@ public final class EndToEndThroughput {
             List<String> lines = new ArrayList<>();
             long peekText = peek(s, "peek_text", false, rows, transactions);
             long peekBinary = peek(s, "peek_binary", true, rows, transactions);
-            lines.add(String.format("%-16s %9.2f s %12.0f rows/s   (server decoding only: pg_logical_slot_peek_binary_changes)",
+            lines.add(String.format("%-16s %9.2f s %12.0f rows/s   (server decoding only: pg_logical_slot_get_binary_changes)",
                     "server/text", peekText / 1e9, rows / (peekText / 1e9)));
             lines.add(String.format("%-16s %9.2f s %12.0f rows/s", "server/binary", peekBinary / 1e9, rows / (peekBinary / 1e9)));
             run(s, warmup, transactions); // JIT and the server's WAL pages warm for everyone
