@@ -34,6 +34,7 @@ public final class ConnectionConfig {
     private final Path sslRootCert;
     private final Path sslCert;
     private final Path sslKey;
+    private final String sslPassword;
     private final boolean sslSni;
     private final SslNegotiation sslNegotiation;
     private final String channelBinding;
@@ -41,6 +42,9 @@ public final class ConnectionConfig {
     private final String applicationName;
     private final ReplicationMode replication;
     private final Duration connectTimeout;
+    private final ProtocolVersion minProtocolVersion;
+    private final ProtocolVersion maxProtocolVersion;
+    private final ProtocolVersion explicitMaxProtocolVersion;
     private final Map<String, String> startupParameters;
     private final int maxFrameSize;
     private final EventLoopGroup eventLoopGroup;
@@ -57,6 +61,7 @@ public final class ConnectionConfig {
         this.sslRootCert = b.sslRootCert;
         this.sslCert = b.sslCert;
         this.sslKey = b.sslKey;
+        this.sslPassword = b.sslPassword;
         this.sslSni = b.sslSni;
         this.sslNegotiation = b.sslNegotiation;
         this.channelBinding = b.channelBinding;
@@ -64,6 +69,11 @@ public final class ConnectionConfig {
         this.applicationName = b.applicationName;
         this.replication = b.replication;
         this.connectTimeout = b.connectTimeout;
+        this.minProtocolVersion = b.minProtocolVersion;
+        this.explicitMaxProtocolVersion = b.maxProtocolVersion;
+        // libpq 18: 3.0 unless asked otherwise, except that a higher minimum implies the latest.
+        this.maxProtocolVersion = b.maxProtocolVersion != null ? b.maxProtocolVersion
+                : minProtocolVersion.compareTo(ProtocolVersion.V3_0) > 0 ? ProtocolVersion.LATEST : ProtocolVersion.V3_0;
         this.startupParameters = Collections.unmodifiableMap(new LinkedHashMap<>(b.startupParameters));
         this.maxFrameSize = b.maxFrameSize;
         this.eventLoopGroup = b.eventLoopGroup;
@@ -71,14 +81,27 @@ public final class ConnectionConfig {
         if (sslNegotiation == SslNegotiation.DIRECT && !sslMode.requiresEncryption()) {
             throw new IllegalArgumentException("sslnegotiation=direct requires sslmode require, verify-ca or verify-full");
         }
+        if (minProtocolVersion.compareTo(maxProtocolVersion) > 0) {
+            throw new IllegalArgumentException("min_protocol_version " + minProtocolVersion
+                    + " is greater than max_protocol_version " + maxProtocolVersion);
+        }
         if ((sslCert == null) != (sslKey == null)) {
             throw new IllegalArgumentException("sslcert and sslkey must be given together");
         }
     }
 
-    /** Parses a {@code postgresql://} URI or a libpq key=value string (libpq keyword names). */
+    /**
+     * Parses a {@code postgresql://} URI or a libpq key=value string (libpq keyword names).
+     * Parameters the string leaves out are taken from libpq's environment variables (PGHOST,
+     * PGPORT, PGUSER, PGDATABASE, PGSSLMODE, PGAPPNAME...), as libpq does.
+     */
     public static ConnectionConfig parse(String urlOrConninfo) {
-        return ConnInfoMapping.fromConnInfo(urlOrConninfo).build();
+        return parse(urlOrConninfo, System::getenv);
+    }
+
+    /** Like {@link #parse(String)} with the environment looked up through {@code env} (tests, sandboxes). */
+    public static ConnectionConfig parse(String urlOrConninfo, java.util.function.Function<String, String> env) {
+        return ConnInfoMapping.fromConnInfo(urlOrConninfo, env).build();
     }
 
     public static Builder builder() {
@@ -98,6 +121,7 @@ public final class ConnectionConfig {
         b.sslRootCert = sslRootCert;
         b.sslCert = sslCert;
         b.sslKey = sslKey;
+        b.sslPassword = sslPassword;
         b.sslSni = sslSni;
         b.sslNegotiation = sslNegotiation;
         b.channelBinding = channelBinding;
@@ -105,6 +129,8 @@ public final class ConnectionConfig {
         b.applicationName = applicationName;
         b.replication = replication;
         b.connectTimeout = connectTimeout;
+        b.minProtocolVersion = minProtocolVersion;
+        b.maxProtocolVersion = explicitMaxProtocolVersion;
         b.startupParameters.putAll(startupParameters);
         b.maxFrameSize = maxFrameSize;
         b.eventLoopGroup = eventLoopGroup;
@@ -124,6 +150,8 @@ public final class ConnectionConfig {
     public Path sslRootCert() { return sslRootCert; }
     public Path sslCert() { return sslCert; }
     public Path sslKey() { return sslKey; }
+    /** libpq sslpassword: decrypts an encrypted PKCS#8 {@link #sslKey()}; null when the key is not encrypted. */
+    public String sslPassword() { return sslPassword; }
     public boolean sslSni() { return sslSni; }
     public SslNegotiation sslNegotiation() { return sslNegotiation; }
     /** libpq channel_binding keyword: disable, prefer (default) or require. */
@@ -133,6 +161,10 @@ public final class ConnectionConfig {
     public String applicationName() { return applicationName; }
     public ReplicationMode replication() { return replication; }
     public Duration connectTimeout() { return connectTimeout; }
+    /** libpq 18 min_protocol_version: the connection fails if the server cannot speak at least this. Default 3.0. */
+    public ProtocolVersion minProtocolVersion() { return minProtocolVersion; }
+    /** libpq 18 max_protocol_version: the version requested in the StartupMessage. Default 3.0 (3.2 if the minimum is 3.2). */
+    public ProtocolVersion maxProtocolVersion() { return maxProtocolVersion; }
     /** Extra startup parameters (GUCs), applied over {@link #DEFAULT_STARTUP_PARAMETERS}. */
     public Map<String, String> startupParameters() { return startupParameters; }
     public int maxFrameSize() { return maxFrameSize; }
@@ -144,10 +176,12 @@ public final class ConnectionConfig {
         return "ConnectionConfig{host=" + host + (hostAddress == null ? "" : ", hostaddr=" + hostAddress) + ", port=" + port + ", database=" + database + ", user=" + user
                 + ", password=" + (password == null ? "<unset>" : "<redacted>") + ", sslmode=" + sslMode.keyword()
                 + ", sslnegotiation=" + sslNegotiation.name().toLowerCase(java.util.Locale.ROOT)
-                + ", sslrootcert=" + sslRootCert + ", sslcert=" + sslCert + ", sslsni=" + (sslSni ? 1 : 0)
+                + ", sslrootcert=" + sslRootCert + ", sslcert=" + sslCert
+                + (sslPassword == null ? "" : ", sslpassword=<redacted>") + ", sslsni=" + (sslSni ? 1 : 0)
                 + ", channel_binding=" + channelBinding + ", require_auth=" + requireAuth
                 + ", application_name=" + applicationName + ", replication=" + replication
-                + ", connect_timeout=" + connectTimeout.toSeconds() + "s, maxFrameSize=" + maxFrameSize + "}";
+                + ", connect_timeout=" + connectTimeout.toSeconds() + "s, protocol=" + minProtocolVersion + ".." + maxProtocolVersion
+                + ", maxFrameSize=" + maxFrameSize + "}";
     }
 
     private static Map<String, String> defaultStartupParameters() {
@@ -174,6 +208,7 @@ public final class ConnectionConfig {
         private Path sslRootCert;
         private Path sslCert;
         private Path sslKey;
+        private String sslPassword;
         private boolean sslSni = true;
         private SslNegotiation sslNegotiation = SslNegotiation.POSTGRES;
         private String channelBinding = "prefer";
@@ -181,6 +216,8 @@ public final class ConnectionConfig {
         private String applicationName = "pgrepl";
         private ReplicationMode replication = ReplicationMode.NONE;
         private Duration connectTimeout = Duration.ofSeconds(30);
+        private ProtocolVersion minProtocolVersion = ProtocolVersion.V3_0;
+        private ProtocolVersion maxProtocolVersion;
         private final Map<String, String> startupParameters = new LinkedHashMap<>();
         private int maxFrameSize = BackendFrameDecoder.DEFAULT_MAX_FRAME_SIZE;
         private EventLoopGroup eventLoopGroup;
@@ -198,6 +235,7 @@ public final class ConnectionConfig {
         public Builder sslRootCert(Path v) { sslRootCert = v; return this; }
         public Builder sslCert(Path v) { sslCert = v; return this; }
         public Builder sslKey(Path v) { sslKey = v; return this; }
+        public Builder sslPassword(String v) { sslPassword = v; return this; }
         public Builder sslSni(boolean v) { sslSni = v; return this; }
         public Builder sslNegotiation(SslNegotiation v) { sslNegotiation = Objects.requireNonNull(v); return this; }
 
@@ -213,6 +251,9 @@ public final class ConnectionConfig {
         public Builder applicationName(String v) { applicationName = v; return this; }
         public Builder replication(ReplicationMode v) { replication = Objects.requireNonNull(v); return this; }
         public Builder connectTimeout(Duration v) { connectTimeout = Objects.requireNonNull(v); return this; }
+        public Builder minProtocolVersion(ProtocolVersion v) { minProtocolVersion = Objects.requireNonNull(v); return this; }
+        /** Null restores the default (3.0, or the latest when the minimum is higher). */
+        public Builder maxProtocolVersion(ProtocolVersion v) { maxProtocolVersion = v; return this; }
 
         /** Adds a startup GUC (e.g. {@code wal_sender_timeout}); overrides a default of the same name. */
         public Builder startupParameter(String name, String value) {

@@ -66,13 +66,15 @@ final class Connector {
             holder[0] = h;
             ch.pipeline().addLast("frames", new BackendFrameDecoder(h, cfg.maxFrameSize())).addLast("connection", h);
         }, (ch, cert) -> {
-            StartupExchange se = new StartupExchange(Frontend.PROTOCOL_3_0, startupParameters(cfg), auth.create(cert));
+            StartupExchange se = new StartupExchange(cfg.maxProtocolVersion().code(), cfg.minProtocolVersion().minor(),
+                    startupParameters(cfg), auth.create(cert));
             holder[0].submit(se);
             se.future().whenComplete((r, e) -> {
                 if (e != null) {
                     fail(ch, result, e);
                 } else {
-                    result.complete(new PgConnection(cfg, ch, holder[0], r.keyData(), cert, plan, r.channelBound()));
+                    result.complete(new PgConnection(cfg, ch, holder[0], r.keyData(), cert, plan, r.channelBound(),
+                            r.protocolMinor() == 2 ? ProtocolVersion.V3_2 : ProtocolVersion.V3_0, r.unsupportedOptions()));
                 }
             });
         });

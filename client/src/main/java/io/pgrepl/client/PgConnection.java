@@ -44,9 +44,14 @@ public final class PgConnection implements AutoCloseable {
     private final X509Certificate serverCertificate;
     private final Connector.Plan plan;
     private final boolean channelBound;
+    private final ProtocolVersion protocolVersion;
+    private final List<String> unsupportedProtocolOptions;
 
     PgConnection(ConnectionConfig config, Channel channel, ConnectionHandler handler, BackendKeyData keyData,
-                 X509Certificate serverCertificate, Connector.Plan plan, boolean channelBound) {
+                 X509Certificate serverCertificate, Connector.Plan plan, boolean channelBound,
+                 ProtocolVersion protocolVersion, List<String> unsupportedProtocolOptions) {
+        this.protocolVersion = protocolVersion;
+        this.unsupportedProtocolOptions = List.copyOf(unsupportedProtocolOptions);
         this.channelBound = channelBound;
         this.config = config;
         this.channel = channel;
@@ -103,6 +108,21 @@ public final class PgConnection implements AutoCloseable {
     /** The backend's process id from BackendKeyData, or 0 if the server sent none. */
     public int backendPid() {
         return keyData == null ? 0 : keyData.processId();
+    }
+
+    /** The protocol version in force: the one requested, or the older one the server negotiated down to. */
+    public ProtocolVersion protocolVersion() {
+        return protocolVersion;
+    }
+
+    /** {@code _pq_.} startup options the server reported it does not know (it carries on without them). */
+    public List<String> unsupportedProtocolOptions() {
+        return unsupportedProtocolOptions;
+    }
+
+    /** Length of the cancel key the server sent (4 under 3.0; PG18 sends 32 under 3.2), 0 if none. */
+    public int cancelKeyLength() {
+        return keyData == null ? 0 : keyData.secretKey().length;
     }
 
     /** True when authentication used SCRAM-SHA-256-PLUS: the server proved it holds the certificate's key. */
@@ -275,7 +295,7 @@ public final class PgConnection implements AutoCloseable {
     @Override
     public String toString() {
         return "PgConnection{" + config.host() + ":" + config.port() + ", user=" + config.user() + ", pid=" + backendPid()
-                + ", tls=" + isTls() + ", server=" + parameters().getOrDefault("server_version", "?") + "}";
+                + ", tls=" + isTls() + ", protocol=" + protocolVersion + ", server=" + parameters().getOrDefault("server_version", "?") + "}";
     }
 
     static byte[] utf8(String s) {

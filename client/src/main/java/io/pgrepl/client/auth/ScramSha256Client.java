@@ -93,6 +93,20 @@ public final class ScramSha256Client {
         return Base64.getEncoder().encodeToString(raw);
     }
 
+    /**
+     * The {@code i=} of a server-first-message, or -1 when it cannot be read (then
+     * {@link #handleServerFirst} reports the problem). Lets the caller decide where to run PBKDF2.
+     */
+    public static int iterationsOf(byte[] serverFirst) {
+        String s = new String(serverFirst, StandardCharsets.US_ASCII);
+        int i = s.lastIndexOf(",i=");
+        if (i < 0) return -1;
+        String v = s.substring(i + 3);
+        if (v.isEmpty() || v.length() > 10 || !v.chars().allMatch(c -> c >= '0' && c <= '9')) return -1;
+        long n = Long.parseLong(v);
+        return n > Integer.MAX_VALUE ? -1 : (int) n;
+    }
+
     /** The SASL mechanism name matching the flag. */
     public String mechanism() {
         return flag == CbindFlag.TLS_SERVER_END_POINT ? MECHANISM_PLUS : MECHANISM;

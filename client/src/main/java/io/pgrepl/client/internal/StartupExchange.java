@@ -1,6 +1,8 @@
 package io.pgrepl.client.internal;
 
 import io.netty.buffer.ByteBuf;
+import io.netty.channel.Channel;
+import io.pgrepl.client.auth.ScramSha256Client;
 import io.pgrepl.client.PgClientException;
 import io.pgrepl.client.PgException;
 import io.pgrepl.client.protocol.Exchange;
@@ -13,6 +15,7 @@ import io.pgrepl.codec.backend.ErrorFields;
 import io.pgrepl.codec.backend.NegotiateProtocolVersion;
 import io.pgrepl.codec.backend.ReadyForQuery;
 import java.util.Arrays;
+import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 
@@ -22,12 +25,19 @@ import java.util.concurrent.CompletableFuture;
  * channel_binding / require_auth policies before anything secret leaves.
  */
 public final class StartupExchange implements Exchange {
-    /** Outcome: the cancel key, or null when the server sent none. */
-    public record Result(BackendKeyData keyData, int protocolMinor, boolean channelBound) {}
+    /**
+     * Outcome: the cancel key (null when the server sent none), the protocol minor version in
+     * force after negotiation, and the {@code _pq_.} options the server said it does not know.
+     */
+    public record Result(BackendKeyData keyData, int protocolMinor, boolean channelBound, List<String> unsupportedOptions) {}
 
     private enum State { AUTHENTICATING, AUTHENTICATED }
 
     private final int protocol;
+    private final int minMinor;
+    private List<String> unsupportedOptions = List.of();
+    private boolean negotiated;
+    private boolean deriving;
     private final Map<String, String> startupParameters;
     private final AuthSession auth;
     private final CompletableFuture<Result> future = new CompletableFuture<>();
@@ -36,8 +46,13 @@ public final class StartupExchange implements Exchange {
     private int protocolMinor;
     private PgException error;
 
-    public StartupExchange(int protocol, Map<String, String> startupParameters, AuthSession auth) {
+    /**
+     * @param protocol the version code to request (3.0 or 3.2)
+     * @param minMinor the lowest minor version acceptable after NegotiateProtocolVersion
+     */
+    public StartupExchange(int protocol, int minMinor, Map<String, String> startupParameters, AuthSession auth) {
         this.protocol = protocol;
+        this.minMinor = minMinor;
         this.protocolMinor = protocol & 0xffff;
         this.startupParameters = startupParameters;
         this.auth = auth;
@@ -57,19 +72,19 @@ public final class StartupExchange implements Exchange {
     public boolean onFrame(byte type, ByteBuf payload) {
         switch (type) {
             case BackendMessage.AUTHENTICATION -> {
+                // The server waits for our SASLResponse; anything else meanwhile is out of order.
+                if (deriving) throw unexpected("Authentication request while the SCRAM proof was being computed");
                 if (state != State.AUTHENTICATING) throw unexpected("Authentication request after AuthenticationOk");
                 onAuthentication(AuthenticationRequest.decode(payload));
             }
-            case BackendMessage.NEGOTIATE_PROTOCOL_VERSION -> {
-                NegotiateProtocolVersion v = NegotiateProtocolVersion.decode(payload);
-                if (v.newestMinorVersion() > protocolMinor) throw unexpected("NegotiateProtocolVersion offering a newer minor version");
-                protocolMinor = v.newestMinorVersion();
-            }
+            case BackendMessage.NEGOTIATE_PROTOCOL_VERSION -> onNegotiate(NegotiateProtocolVersion.decode(payload));
             case BackendMessage.BACKEND_KEY_DATA -> {
                 if (state != State.AUTHENTICATED) throw unexpected("BackendKeyData before AuthenticationOk");
+                if (keyData != null) throw unexpected("second BackendKeyData");
                 keyData = BackendKeyData.decode(payload);
-                if (protocolMinor == 0 && keyData.secretKey().length != 4) {
-                    throw unexpected("cancel key of " + keyData.secretKey().length + " bytes under protocol 3.0");
+                int len = keyData.secretKey().length;
+                if (protocolMinor == 0 ? len != 4 : len < 4) {
+                    throw unexpected("cancel key of " + len + " bytes under protocol 3." + protocolMinor);
                 }
             }
             case BackendMessage.ERROR_RESPONSE -> {
@@ -81,7 +96,7 @@ public final class StartupExchange implements Exchange {
             case BackendMessage.READY_FOR_QUERY -> {
                 if (state != State.AUTHENTICATED) throw unexpected("ReadyForQuery before AuthenticationOk");
                 ReadyForQuery.status(payload);
-                future.complete(new Result(keyData, protocolMinor, auth.channelBound()));
+                future.complete(new Result(keyData, protocolMinor, auth.channelBound(), unsupportedOptions));
                 return true;
             }
             default -> throw unexpected(BackendMessage.name(type) + " during startup");
@@ -90,6 +105,43 @@ public final class StartupExchange implements Exchange {
     }
 
     private ExchangeContext ctx;
+
+    /**
+     * The server speaks an older minor version and/or ignores some {@code _pq_.} options. Allowed
+     * before and (from middleware) after AuthenticationOk, once. A downgrade below the minimum the
+     * caller accepts is fatal; so is an "upgrade", the reserved 3.1, or an option we never sent.
+     */
+    private void onNegotiate(NegotiateProtocolVersion v) {
+        if (negotiated) throw unexpected("second NegotiateProtocolVersion");
+        negotiated = true;
+        int offered = v.newestMinorVersion();
+        int requested = protocol & 0xffff;
+        if (offered > requested) {
+            throw unexpected("NegotiateProtocolVersion offering 3." + offered + " when 3." + requested + " was requested");
+        }
+        if (offered == 1 || offered < 0) throw unexpected("NegotiateProtocolVersion offering the invalid version 3." + offered);
+        if (offered < minMinor) {
+            throw new PgClientException(PgClientException.Kind.UNSUPPORTED_BY_SERVER, "server only supports protocol version 3."
+                    + offered + ", but min_protocol_version was set to 3." + minMinor);
+        }
+        for (String option : v.unrecognizedOptions()) {
+            if (!option.startsWith("_pq_.")) {
+                throw unexpected("NegotiateProtocolVersion reported the parameter \"" + printable(option)
+                        + "\", which is not a _pq_. protocol option");
+            }
+            if (!startupParameters.containsKey(option)) {
+                throw unexpected("NegotiateProtocolVersion reported the option \"" + printable(option) + "\", which was not requested");
+            }
+        }
+        protocolMinor = offered;
+        unsupportedOptions = v.unrecognizedOptions();
+    }
+
+    private static String printable(String s) {
+        StringBuilder b = new StringBuilder();
+        s.codePoints().limit(64).forEach(c -> b.appendCodePoint(c < 0x20 || c == 0x7f ? '?' : c));
+        return b.toString();
+    }
 
     private void onAuthentication(AuthenticationRequest request) {
         if (request instanceof AuthenticationRequest.Ok) {
@@ -103,7 +155,12 @@ public final class StartupExchange implements Exchange {
             AuthSession.SaslStart s = auth.onSasl(sasl.mechanisms());
             ctx.writeAndFlush(Frontend.saslInitialResponse(ctx.alloc(), s.mechanism(), s.initialResponse()));
         } else if (request instanceof AuthenticationRequest.SaslContinue cont) {
-            send(Frontend::saslResponse, auth.onSaslContinue(cont.data()));
+            byte[] serverFirst = cont.data();
+            if (ScramSha256Client.iterationsOf(serverFirst) > KeyDerivation.OFFLOAD_ITERATIONS) {
+                deriveOffLoop(serverFirst);
+            } else {
+                send(Frontend::saslResponse, auth.onSaslContinue(serverFirst));
+            }
         } else if (request instanceof AuthenticationRequest.SaslFinal fin) {
             auth.onSaslFinal(fin.data());
         } else {
@@ -111,12 +168,45 @@ public final class StartupExchange implements Exchange {
         }
     }
 
+    /**
+     * PBKDF2 with a high iteration count runs on {@link KeyDerivation}'s threads; the reply is
+     * written back on the event loop. Nothing else is sent meanwhile (the server is waiting for
+     * exactly this message), so protocol order is kept.
+     */
+    private void deriveOffLoop(byte[] serverFirst) {
+        deriving = true;
+        Channel channel = ctx.channel();
+        CompletableFuture.supplyAsync(() -> auth.onSaslContinue(serverFirst), KeyDerivation.executor())
+                .whenComplete((reply, error) -> channel.eventLoop().execute(() -> {
+                    deriving = false;
+                    if (future.isDone()) {
+                        // The attempt ended meanwhile (timeout, server error): the proof is never sent.
+                        if (reply != null) Arrays.fill(reply, (byte) 0);
+                        return;
+                    }
+                    if (error != null) {
+                        Throwable cause = error instanceof java.util.concurrent.CompletionException && error.getCause() != null
+                                ? error.getCause() : error;
+                        future.completeExceptionally(cause);
+                        channel.close();
+                        return;
+                    }
+                    send(Frontend::saslResponse, reply);
+                }));
+    }
+
     private void send(java.util.function.BiFunction<io.netty.buffer.ByteBufAllocator, byte[], ByteBuf> encoder, byte[] secret) {
+        ByteBuf message;
         try {
-            ctx.writeAndFlush(encoder.apply(ctx.alloc(), secret));
+            message = encoder.apply(ctx.alloc(), secret);
         } finally {
             Arrays.fill(secret, (byte) 0);
         }
+        // Keep a reference so the pooled buffer is zeroed before it goes back to the pool.
+        ctx.channel().writeAndFlush(message.retain()).addListener(f -> {
+            message.setZero(0, message.capacity());
+            message.release();
+        });
     }
 
     private static PgClientException unexpected(String what) {

@@ -77,7 +77,15 @@ public final class TlsSupport {
                 key = defaultFile("postgresql.key");
             }
             if (cert != null) {
-                b.keyManager(cert.toFile(), key.toFile());
+                boolean encrypted = checkKeyFormat(key, config.sslPassword() != null);
+                // libpq ignores sslpassword for an unencrypted key; Netty would fail on it, so drop it.
+                try {
+                    b.keyManager(cert.toFile(), key.toFile(), encrypted ? config.sslPassword() : null);
+                } catch (IllegalArgumentException e) {
+                    if (!encrypted) throw e;
+                    throw new PgClientException(PgClientException.Kind.TLS, "could not decrypt client key \"" + key
+                            + "\": wrong sslpassword, or an encryption scheme this JDK cannot read", e);
+                }
             }
             return new TlsSupport(b.build(), mode, config);
         } catch (PgClientException e) {
@@ -86,6 +94,35 @@ public final class TlsSupport {
             // Messages of key/cert loaders name files and formats, never key material.
             throw new PgClientException(PgClientException.Kind.TLS, "could not set up TLS: " + e.getMessage(), e);
         }
+    }
+
+    /**
+     * Netty reads PKCS#8 keys only (encrypted ones with the password). libpq also takes OpenSSL's
+     * traditional formats; say how to convert rather than fail with a parser message.
+     */
+    static boolean checkKeyFormat(Path key, boolean havePassword) throws java.io.IOException {
+        String text;
+        try (java.io.InputStream in = Files.newInputStream(key)) {
+            // The header is at the top; never keep or show more than that of a key file.
+            text = new String(in.readNBytes(4096), java.nio.charset.StandardCharsets.US_ASCII);
+        }
+        String convert = "convert it with: openssl pkcs8 -topk8 -in " + key.getFileName() + " -out " + key.getFileName()
+                + ".pk8 (add -nocrypt for an unencrypted key, or keep it encrypted and give sslpassword)";
+        if (text.contains("-----BEGIN RSA PRIVATE KEY-----") || text.contains("-----BEGIN EC PRIVATE KEY-----")
+                || text.contains("-----BEGIN DSA PRIVATE KEY-----")) {
+            throw new PgClientException(PgClientException.Kind.TLS, "client key \"" + key
+                    + "\" is in the traditional OpenSSL (PKCS#1/SEC1) format; this client reads PKCS#8 keys only: " + convert);
+        }
+        if (text.contains("Proc-Type: 4,ENCRYPTED")) {
+            throw new PgClientException(PgClientException.Kind.TLS, "client key \"" + key
+                    + "\" is encrypted in the traditional OpenSSL format; this client reads PKCS#8 keys only: " + convert);
+        }
+        boolean encrypted = text.contains("-----BEGIN ENCRYPTED PRIVATE KEY-----");
+        if (encrypted && !havePassword) {
+            throw new PgClientException(PgClientException.Kind.TLS, "client key \"" + key
+                    + "\" is encrypted: give its passphrase with sslpassword");
+        }
+        return encrypted;
     }
 
     private static Path rootCertificate(ConnectionConfig config) {

@@ -6,13 +6,26 @@ import io.pgrepl.codec.Wire;
 import java.util.ArrayList;
 import java.util.List;
 
-/** NegotiateProtocolVersion 'v': Int32 newest minor version supported, Int32 n, n × String unrecognised option. */
+/**
+ * NegotiateProtocolVersion 'v': Int32 newest version supported, Int32 n, n × String unrecognised
+ * option. The docs call the first field the "newest minor version", but servers (checked on PG
+ * 10-17) send the whole version code, e.g. 196608 for 3.0; both spellings are read here.
+ */
 public record NegotiateProtocolVersion(int newestMinorVersion, List<String> unrecognizedOptions) {
     public static NegotiateProtocolVersion decode(ByteBuf payload) {
         int base = payload.readerIndex();
         int end = payload.writerIndex();
         Wire.require(base, 8, end, "NegotiateProtocolVersion", base, "version and count");
-        int minor = payload.getInt(base);
+        int version = payload.getInt(base);
+        int minor;
+        if (version >>> 16 == 3) {
+            minor = version & 0xffff;
+        } else if (version >= 0 && version <= 0xffff) {
+            minor = version;
+        } else {
+            throw new MalformedMessageException("NegotiateProtocolVersion", 0, "version " + (version >>> 16) + "."
+                    + (version & 0xffff) + " is not a protocol 3 version");
+        }
         int n = payload.getInt(base + 4);
         if (n < 0 || n > end - base - 8) {
             throw new MalformedMessageException("NegotiateProtocolVersion", 4, "option count " + n + " does not fit");

@@ -118,6 +118,10 @@ class BackendViewsTest {
         assertEquals(0, v.newestMinorVersion());
         assertEquals(List.of("_pq_.x"), v.unrecognizedOptions());
         assertThrows(MalformedMessageException.class, () -> NegotiateProtocolVersion.decode(buf(0, 1000)));
+        // What real servers send: the full version code (3 << 16 | minor).
+        assertEquals(0, NegotiateProtocolVersion.decode(buf(196608, 0)).newestMinorVersion());
+        assertEquals(2, NegotiateProtocolVersion.decode(buf(196610, 0)).newestMinorVersion());
+        assertThrows(MalformedMessageException.class, () -> NegotiateProtocolVersion.decode(buf(0x40000, 0)));
         assertEquals(new NotificationResponse(7, "ch", "pl"), NotificationResponse.decode(buf(7, "ch", "pl")));
     }
 }
