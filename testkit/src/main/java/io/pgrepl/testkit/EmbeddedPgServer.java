@@ -166,6 +166,10 @@ final class EmbeddedPgServer implements PgServer {
      * Readiness is the pid file's status line (PostgreSQL 10+), as {@code pg_ctl -w} checks it.
      */
     private Processes.Result launch() {
+        return launch("ready");
+    }
+
+    private Processes.Result launch(String readyStatus) {
         List<String> command = user.command(List.of(pg.tool("postgres"), "-D", dataDir.toString()));
         try {
             if (!Files.exists(logFile)) {
@@ -186,7 +190,7 @@ final class EmbeddedPgServer implements PgServer {
             if (!postmaster.isAlive()) {
                 return new Processes.Result(command, postmaster.exitValue(), "postmaster exited");
             }
-            if (ServerRegistry.postmasterReady(dataDir, postmaster)) {
+            if (ServerRegistry.postmasterStatus(dataDir, postmaster, readyStatus)) {
                 return new Processes.Result(command, 0, "");
             }
             sleep(5);
@@ -312,6 +316,44 @@ final class EmbeddedPgServer implements PgServer {
             }
             sleep(10);
         }
+    }
+
+    @Override
+    public synchronized void signal(long pid, ServerSignal signal) {
+        checkOpen();
+        Process child = postmaster;
+        // Only this server's processes: a wrong pid from a test must not hit anything else.
+        if (child == null || !child.isAlive() || child.descendants().noneMatch(p -> p.pid() == pid)) {
+            throw new IllegalArgumentException("pid " + pid + " is not a process of the server on port " + port);
+        }
+        Processes.checked(user.command(List.of("kill", "-s", signal.name(), Long.toString(pid))), serverDir, null,
+                TOOL_TIMEOUT);
+    }
+
+    @Override
+    public synchronized void restartAsStandby() {
+        checkOpen();
+        if (running) {
+            stop(StopMode.FAST);
+        }
+        if (pg.major() >= 12) {
+            writeServerFile(dataDir.resolve("standby.signal"), "");
+        } else {
+            writeServerFile(dataDir.resolve("recovery.conf"), "standby_mode = 'on'\n");
+        }
+        Processes.Result result = launch("standby");
+        if (!result.ok()) {
+            throw new IllegalStateException("PostgreSQL did not start as a standby: " + result.describe()
+                    + "\n--- server log ---\n" + logTail());
+        }
+        running = true;
+    }
+
+    @Override
+    public synchronized void promote() {
+        checkOpen();
+        Processes.checked(user.command(List.of(pg.tool("pg_ctl"), "promote", "-D", dataDir.toString(), "-w", "-t", "60",
+                "-s")), serverDir, null, TOOL_TIMEOUT);
     }
 
     @Override

@@ -1,6 +1,5 @@
 package io.pgrepl.client.stream;
 
-import io.netty.channel.EventLoop;
 import io.pgrepl.client.PgClientException;
 import io.pgrepl.client.PgConnection;
 import io.pgrepl.codec.Lsn;
@@ -27,8 +26,6 @@ import io.pgrepl.codec.pgoutput.TypeMessage;
 import io.pgrepl.codec.pgoutput.UpdateMessage;
 import io.pgrepl.codec.replication.PrimaryKeepalive;
 import io.pgrepl.codec.replication.XLogData;
-import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.CompletionStage;
 
 /**
  * A running START_REPLICATION ... LOGICAL stream on one {@link PgConnection}: pgoutput messages go
@@ -97,32 +94,11 @@ public final class LogicalReplicationStream extends CopyBothStream {
                                                  LogicalStreamHandler handler, long resumeFrom) {
         String command = options.startCommand(connection.serverVersionNum());
         LogicalReplicationStream s = new LogicalReplicationStream(connection, options, command, handler, resumeFrom);
-        s.started.thenRun(() -> {
-            try {
-                handler.onStarted(s);
-            } catch (RuntimeException e) {
-                s.failFromHandler(e);
-            }
-        });
-        connection.submit(s);
+        s.submit(() -> handler.onStarted(s));
         return s;
     }
 
     // ---- public face
-
-    /** Completes when the server entered copy mode. */
-    public CompletionStage<Void> started() {
-        return started;
-    }
-
-    /**
-     * Completes normally after {@link #stop} once the server ended copy mode and sent
-     * ReadyForQuery (the connection is then free for other commands); fails with a
-     * {@link ReplicationException} subclass when the server or the connection ended the stream.
-     */
-    public CompletionStage<Void> completion() {
-        return completion;
-    }
 
     /**
      * The application has durably processed everything up to {@code lsn} (normally a commit's
@@ -134,37 +110,6 @@ public final class LogicalReplicationStream extends CopyBothStream {
         } else {
             loop.execute(() -> ack(lsn));
         }
-    }
-
-    /** Stops reading from the socket (autoRead off); keepalive replies and status updates go on. */
-    public void pauseReading() {
-        setPaused(true);
-    }
-
-    public void resumeReading() {
-        setPaused(false);
-    }
-
-    /** Sends a status update now (any thread). */
-    public void requestStatusUpdate() {
-        runOnLoop(() -> sendStatusUpdate(false));
-    }
-
-    /**
-     * Client-initiated end: a last status update, CopyDone, then reading on until the server's
-     * CopyDone, CommandComplete and ReadyForQuery. In-flight messages may still reach the handler;
-     * nothing new is confirmed. Returns {@link #completion()}.
-     */
-    public CompletionStage<Void> stop() {
-        return stopAsync();
-    }
-
-    public PgConnection connection() {
-        return connection;
-    }
-
-    public EventLoop eventLoop() {
-        return loop;
     }
 
     public LogicalReplicationOptions options() {
