@@ -166,10 +166,6 @@ final class EmbeddedPgServer implements PgServer {
      * Readiness is the pid file's status line (PostgreSQL 10+), as {@code pg_ctl -w} checks it.
      */
     private Processes.Result launch() {
-        return launch("ready");
-    }
-
-    private Processes.Result launch(String readyStatus) {
         List<String> command = user.command(List.of(pg.tool("postgres"), "-D", dataDir.toString()));
         try {
             if (!Files.exists(logFile)) {
@@ -190,7 +186,7 @@ final class EmbeddedPgServer implements PgServer {
             if (!postmaster.isAlive()) {
                 return new Processes.Result(command, postmaster.exitValue(), "postmaster exited");
             }
-            if (ServerRegistry.postmasterStatus(dataDir, postmaster, readyStatus)) {
+            if (ServerRegistry.postmasterReady(dataDir, postmaster)) {
                 return new Processes.Result(command, 0, "");
             }
             sleep(5);
@@ -341,7 +337,8 @@ final class EmbeddedPgServer implements PgServer {
         } else {
             writeServerFile(dataDir.resolve("recovery.conf"), "standby_mode = 'on'\n");
         }
-        Processes.Result result = launch("standby");
+        // A hot standby (hot_standby is on by default) reports "ready" once it accepts read-only connections.
+        Processes.Result result = launch();
         if (!result.ok()) {
             throw new IllegalStateException("PostgreSQL did not start as a standby: " + result.describe()
                     + "\n--- server log ---\n" + logTail());

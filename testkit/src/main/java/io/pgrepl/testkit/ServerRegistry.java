@@ -70,14 +70,9 @@ final class ServerRegistry {
 
     /** Line 8 of postmaster.pid is "ready" once the server accepts connections (PostgreSQL 10+). */
     static boolean postmasterReady(Path dataDir, Process launched) {
-        return postmasterStatus(dataDir, launched, "ready");
-    }
-
-    /** The pid file's status line is {@code status} ("ready", or "standby" for a hot standby) and the pid is ours. */
-    static boolean postmasterStatus(Path dataDir, Process launched, String status) {
         try {
             List<String> lines = Files.readAllLines(dataDir.resolve("postmaster.pid"), StandardCharsets.US_ASCII);
-            if (lines.size() < 8 || !lines.get(7).trim().equals(status)) {
+            if (lines.size() < 8 || !lines.get(7).trim().equals("ready")) {
                 return false;
             }
             // A pid file left by a killed predecessor must not count: the pid must be ours
