@@ -41,9 +41,28 @@ import io.pgrepl.codec.replication.XLogData;
  * {@link LogicalReplicationOptions.Builder#confirmIdleKeepalives}). It never goes down, and
  * nothing new is confirmed once {@link #stop} was called.
  *
- * <p>Resuming: transactions whose commit lies at or below {@code resumeFrom} (the acknowledged
- * position a reconnect resumes from, or the start LSN) are skipped as duplicates; streamed
- * (in-progress) transactions are not de-duplicated.
+ * <p>Resuming and duplicates: the server resends from the slot's persisted confirmed_flush_lsn,
+ * which can be older than what was confirmed: on 10-16 even a clean fast shutdown loses a
+ * confirmation made after the last checkpoint (observed; 17+ keep it across a clean shutdown),
+ * and after a crash any version can resend.
+ * The {@linkplain #dedupFloor() de-duplication floor} is {@code max(startLsn, resumeFrom)}
+ * (resumeFrom: the acknowledged position a reconnect resumes from). What is at or below it was
+ * processed before and is skipped here, on the event loop, before the handler sees it:
+ * <ul>
+ *   <li>plain transactions: decided at Begin (final_lsn below the floor, so commit end_lsn at or
+ *       below it); Begin, changes, Origin and Commit are all withheld. Relation/Type still arrive:
+ *       the decoder needs them;</li>
+ *   <li>Begin Prepare … Prepare likewise by prepare LSN; Commit Prepared by commit LSN, Rollback
+ *       Prepared and non-transactional messages by their end/message LSN;</li>
+ *   <li><b>streamed (in-progress) transactions are not skipped</b>: Stream Start blocks arrive
+ *       before anything tells their commit position, and a streamed transaction's blocks are
+ *       resent from its first change. Only its Stream Commit (or Stream Prepare) carries the
+ *       commit/end LSN. A handler that buffers streamed changes must therefore drop the
+ *       transaction at Stream Commit when {@code endLsn <= dedupFloor()} (equivalently commitLsn
+ *       below it), and on {@link LogicalStreamHandler#onStarted} (each new connection, e.g. with
+ *       {@link ReconnectingLogicalStream}) discard every streamed transaction left open by the
+ *       previous connection: the server starts it again from its first block.</li>
+ * </ul>
  */
 public final class LogicalReplicationStream extends CopyBothStream {
     private final LogicalReplicationOptions options;
@@ -124,6 +143,16 @@ public final class LogicalReplicationStream extends CopyBothStream {
     /** The relation/type caches of this session (event loop only). */
     public PgOutputState decoderState() {
         return decoder.state();
+    }
+
+    /**
+     * Transactions ending at or below this position are duplicates of ones processed before:
+     * {@code max(startLsn, resumeFrom)}, or 0 for none. The stream skips plain and prepared ones
+     * itself; a streamed transaction is delivered and must be dropped at its Stream Commit by a
+     * handler that buffers it (see the class comment).
+     */
+    public long dedupFloor() {
+        return dedupFloor;
     }
 
     /** Highest position acknowledged by the application (any thread). */
