@@ -57,7 +57,7 @@ class ServerEndTest {
 
     /**
      * pg_ctl stop -m fast with a live stream: the walsender sends everything, then waits until
-     * the client's flush reaches its sent position. It must wait while the application has not
+     * the client's flush reaches its sent position (pinging with reply-requested keepalives). It must wait while the application has not
      * acknowledged the last transaction (we never confirm for it), and end with CommandComplete
      * in copy mode (no CopyDone, no ErrorResponse) as soon as the acknowledgement is reported.
      */
@@ -68,7 +68,10 @@ class ServerEndTest {
         long end2;
         try (PgConnection repl = connect(s, ReplicationMode.DATABASE)) {
             createLogicalSlot(repl, "it_shut", false);
-            LogicalReplicationStream st = repl.startLogical(opts("it_shut", "it_shut_pub").build(), h);
+            // A long status interval: the final flush goes out because the server asked, not
+            // because a periodic update happened to come by.
+            LogicalReplicationStream st = repl.startLogical(opts("it_shut", "it_shut_pub")
+                    .statusInterval(Duration.ofSeconds(25)).build(), h);
             await(st.started());
             s.sql("postgres", "INSERT INTO it_shut VALUES (1)");
             waitUntil("commit 1", WAIT, () -> h.commitEnds.size() == 1);
@@ -78,6 +81,7 @@ class ServerEndTest {
             end2 = h.commitEnds.get(1);
             int timeoutsBefore = count(serverLog(s), "replication timeout");
 
+            long updatesBefore = st.metrics() == null ? 0 : st.metrics().statusUpdatesSent();
             long t0 = System.nanoTime();
             CompletableFuture<Void> stopping = CompletableFuture.runAsync(() -> s.stop(StopMode.FAST));
             Thread.sleep(1500);
@@ -85,16 +89,25 @@ class ServerEndTest {
             assertFalse(st.completion().toCompletableFuture().isDone(), "stream still up while the server waits");
             assertTrue(st.flushedLsn() < end2, "nothing beyond the application's acknowledgement was confirmed");
 
+            long updatesWhileWaiting = st.metrics().statusUpdatesSent() - updatesBefore;
+            // The waiting walsender pings again after every answer: replies are spaced (>= 10 ms),
+            // not a busy loop (answered at once, PG 10-18 went through 20-90 thousand a second).
+            assertTrue(updatesWhileWaiting > 10 && updatesWhileWaiting < 500,
+                    updatesWhileWaiting + " keepalive replies while the server waited 1.5 s");
+            long ackAt = System.nanoTime();
             st.acknowledge(end2);
             Throwable end = failure(st.completion());
+            long afterAckMs = (System.nanoTime() - ackAt) / 1_000_000;
+            assertTrue(afterAckMs < 5_000, "shutdown finished " + afterAckMs + " ms after the acknowledgement");
             assertInstanceOf(ReplicationShutdownException.class, end, "clean shutdown, not an error or EOF: " + end);
             stopping.get(WAIT.toSeconds(), java.util.concurrent.TimeUnit.SECONDS);
             long ms = (System.nanoTime() - t0) / 1_000_000;
             assertTrue(st.flushedLsn() >= end2, "the final flush confirmed the acknowledged commit");
             assertFalse(repl.isOpen(), "the walsender closed the connection after CommandComplete");
             assertEquals(timeoutsBefore, count(serverLog(s), "replication timeout"), "no wal_sender_timeout involved");
-            log.info("PG{}: fast shutdown with a live stream took {} ms (1500 ms of it waiting for the ack); final flush {}",
-                    s.majorVersion(), ms, Lsn.format(st.flushedLsn()));
+            log.info("PG{}: fast shutdown with a live stream took {} ms, {} ms after the ack; final flush {};"
+                    + " {} keepalive replies while the server waited 1.5 s",
+                    s.majorVersion(), ms, afterAckMs, Lsn.format(st.flushedLsn()), updatesWhileWaiting);
         }
         s.start();
         try (PgConnection sql = connect(s, ReplicationMode.NONE); PgConnection repl = connect(s, ReplicationMode.DATABASE)) {
@@ -155,6 +168,7 @@ class ServerEndTest {
             pid = walsenderPid(sql, "it_mute");
             assertTrue(pid > 0);
             s.signal(pid, ServerSignal.STOP);
+            long updatesBefore = st.metrics() == null ? 0 : st.metrics().statusUpdatesSent();
             long t0 = System.nanoTime();
             Throwable end = failure(st.completion());
             long ms = (System.nanoTime() - t0) / 1_000_000;
