@@ -315,6 +315,45 @@ final class EmbeddedPgServer implements PgServer {
     }
 
     @Override
+    public synchronized void signal(long pid, ServerSignal signal) {
+        checkOpen();
+        Process child = postmaster;
+        // Only this server's processes: a wrong pid from a test must not hit anything else.
+        if (child == null || !child.isAlive() || child.descendants().noneMatch(p -> p.pid() == pid)) {
+            throw new IllegalArgumentException("pid " + pid + " is not a process of the server on port " + port);
+        }
+        Processes.checked(user.command(List.of("kill", "-s", signal.name(), Long.toString(pid))), serverDir, null,
+                TOOL_TIMEOUT);
+    }
+
+    @Override
+    public synchronized void restartAsStandby() {
+        checkOpen();
+        if (running) {
+            stop(StopMode.FAST);
+        }
+        if (pg.major() >= 12) {
+            writeServerFile(dataDir.resolve("standby.signal"), "");
+        } else {
+            writeServerFile(dataDir.resolve("recovery.conf"), "standby_mode = 'on'\n");
+        }
+        // A hot standby (hot_standby is on by default) reports "ready" once it accepts read-only connections.
+        Processes.Result result = launch();
+        if (!result.ok()) {
+            throw new IllegalStateException("PostgreSQL did not start as a standby: " + result.describe()
+                    + "\n--- server log ---\n" + logTail());
+        }
+        running = true;
+    }
+
+    @Override
+    public synchronized void promote() {
+        checkOpen();
+        Processes.checked(user.command(List.of(pg.tool("pg_ctl"), "promote", "-D", dataDir.toString(), "-w", "-t", "60",
+                "-s")), serverDir, null, TOOL_TIMEOUT);
+    }
+
+    @Override
     public Path logFile() {
         return logFile;
     }

@@ -84,6 +84,28 @@ public interface PgServer extends AutoCloseable {
 
     Path logFile();
 
+    /**
+     * Sends {@code signal} to process {@code pid}, which must be one of this server's processes
+     * (a backend or walsender pid from pg_stat_activity / pg_replication_slots.active_pid).
+     */
+    default void signal(long pid, ServerSignal signal) {
+        throw new UnsupportedOperationException("signals are not supported by " + getClass().getSimpleName());
+    }
+
+    /**
+     * Fast stop, then start again as a standby with no primary (standby.signal on 12+,
+     * recovery.conf with standby_mode on 10/11): it accepts read-only connections and waits for
+     * WAL that never comes, until {@link #promote()}.
+     */
+    default void restartAsStandby() {
+        throw new UnsupportedOperationException("standby mode is not supported by " + getClass().getSimpleName());
+    }
+
+    /** Promotes a standby ({@code pg_ctl promote}, waiting until it accepts writes): a new timeline begins. */
+    default void promote() {
+        throw new UnsupportedOperationException("promotion is not supported by " + getClass().getSimpleName());
+    }
+
     Path dataDir();
 
     /** Runs SQL as the superuser through the {@link SqlExecutor} found on the classpath. */

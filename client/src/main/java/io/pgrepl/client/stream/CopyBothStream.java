@@ -34,6 +34,9 @@ import org.slf4j.LoggerFactory;
 abstract class CopyBothStream implements Exchange {
     private static final Logger log = LoggerFactory.getLogger(CopyBothStream.class);
 
+    /** At most one keepalive reply per this long; see {@link #replyToKeepalive()}. */
+    private static final long MIN_REPLY_GAP_NANOS = TimeUnit.MILLISECONDS.toNanos(10);
+
     enum State { QUEUED, STARTING, STREAMING, CLIENT_DONE, SERVER_DONE, ENDING, DONE }
 
     final PgConnection connection;
@@ -54,6 +57,8 @@ abstract class CopyBothStream implements Exchange {
     private long lastStatusNanos;
     long lastReceiveNanos;
     private long statusUpdatesSent;
+    private boolean pingSent;
+    private boolean replyOwed;
     private boolean paused;
     /** Physical end of timeline: the row after the server's CopyDone. */
     long nextTimeline = -1;
@@ -98,6 +103,7 @@ abstract class CopyBothStream implements Exchange {
     @Override
     public boolean onFrame(byte type, ByteBuf payload) throws Exception {
         lastReceiveNanos = System.nanoTime();
+        pingSent = false;
         switch (type) {
             case BackendMessage.COPY_DATA -> onCopyData(payload);
             case BackendMessage.COPY_BOTH_RESPONSE -> onCopyBoth();
@@ -157,10 +163,29 @@ abstract class CopyBothStream implements Exchange {
         } else if (kind == PrimaryKeepalive.TYPE) {
             keepalive.wrap(payload);
             onKeepalive(keepalive);
-            if (keepalive.replyRequested() && state == State.STREAMING) sendStatusUpdate(false);
+            if (keepalive.replyRequested() && state == State.STREAMING) replyToKeepalive();
         } else {
             // Unknown CopyData kinds are skipped: a newer server may add some, and none carries data we must confirm.
             log.debug("skipping CopyData of unknown kind 0x{}", Integer.toHexString(kind & 0xff));
+        }
+    }
+
+    /**
+     * Answers a reply-requested keepalive now, or within {@link #MIN_REPLY_GAP_NANOS} of the last
+     * update. A walsender waiting for the client's flush at shutdown asks again as soon as it gets
+     * an answer: answering each at once ping-pongs 20-90 thousand times a second (seen on 10-18)
+     * for as long as the application takes to acknowledge. The gap caps it near 100/s, far inside
+     * any wal_sender_timeout, and the deferred answer carries the newest acknowledgement.
+     */
+    private void replyToKeepalive() {
+        long wait = lastStatusNanos + MIN_REPLY_GAP_NANOS - System.nanoTime();
+        if (wait <= 0) {
+            sendStatusUpdate(false);
+        } else if (!replyOwed) {
+            replyOwed = true;
+            loop.schedule(() -> {
+                if (replyOwed) sendStatusUpdate(false);
+            }, wait, TimeUnit.NANOSECONDS);
         }
     }
 
@@ -226,6 +251,13 @@ abstract class CopyBothStream implements Exchange {
                     + " ms (receive timeout)", null));
             return;
         }
+        if (receiveTimeout != null && !pingSent && now - lastReceiveNanos > receiveTimeout.toNanos() / 2) {
+            // A walsender whose client confirms everything has nothing to say (no keepalives while
+            // the client keeps replying): ask for one, so that silence means a dead peer, not an idle one.
+            pingSent = true;
+            sendStatusUpdate(true);
+            return;
+        }
         if (now - lastStatusNanos >= statusInterval.toNanos()) sendStatusUpdate(false);
     }
 
@@ -253,6 +285,7 @@ abstract class CopyBothStream implements Exchange {
         Frontend.copyDataHeader(b, StandbyStatusUpdate.LENGTH);
         StandbyStatusUpdate.encode(b, write, flush, flush, PgTime.nowMicros(), replyRequested);
         ctx.writeAndFlush(b);
+        replyOwed = false;
         lastStatusNanos = System.nanoTime();
         statusUpdatesSent++;
         afterStatusUpdate();
@@ -284,6 +317,72 @@ abstract class CopyBothStream implements Exchange {
             state = State.CLIENT_DONE;
             ctx.writeAndFlush(Frontend.copyDone(ctx.alloc()));
         }
+    }
+
+    /**
+     * Queues the START_REPLICATION exchange; {@code onStarted} runs on the event loop when copy
+     * mode begins (an exception there stops the stream as a handler failure).
+     */
+    final void submit(Runnable onStarted) {
+        started.thenRun(() -> {
+            try {
+                onStarted.run();
+            } catch (RuntimeException e) {
+                failFromHandler(e);
+            }
+        });
+        connection.submit(this);
+    }
+
+    // ---- public face (any thread), shared by the logical and physical streams
+
+    /** Completes when the server entered copy mode. */
+    public CompletionStage<Void> started() {
+        return started;
+    }
+
+    /**
+     * Completes normally after {@link #stop} once the server ended copy mode and sent
+     * ReadyForQuery (the connection is then free for other commands), or, for a physical stream,
+     * at the end of a timeline; fails with a {@link ReplicationException} subclass when the
+     * server or the connection ended the stream: {@link ReplicationServerErrorException}
+     * (ErrorResponse, e.g. FATAL 57P01 from pg_terminate_backend), {@link ReplicationShutdownException}
+     * (clean server shutdown), {@link ReplicationConnectionLostException} (EOF, e.g. after
+     * wal_sender_timeout, or the receive timeout), {@link ReplicationHandlerException}.
+     */
+    public CompletionStage<Void> completion() {
+        return completion;
+    }
+
+    /**
+     * Client-initiated end: a last status update, CopyDone, then reading on until the server's
+     * CopyDone, CommandComplete and ReadyForQuery. In-flight messages may still reach the handler;
+     * nothing new is confirmed. Returns {@link #completion()}.
+     */
+    public CompletionStage<Void> stop() {
+        return stopAsync();
+    }
+
+    /** Stops reading from the socket (autoRead off); status updates go on from the timer. */
+    public void pauseReading() {
+        setPaused(true);
+    }
+
+    public void resumeReading() {
+        setPaused(false);
+    }
+
+    /** Sends a status update now (any thread). */
+    public void requestStatusUpdate() {
+        runOnLoop(() -> sendStatusUpdate(false));
+    }
+
+    public PgConnection connection() {
+        return connection;
+    }
+
+    public EventLoop eventLoop() {
+        return loop;
     }
 
     // ---- public face helpers (any thread)

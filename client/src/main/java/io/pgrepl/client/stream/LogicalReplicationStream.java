@@ -1,6 +1,5 @@
 package io.pgrepl.client.stream;
 
-import io.netty.channel.EventLoop;
 import io.pgrepl.client.PgClientException;
 import io.pgrepl.client.PgConnection;
 import io.pgrepl.codec.Lsn;
@@ -27,8 +26,6 @@ import io.pgrepl.codec.pgoutput.TypeMessage;
 import io.pgrepl.codec.pgoutput.UpdateMessage;
 import io.pgrepl.codec.replication.PrimaryKeepalive;
 import io.pgrepl.codec.replication.XLogData;
-import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.CompletionStage;
 
 /**
  * A running START_REPLICATION ... LOGICAL stream on one {@link PgConnection}: pgoutput messages go
@@ -44,9 +41,28 @@ import java.util.concurrent.CompletionStage;
  * {@link LogicalReplicationOptions.Builder#confirmIdleKeepalives}). It never goes down, and
  * nothing new is confirmed once {@link #stop} was called.
  *
- * <p>Resuming: transactions whose commit lies at or below {@code resumeFrom} (the acknowledged
- * position a reconnect resumes from, or the start LSN) are skipped as duplicates; streamed
- * (in-progress) transactions are not de-duplicated.
+ * <p>Resuming and duplicates: the server resends from the slot's persisted confirmed_flush_lsn,
+ * which can be older than what was confirmed: on 10-16 even a clean fast shutdown loses a
+ * confirmation made after the last checkpoint (observed; 17+ keep it across a clean shutdown),
+ * and after a crash any version can resend.
+ * The {@linkplain #dedupFloor() de-duplication floor} is {@code max(startLsn, resumeFrom)}
+ * (resumeFrom: the acknowledged position a reconnect resumes from). What is at or below it was
+ * processed before and is skipped here, on the event loop, before the handler sees it:
+ * <ul>
+ *   <li>plain transactions: decided at Begin (final_lsn below the floor, so commit end_lsn at or
+ *       below it); Begin, changes, Origin and Commit are all withheld. Relation/Type still arrive:
+ *       the decoder needs them;</li>
+ *   <li>Begin Prepare … Prepare likewise by prepare LSN; Commit Prepared by commit LSN, Rollback
+ *       Prepared and non-transactional messages by their end/message LSN;</li>
+ *   <li><b>streamed (in-progress) transactions are not skipped</b>: Stream Start blocks arrive
+ *       before anything tells their commit position, and a streamed transaction's blocks are
+ *       resent from its first change. Only its Stream Commit (or Stream Prepare) carries the
+ *       commit/end LSN. A handler that buffers streamed changes must therefore drop the
+ *       transaction at Stream Commit when {@code endLsn <= dedupFloor()} (equivalently commitLsn
+ *       below it), and on {@link LogicalStreamHandler#onStarted} (each new connection, e.g. with
+ *       {@link ReconnectingLogicalStream}) discard every streamed transaction left open by the
+ *       previous connection: the server starts it again from its first block.</li>
+ * </ul>
  */
 public final class LogicalReplicationStream extends CopyBothStream {
     private final LogicalReplicationOptions options;
@@ -97,32 +113,11 @@ public final class LogicalReplicationStream extends CopyBothStream {
                                                  LogicalStreamHandler handler, long resumeFrom) {
         String command = options.startCommand(connection.serverVersionNum());
         LogicalReplicationStream s = new LogicalReplicationStream(connection, options, command, handler, resumeFrom);
-        s.started.thenRun(() -> {
-            try {
-                handler.onStarted(s);
-            } catch (RuntimeException e) {
-                s.failFromHandler(e);
-            }
-        });
-        connection.submit(s);
+        s.submit(() -> handler.onStarted(s));
         return s;
     }
 
     // ---- public face
-
-    /** Completes when the server entered copy mode. */
-    public CompletionStage<Void> started() {
-        return started;
-    }
-
-    /**
-     * Completes normally after {@link #stop} once the server ended copy mode and sent
-     * ReadyForQuery (the connection is then free for other commands); fails with a
-     * {@link ReplicationException} subclass when the server or the connection ended the stream.
-     */
-    public CompletionStage<Void> completion() {
-        return completion;
-    }
 
     /**
      * The application has durably processed everything up to {@code lsn} (normally a commit's
@@ -134,37 +129,6 @@ public final class LogicalReplicationStream extends CopyBothStream {
         } else {
             loop.execute(() -> ack(lsn));
         }
-    }
-
-    /** Stops reading from the socket (autoRead off); keepalive replies and status updates go on. */
-    public void pauseReading() {
-        setPaused(true);
-    }
-
-    public void resumeReading() {
-        setPaused(false);
-    }
-
-    /** Sends a status update now (any thread). */
-    public void requestStatusUpdate() {
-        runOnLoop(() -> sendStatusUpdate(false));
-    }
-
-    /**
-     * Client-initiated end: a last status update, CopyDone, then reading on until the server's
-     * CopyDone, CommandComplete and ReadyForQuery. In-flight messages may still reach the handler;
-     * nothing new is confirmed. Returns {@link #completion()}.
-     */
-    public CompletionStage<Void> stop() {
-        return stopAsync();
-    }
-
-    public PgConnection connection() {
-        return connection;
-    }
-
-    public EventLoop eventLoop() {
-        return loop;
     }
 
     public LogicalReplicationOptions options() {
@@ -179,6 +143,16 @@ public final class LogicalReplicationStream extends CopyBothStream {
     /** The relation/type caches of this session (event loop only). */
     public PgOutputState decoderState() {
         return decoder.state();
+    }
+
+    /**
+     * Transactions ending at or below this position are duplicates of ones processed before:
+     * {@code max(startLsn, resumeFrom)}, or 0 for none. The stream skips plain and prepared ones
+     * itself; a streamed transaction is delivered and must be dropped at its Stream Commit by a
+     * handler that buffers it (see the class comment).
+     */
+    public long dedupFloor() {
+        return dedupFloor;
     }
 
     /** Highest position acknowledged by the application (any thread). */

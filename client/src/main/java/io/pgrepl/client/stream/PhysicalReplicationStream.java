@@ -5,7 +5,6 @@ import io.pgrepl.codec.Lsn;
 import io.pgrepl.codec.replication.PrimaryKeepalive;
 import io.pgrepl.codec.replication.XLogData;
 import java.util.Optional;
-import java.util.concurrent.CompletionStage;
 
 /**
  * START_REPLICATION ... PHYSICAL: raw WAL as buffer slices with their positions. Status updates
@@ -33,39 +32,8 @@ public final class PhysicalReplicationStream extends CopyBothStream {
     public static PhysicalReplicationStream start(PgConnection connection, PhysicalReplicationOptions options,
                                                   PhysicalStreamHandler handler) {
         PhysicalReplicationStream s = new PhysicalReplicationStream(connection, options, handler);
-        s.started.thenRun(() -> {
-            try {
-                handler.onStarted(s);
-            } catch (RuntimeException e) {
-                s.failFromHandler(e);
-            }
-        });
-        connection.submit(s);
+        s.submit(() -> handler.onStarted(s));
         return s;
-    }
-
-    public CompletionStage<Void> started() {
-        return started;
-    }
-
-    public CompletionStage<Void> completion() {
-        return completion;
-    }
-
-    public CompletionStage<Void> stop() {
-        return stopAsync();
-    }
-
-    public void pauseReading() {
-        setPaused(true);
-    }
-
-    public void resumeReading() {
-        setPaused(false);
-    }
-
-    public void requestStatusUpdate() {
-        runOnLoop(() -> sendStatusUpdate(false));
     }
 
     /** WAL up to {@code lsn} is durably stored by the application (any thread). */
@@ -85,16 +53,12 @@ public final class PhysicalReplicationStream extends CopyBothStream {
         return nextTimeline < 0 ? Optional.empty() : Optional.of(new TimelineSwitch(nextTimeline, switchLsn));
     }
 
-    public PgConnection connection() {
-        return connection;
-    }
-
     @Override
     void onXLogData(XLogData x) {
         long end = x.walStart() + x.dataLength();
         received = Lsn.max(received, end);
         try {
-            handler.onWal(x.walStart(), x.walEnd(), x.sendTimeMicros(), x.buffer().slice(x.dataIndex(), x.dataLength()));
+            handler.onWal(x);
         } catch (RuntimeException e) {
             failFromHandler(e);
         }

@@ -27,6 +27,7 @@ import io.pgrepl.testkit.junit.PgMatrixTest;
 import io.pgrepl.testkit.junit.PgServerConfig;
 import io.netty.buffer.ByteBuf;
 import java.time.Duration;
+import org.junit.jupiter.api.Assumptions;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Set;
@@ -194,26 +195,98 @@ class LogicalStreamTest {
         }
     }
 
+    /** The slow (10 s) tests run on these majors only: the behaviour is the same across the matrix. */
+    private static final Set<Integer> SLOW_SUBSET = Set.of(10, 14, 18);
+
+    /**
+     * The application is slow: its handler pauses reading on the first row (the event loop must
+     * not block) and another thread resumes after 10 s = 5 x wal_sender_timeout. Status updates
+     * keep going out from the event-loop timer while nothing is read, so the walsender keeps
+     * getting replies (pg_stat_replication.reply_time advances during the pause, 12+) and never
+     * times out; then every row arrives.
+     */
     @PgMatrixTest
-    void pausedConsumerOutlivesWalSenderTimeout(PgServer s) throws Exception {
+    void applicationPausingInItsHandlerOutlivesWalSenderTimeout(PgServer s) throws Exception {
+        Assumptions.assumeTrue(SLOW_SUBSET.contains(s.majorVersion()), "slow test: majors " + SLOW_SUBSET + " only");
         setup(s, "it_slow", "it_slow_pub");
-        try (PgConnection repl = connect(s, ReplicationMode.DATABASE)) {
+        java.util.concurrent.CountDownLatch paused = new java.util.concurrent.CountDownLatch(1);
+        RecordingHandler h = new RecordingHandler() {
+            @Override
+            public void onInsert(io.pgrepl.codec.pgoutput.InsertMessage m) {
+                super.onInsert(m);
+                if (paused.getCount() > 0) {
+                    stream.pauseReading();
+                    paused.countDown();
+                }
+            }
+        };
+        try (PgConnection repl = connect(s, ReplicationMode.DATABASE); PgConnection sql = connect(s, ReplicationMode.NONE)) {
             createLogicalSlot(repl, "it_slow", false);
-            RecordingHandler h = new RecordingHandler();
             LogicalReplicationStream st = repl.startLogical(opts("it_slow", "it_slow_pub").autoAcknowledge(true)
                     .statusInterval(Duration.ofMillis(500)).build(), h);
             await(st.started());
-            st.pauseReading();
-            s.sql("postgres", "INSERT INTO it_slow SELECT g, 'x' FROM generate_series(1, 1000) g");
-            Thread.sleep(10_000); // 5 x wal_sender_timeout without reading
+            s.sql("postgres", "INSERT INTO it_slow SELECT g, repeat('x', 1000) FROM generate_series(1, 1000) g");
+            assertTrue(paused.await(30, java.util.concurrent.TimeUnit.SECONDS));
+            long pausedAt = System.nanoTime();
+            Thread resumer = new Thread(() -> {
+                try {
+                    Thread.sleep(10_000);
+                } catch (InterruptedException e) {
+                    return;
+                }
+                st.resumeReading();
+            }, "it-resumer");
+            resumer.start();
+            Set<String> replyTimes = new HashSet<>();
+            while (System.nanoTime() - pausedAt < 9_000_000_000L) {
+                if (s.majorVersion() >= 12) {
+                    String t = await(sql.query("SELECT reply_time FROM pg_stat_replication WHERE application_name IS NOT NULL"
+                            + " AND pid = (SELECT active_pid FROM pg_replication_slots WHERE slot_name = 'it_slow')")).rows()
+                            .stream().map(r -> r.get(0)).filter(java.util.Objects::nonNull).findFirst().orElse(null);
+                    if (t != null) replyTimes.add(t);
+                }
+                Thread.sleep(500);
+            }
+            assertTrue(h.inserts.size() < 1000, "still paused: " + h.inserts.size() + " rows");
             assertFalse(st.completion().toCompletableFuture().isDone(), "stream still up");
-            assertTrue(repl.isOpen());
-            st.resumeReading();
+            if (s.majorVersion() >= 12) {
+                assertTrue(replyTimes.size() >= 8, "replies kept reaching the walsender during the pause: " + replyTimes);
+            }
+            resumer.join();
             waitUntil("rows after resume", WAIT, () -> h.inserts.size() == 1000);
             await(st.stop());
             await(repl.dropReplicationSlot("it_slow", false));
         } finally {
             s.sql("postgres", "DROP PUBLICATION it_slow_pub; DROP TABLE it_slow");
+        }
+    }
+
+    /**
+     * The other way round: a client that sends nothing (status interval 60 s) and reads nothing
+     * (paused) for longer than wal_sender_timeout (2 s). The walsender logs a replication timeout
+     * and closes the socket without an ErrorResponse: the stream sees EOF and fails with
+     * {@link ReplicationConnectionLostException}, not a server error and not a shutdown.
+     */
+    @PgMatrixTest
+    void walSenderTimeoutEndsASilentClientWithEof(PgServer s) throws Exception {
+        Assumptions.assumeTrue(SLOW_SUBSET.contains(s.majorVersion()), "slow test: majors " + SLOW_SUBSET + " only");
+        setup(s, "it_mute2", "it_mute2_pub");
+        try (PgConnection repl = connect(s, ReplicationMode.DATABASE)) {
+            createLogicalSlot(repl, "it_mute2", false);
+            LogicalReplicationStream st = repl.startLogical(opts("it_mute2", "it_mute2_pub")
+                    .statusInterval(Duration.ofSeconds(60)).build(), new RecordingHandler());
+            await(st.started());
+            st.pauseReading();
+            long timeoutsBefore = StreamSupport.serverLog(s).lines().filter(l -> l.contains("replication timeout")).count();
+            waitUntil("the walsender's replication timeout", WAIT, () -> quiet(() -> StreamSupport.serverLog(s).lines()
+                    .filter(l -> l.contains("replication timeout")).count() > timeoutsBefore));
+            st.resumeReading(); // reading again finds the EOF
+            Throwable end = failure(st.completion());
+            assertInstanceOf(io.pgrepl.client.stream.ReplicationConnectionLostException.class, end, "EOF: " + end);
+            assertFalse(repl.isOpen());
+        } finally {
+            StreamSupport.dropWhenInactive(s, "it_mute2");
+            s.sql("postgres", "DROP PUBLICATION it_mute2_pub; DROP TABLE it_mute2");
         }
     }
 
@@ -253,7 +326,7 @@ class LogicalStreamTest {
             PhysicalReplicationStream st = phys.startPhysical(PhysicalReplicationOptions.of("it_phys", start),
                     new PhysicalStreamHandler() {
                         @Override
-                        public void onWal(long walStart, long serverWalEnd, long sendTime, ByteBuf data) {
+                        public void onWal(long walStart, long serverWalEnd, long sendTime, ByteBuf data) { // the slice face
                             bytes.addAndGet(data.readableBytes());
                             highest.accumulateAndGet(walStart + data.readableBytes(), Math::max);
                         }

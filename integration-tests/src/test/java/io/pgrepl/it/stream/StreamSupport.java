@@ -60,6 +60,29 @@ final class StreamSupport {
                 .singleRow().get(0));
     }
 
+    /** The pid of the walsender using {@code slot}, or 0 while the slot is inactive. */
+    static long walsenderPid(PgConnection sql, String slot) throws Exception {
+        String v = await(sql.query("SELECT active_pid FROM pg_replication_slots WHERE slot_name = '" + slot + "'"))
+                .singleRow().get(0);
+        return v == null ? 0 : Long.parseLong(v);
+    }
+
+    /** Drops a slot once its (possibly dying) walsender let go of it. */
+    static void dropWhenInactive(PgServer s, String slot) throws Exception {
+        try (PgConnection sql = connect(s, ReplicationMode.NONE)) {
+            long deadline = System.nanoTime() + Duration.ofSeconds(30).toNanos();
+            while (walsenderPid(sql, slot) != 0) {
+                if (System.nanoTime() > deadline) throw new AssertionError("slot " + slot + " still active");
+                Thread.sleep(50);
+            }
+            await(sql.query("SELECT pg_drop_replication_slot('" + slot + "')"));
+        }
+    }
+
+    static String serverLog(PgServer s) throws java.io.IOException {
+        return java.nio.file.Files.readString(s.logFile());
+    }
+
     static void waitUntil(String what, Duration timeout, BooleanSupplier cond) throws InterruptedException {
         long deadline = System.nanoTime() + timeout.toNanos();
         while (!cond.getAsBoolean()) {
