@@ -3,6 +3,7 @@ package io.pgrepl.client.reactive;
 import io.pgrepl.client.PgConnection;
 import io.pgrepl.client.stream.LogicalReplicationOptions;
 import io.pgrepl.client.tx.Transaction;
+import io.pgrepl.client.stream.LogicalReplicationStream;
 import io.pgrepl.client.tx.TransactionAssembler;
 import io.pgrepl.client.tx.TxEvent;
 import io.pgrepl.codec.pgoutput.record.PgOutputRecord;
@@ -59,6 +60,11 @@ public final class ReactiveReplication {
 
         AssemblingHandler(TransactionAssembler assembler) {
             this.assembler = assembler;
+        }
+
+        @Override
+        public void onStarted(LogicalReplicationStream stream) {
+            assembler.onNewConnection(stream.dedupFloor());
         }
 
         @Override

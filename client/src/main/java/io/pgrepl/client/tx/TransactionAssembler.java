@@ -58,6 +58,8 @@ public final class TransactionAssembler implements AutoCloseable {
     private long memoryBytes;
     private long peakMemoryBytes;
     private boolean closed;
+    /** Transactions ending at or below this were processed before: see {@link #onNewConnection}. */
+    private long skipThroughLsn;
 
     /**
      * @param acknowledger receives the LSN when a delivered event is acknowledged (the stream's
@@ -67,6 +69,28 @@ public final class TransactionAssembler implements AutoCloseable {
         this.options = Objects.requireNonNull(options, "options");
         this.acknowledger = acknowledger;
         this.sink = Objects.requireNonNull(sink, "sink");
+        this.skipThroughLsn = options.skipThroughLsn();
+    }
+
+    /**
+     * A connection (re)started streaming. The server sends again, from its first message, every
+     * transaction it has not seen confirmed, so what was being assembled from the previous
+     * connection is dropped, and from now on transactions ending at or below {@code dedupFloor}
+     * (the stream's {@code dedupFloor()}: what the application already acknowledged) are skipped.
+     * That is the only de-duplication streamed transactions can get: their commit position is
+     * unknown until Stream Commit. Prepared transactions kept for COMMIT PREPARED stay.
+     */
+    public void onNewConnection(long dedupFloor) {
+        if (current != null) discard(current);
+        current = null;
+        for (Open o : streams.values()) discard(o);
+        streams.clear();
+        inStream = null;
+        skipThroughLsn = Lsn.max(skipThroughLsn, dedupFloor);
+    }
+
+    private boolean isNew(long endLsn) {
+        return Lsn.compare(endLsn, skipThroughLsn) > 0;
     }
 
     /** Heap (estimated) used by buffered, undelivered changes. */
@@ -227,10 +251,11 @@ public final class TransactionAssembler implements AutoCloseable {
 
     private void prepared(Open tx, long prepareLsn, long endLsn, long timeMicros) {
         if (options.preparedDelivery() == PreparedDelivery.AT_PREPARE) {
-            if (endLsn > options.skipThroughLsn()) deliveredPrepared.add(tx.xid);
+            if (isNew(endLsn)) deliveredPrepared.add(tx.xid);
             deliver(tx, Transaction.Kind.PREPARED, prepareLsn, endLsn, timeMicros);
         } else {
-            keptPrepared.put(tx.xid, tx);
+            Open resent = keptPrepared.put(tx.xid, tx);
+            if (resent != null && resent != tx) discard(resent); // prepared again after a reconnect
         }
     }
 
@@ -242,7 +267,7 @@ public final class TransactionAssembler implements AutoCloseable {
     private void deliver(Open tx, Transaction.Kind kind, long commitLsn, long endLsn, long timeMicros) {
         memoryBytes -= tx.buffer.memoryBytes();
         tx.buffer.seal();
-        if (!Lsn.isValid(endLsn) || endLsn > options.skipThroughLsn()) {
+        if (!Lsn.isValid(endLsn) || isNew(endLsn)) {
             TxBuffer buf = tx.buffer;
             if (buf.spilled()) deliveredSpilled.add(buf);
             sink.accept(new Transaction(kind, tx.xid, tx.gid, commitLsn, endLsn, timeMicros, tx.origin, tx.streamed,
@@ -253,7 +278,7 @@ public final class TransactionAssembler implements AutoCloseable {
     }
 
     private void emit(TxEvent e, long endLsn) {
-        if (endLsn > options.skipThroughLsn()) sink.accept(e);
+        if (isNew(endLsn)) sink.accept(e);
     }
 
     /** Deletes every spill file: open transactions' and delivered-but-unclosed ones'. */

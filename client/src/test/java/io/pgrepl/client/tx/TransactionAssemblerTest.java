@@ -92,6 +92,32 @@ class TransactionAssemblerTest {
     }
 
     @Test
+    void newConnectionDropsPartialTransactionsAndSkipsWhatWasAcknowledged() throws Exception {
+        var a = assembler(PreparedDelivery.AT_PREPARE, 0); // everything spills: files must go too
+        // first connection: stream 10 committed and acknowledged; stream 20 and a plain txn cut off
+        feed(a, new StreamStart(10, 1), relation(10), insert(10, 1, "x"), new StreamStop(),
+                new StreamCommit(10, 0, 0x400, 0x410, 3),
+                new StreamStart(20, 1), insert(20, 100, "y"), new StreamStop(),
+                new Begin(0x500, 1, 30), insert(0, 500, "p"));
+        assertEquals(1, events.size());
+        ((Transaction) events.get(0)).acknowledge();
+        ((Transaction) events.get(0)).close();
+        a.onNewConnection(0x410);
+        assertEquals(0, a.openTransactions());
+        assertEquals(0, spillFiles(), "partial transactions' spill files deleted");
+        // the server resends from its confirmed position, which may be older than 0x410
+        feed(a, new StreamStart(10, 1), relation(10), insert(10, 1, "x"), new StreamStop(),
+                new StreamStart(20, 1), insert(20, 100, "y"), new StreamStop(),
+                new StreamCommit(10, 0, 0x400, 0x410, 3),
+                new Begin(0x500, 1, 30), insert(0, 500, "p"), new Commit(0, 0x500, 0x510, 4),
+                new StreamStart(20, 0), insert(20, 101, "y"), new StreamStop(),
+                new StreamCommit(20, 0, 0x600, 0x610, 5));
+        assertEquals(3, events.size(), "stream 10 not delivered twice");
+        assertEquals(List.of(500), ids((Transaction) events.get(1)));
+        assertEquals(List.of(100, 101), ids((Transaction) events.get(2)), "stream 20 assembled once, from its first block");
+    }
+
+    @Test
     void interleavedStreamsDeliveredInCommitOrder() {
         var a = assembler();
         feed(a, new StreamStart(10, 1), relation(10), insert(10, 1, "x"), new StreamStop(),
