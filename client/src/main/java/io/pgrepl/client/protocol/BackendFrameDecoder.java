@@ -43,6 +43,7 @@ public final class BackendFrameDecoder extends ChannelDuplexHandler {
     private FrameView view = new FrameView();
     private boolean draining;
     private boolean closeRequested;
+    private boolean broken;
 
     public BackendFrameDecoder(FrameSink sink, int maxFrameSize) {
         if (maxFrameSize < 5) throw new IllegalArgumentException("maxFrameSize " + maxFrameSize);
@@ -54,6 +55,10 @@ public final class BackendFrameDecoder extends ChannelDuplexHandler {
     public void channelRead(ChannelHandlerContext ctx, Object msg) throws Exception {
         if (!(msg instanceof ByteBuf in)) {
             ctx.fireChannelRead(msg);
+            return;
+        }
+        if (broken) {
+            in.release(); // framing is lost for good; the error has been raised once already
             return;
         }
         cumulation = cumulation == null ? in : ByteToMessageDecoder.MERGE_CUMULATOR.cumulate(ctx.alloc(), cumulation, in);
@@ -94,6 +99,8 @@ public final class BackendFrameDecoder extends ChannelDuplexHandler {
                 byte type = buf.getByte(start);
                 int length = buf.getInt(start + 1);
                 if (length < 4 || length > maxFrameSize - 1) {
+                    broken = true;
+                    buf.skipBytes(buf.readableBytes());
                     throw new MalformedMessageException(BackendMessage.name(type), 1,
                             "frame length " + length + " outside [4, " + (maxFrameSize - 1) + "]");
                 }

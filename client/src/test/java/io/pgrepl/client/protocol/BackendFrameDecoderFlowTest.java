@@ -185,4 +185,17 @@ class BackendFrameDecoderFlowTest {
         for (ByteBuf k : kept) k.release();
         assertEquals(0, first.refCnt(), "the last holder frees the original read buffer");
     }
+
+    @Test
+    void afterAMalformedLengthLaterBytesAreDroppedNotReparsed() {
+        channel((t, p) -> { });
+        ByteBuf bad = ByteBufAllocator.DEFAULT.buffer().writeByte('Z').writeInt(3).writeByte('I');
+        assertThrows(io.pgrepl.codec.MalformedMessageException.class, () -> ch.writeInbound(bad));
+        ByteBuf later = frames("aone");
+        ch.writeInbound(later); // framing is lost: no second error, no bogus frame
+        assertEquals(List.of(), events);
+        assertEquals(0, later.refCnt());
+        ch.read(); // resuming must not raise the error again either
+        ch.checkException();
+    }
 }
