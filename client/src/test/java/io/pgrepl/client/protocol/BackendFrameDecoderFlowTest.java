@@ -150,6 +150,16 @@ class BackendFrameDecoderFlowTest {
             seen.add(p);
             assertEquals(p.readableBytes(), p.capacity());
             assertThrows(IndexOutOfBoundsException.class, () -> p.getByte(p.capacity()), "must not reach the next frame");
+            assertThrows(IndexOutOfBoundsException.class, () -> p.getInt(p.capacity() - 3));
+            assertThrows(IndexOutOfBoundsException.class, () -> p.getLong(-1));
+            assertEquals(p.getByte(0), p.readByte());
+            p.readerIndex(p.writerIndex() - 1);
+            assertThrows(IndexOutOfBoundsException.class, p::readShort);
+            byte last = p.getByte(p.capacity() - 1);
+            int first = 0;
+            while (p.getByte(first) != last) first++;
+            assertEquals(first, p.forEachByte(0, p.capacity(), b -> b != last),
+                    "indices found by forEachByte are the view's, not the cumulation's");
         });
         ch.writeInbound(frames("aone", "btwo", "cthree"));
         assertEquals(3, seen.size());
