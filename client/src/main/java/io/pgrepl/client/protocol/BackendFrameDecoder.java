@@ -1,23 +1,35 @@
 package io.pgrepl.client.protocol;
 
 import io.netty.buffer.ByteBuf;
+import io.netty.channel.ChannelDuplexHandler;
 import io.netty.channel.ChannelHandlerContext;
-import io.netty.channel.ChannelInboundHandlerAdapter;
+import io.netty.channel.ChannelPromise;
 import io.netty.handler.codec.ByteToMessageDecoder;
 import io.pgrepl.codec.MalformedMessageException;
 import io.pgrepl.codec.backend.BackendMessage;
 
 /**
  * Splits the byte stream into backend frames (Byte1 type, Int32 length including itself,
- * payload) and hands each payload to a {@link FrameSink} as a slice of the cumulation buffer:
- * nothing is copied, and nothing is allocated per frame except the slice object.
+ * payload) and hands each payload to a {@link FrameSink} as a view of the cumulation buffer:
+ * nothing is copied and, in the steady state, nothing is allocated per frame (one reusable
+ * {@link FrameView}).
  *
- * <p>The slice is valid only for the duration of {@link FrameSink#onFrame}; a sink that keeps it
- * calls {@code retain()} (the cumulator then copies instead of appending in place). The length
- * is checked as soon as the 5-byte header is in, so a hostile length fails at once instead of
+ * <p>The payload is valid only for the duration of {@link FrameSink#onFrame}; a sink that keeps
+ * it calls {@code retain()} (the decoder then stops reusing that view object, and the cumulator
+ * copies instead of appending in place), or keeps a {@code retainedSlice()}. The length is
+ * checked as soon as the 5-byte header is in, so a hostile length fails at once instead of
  * making us buffer up to it.
+ *
+ * <p>Pausing is exact: once the channel's autoRead is off (a sink applying backpressure), no
+ * further frame is delivered, even if whole frames are already buffered; they are delivered when
+ * reading is requested again ({@code setAutoRead(true)} and {@code read()} both pass through
+ * {@link #read}). An explicit {@code read()} while still paused delivers one buffered frame.
+ * At end of stream (the peer closed), every complete frame still buffered is delivered, pause or
+ * not, before {@code channelInactive} goes on: a FATAL ErrorResponse or the last CopyData behind
+ * paused frames must not be lost, and nobody would resume a dead connection. After a close
+ * <em>we</em> asked for, buffered frames are dropped, as before.
  */
-public final class BackendFrameDecoder extends ChannelInboundHandlerAdapter {
+public final class BackendFrameDecoder extends ChannelDuplexHandler {
     public static final int DEFAULT_MAX_FRAME_SIZE = 256 * 1024 * 1024;
 
     /** Receives frames in order, on the event loop. */
@@ -28,6 +40,10 @@ public final class BackendFrameDecoder extends ChannelInboundHandlerAdapter {
     private final FrameSink sink;
     private final int maxFrameSize;
     private ByteBuf cumulation;
+    private FrameView view = new FrameView();
+    private boolean draining;
+    private boolean closeRequested;
+    private boolean broken;
 
     public BackendFrameDecoder(FrameSink sink, int maxFrameSize) {
         if (maxFrameSize < 5) throw new IllegalArgumentException("maxFrameSize " + maxFrameSize);
@@ -41,50 +57,109 @@ public final class BackendFrameDecoder extends ChannelInboundHandlerAdapter {
             ctx.fireChannelRead(msg);
             return;
         }
+        if (broken) {
+            in.release(); // framing is lost for good; the error has been raised once already
+            return;
+        }
         cumulation = cumulation == null ? in : ByteToMessageDecoder.MERGE_CUMULATOR.cumulate(ctx.alloc(), cumulation, in);
+        if (draining) return; // a sink made the transport read inline: the outer loop goes on
         try {
-            drain(ctx);
+            drain(ctx, false);
         } finally {
-            if (cumulation != null && !cumulation.isReadable()) {
-                cumulation.release();
-                cumulation = null;
-            } else if (cumulation != null && cumulation.readerIndex() > (cumulation.capacity() >>> 1)) {
-                cumulation.discardSomeReadBytes();
-            }
+            compact();
         }
     }
 
-    private void drain(ChannelHandlerContext ctx) throws Exception {
-        ByteBuf buf = cumulation;
-        while (buf.readableBytes() >= 5 && ctx.channel().isOpen()) {
-            int start = buf.readerIndex();
-            byte type = buf.getByte(start);
-            int length = buf.getInt(start + 1);
-            if (length < 4 || length > maxFrameSize - 1) {
-                throw new MalformedMessageException(BackendMessage.name(type), 1,
-                        "frame length " + length + " outside [4, " + (maxFrameSize - 1) + "]");
-            }
-            if (buf.readableBytes() < 1 + length) {
+    /** Reading resumes: buffered frames first; the socket is asked for more only if they ran out. */
+    @Override
+    public void read(ChannelHandlerContext ctx) throws Exception {
+        if (cumulation != null && !draining) {
+            int delivered;
+            try {
+                delivered = drain(ctx, false);
+            } catch (Throwable t) {
+                compact();
+                ctx.fireExceptionCaught(t);
                 return;
             }
-            ByteBuf payload = buf.slice(start + 5, length - 4);
-            buf.readerIndex(start + 1 + length);
-            sink.onFrame(type, payload);
-            if (cumulation != buf) return; // handler removed us or channel closed meanwhile
+            compact();
+            if (delivered > 0 && !ctx.channel().config().isAutoRead()) return; // paused again
+        }
+        ctx.read();
+    }
+
+    /** Delivers complete frames; stops after a frame that left autoRead off, unless at EOF. */
+    private int drain(ChannelHandlerContext ctx, boolean eof) throws Exception {
+        ByteBuf buf = cumulation;
+        int delivered = 0;
+        draining = true;
+        try {
+            while (buf.readableBytes() >= 5 && (eof ? !closeRequested : ctx.channel().isOpen())) {
+                int start = buf.readerIndex();
+                byte type = buf.getByte(start);
+                int length = buf.getInt(start + 1);
+                if (length < 4 || length > maxFrameSize - 1) {
+                    broken = true;
+                    buf.skipBytes(buf.readableBytes());
+                    throw new MalformedMessageException(BackendMessage.name(type), 1,
+                            "frame length " + length + " outside [4, " + (maxFrameSize - 1) + "]");
+                }
+                if (buf.readableBytes() < 1 + length) break;
+                buf.readerIndex(start + 1 + length);
+                int refCnt = buf.refCnt();
+                sink.onFrame(type, view.reset(buf, start + 5, length - 4));
+                delivered++;
+                if (buf.refCnt() != refCnt) view = new FrameView(); // the sink kept that one
+                if (cumulation == null) break; // handler removed meanwhile
+                buf = cumulation; // a sink that made the transport read inline may have grown it
+                if (!eof && !ctx.channel().config().isAutoRead()) break;
+            }
+        } finally {
+            draining = false;
+        }
+        return delivered;
+    }
+
+    private void compact() {
+        ByteBuf buf = cumulation;
+        if (buf == null) return;
+        if (!buf.isReadable()) {
+            cumulation = null;
+            buf.release();
+        } else if (buf.refCnt() == 1 && buf.readerIndex() > (buf.capacity() >>> 1)) {
+            // Only when no sink holds a view: discarding moves the bytes under it.
+            buf.discardSomeReadBytes();
         }
     }
 
     @Override
+    public void close(ChannelHandlerContext ctx, ChannelPromise promise) throws Exception {
+        closeRequested = true;
+        ctx.close(promise);
+    }
+
+    @Override
     public void handlerRemoved(ChannelHandlerContext ctx) {
+        releaseCumulation();
+    }
+
+    private void releaseCumulation() {
         if (cumulation != null) {
-            cumulation.release();
+            ByteBuf buf = cumulation;
             cumulation = null;
+            buf.release();
         }
     }
 
     @Override
     public void channelInactive(ChannelHandlerContext ctx) throws Exception {
-        handlerRemoved(ctx);
-        ctx.fireChannelInactive();
+        try {
+            if (cumulation != null && !closeRequested && !draining) drain(ctx, true);
+        } catch (Throwable t) {
+            ctx.fireExceptionCaught(t);
+        } finally {
+            releaseCumulation();
+            ctx.fireChannelInactive();
+        }
     }
 }
