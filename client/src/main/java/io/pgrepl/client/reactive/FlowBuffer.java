@@ -115,7 +115,9 @@ public final class FlowBuffer<T> implements Flow.Subscription {
         peakQueued.accumulateAndGet(n, Math::max);
         if (n > highWatermark || w > maxWeight) {
             synchronized (pauseLock) {
-                if (!paused && !upstreamCancelled) {
+                // Re-checked under the lock: the subscriber may have drained below the low
+                // watermark since n was counted, and its maybeResume would then never come.
+                if (!paused && !upstreamCancelled && (queued.get() > lowWatermark || weight.get() > maxWeight / 4)) {
                     paused = true;
                     pauses.incrementAndGet();
                     Upstream up = upstream;
