@@ -2,19 +2,34 @@ package io.pgrepl.client.tx;
 
 import io.pgrepl.codec.pgoutput.record.Message;
 
+import java.util.function.LongConsumer;
+
 /**
  * A non-transactional logical message, delivered as soon as it arrives (even if the emitting
- * transaction later aborts). It confirms nothing: the next transaction's acknowledgement (or an
- * idle keepalive) moves the slot past it.
+ * transaction later aborts). The stream counts its LSN as delivered and outstanding until it is
+ * acknowledged, so it must be acknowledged like a transaction: otherwise idle keepalives cannot
+ * confirm past it (a heartbeat of {@code pg_logical_emit_message(false, ...)} on an idle database
+ * would hold the slot forever).
+ *
+ * @param message      the Message record
+ * @param acknowledger receives {@link Message#messageLsn()} on {@link #acknowledge()}; may be null
+ *                     (offline use)
  */
-public record NonTransactionalMessage(Message message) implements TxEvent {
+public record NonTransactionalMessage(Message message, LongConsumer acknowledger) implements TxEvent {
+    /** An offline message: {@link #acknowledge()} confirms nothing. */
+    public NonTransactionalMessage(Message message) {
+        this(message, null);
+    }
+
+    /** The message's LSN. */
     @Override
     public long ackLsn() {
-        return 0;
+        return message.messageLsn();
     }
 
     @Override
     public void acknowledge() {
-        // nothing to confirm, see the class comment
+        long lsn = message.messageLsn();
+        if (lsn != 0 && acknowledger != null) acknowledger.accept(lsn);
     }
 }

@@ -172,7 +172,7 @@ public final class TransactionAssembler implements AutoCloseable {
                 append(tx, o);
             }
         } else if (r instanceof Message m && !m.transactional()) {
-            sink.accept(new NonTransactionalMessage(m));
+            sink.accept(new NonTransactionalMessage(m, acknowledger));
         } else {
             change(r);
         }

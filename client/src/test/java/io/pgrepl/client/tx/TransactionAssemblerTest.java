@@ -287,8 +287,11 @@ class TransactionAssemblerTest {
         assertEquals(1, events.size());
         NonTransactionalMessage m = (NonTransactionalMessage) events.get(0);
         assertEquals(nt, m.message());
+        assertEquals(0x50, m.ackLsn());
+        assertTrue(acks.isEmpty(), "never acknowledged implicitly");
+        // the stream counts the message as outstanding until acknowledged: it must confirm its LSN
         m.acknowledge();
-        assertTrue(acks.isEmpty());
+        assertEquals(List.of(0x50L), acks);
         feed(a, new StreamStop(), new StreamCommit(10, 0, 1, 2, 3));
         assertEquals(List.of(tm), ((Transaction) events.get(1)).changeList());
     }
