@@ -45,7 +45,8 @@ import java.util.function.LongConsumer;
 public final class TransactionAssembler implements AutoCloseable {
     private final AssemblerOptions options;
     private final Consumer<? super TxEvent> sink;
-    private final LongConsumer acknowledger;
+    /** The application's acknowledgements, capped below every kept PREPARE. */
+    private final PreparedAckGate acknowledger;
     private final Map<Integer, Relation> relations = new ConcurrentHashMap<>();
 
     private Open current;
@@ -63,11 +64,13 @@ public final class TransactionAssembler implements AutoCloseable {
 
     /**
      * @param acknowledger receives the LSN when a delivered event is acknowledged (the stream's
-     *                     acknowledge(lsn)); may be null for offline use
+     *                     acknowledge(lsn)); may be null for offline use. Under
+     *                     {@link PreparedDelivery#AT_COMMIT_PREPARED} it never receives an LSN past
+     *                     the PREPARE of a prepared transaction still kept here.
      */
     public TransactionAssembler(AssemblerOptions options, LongConsumer acknowledger, Consumer<? super TxEvent> sink) {
         this.options = Objects.requireNonNull(options, "options");
-        this.acknowledger = acknowledger;
+        this.acknowledger = new PreparedAckGate(acknowledger);
         this.sink = Objects.requireNonNull(sink, "sink");
         this.skipThroughLsn = options.skipThroughLsn();
     }
@@ -123,7 +126,7 @@ public final class TransactionAssembler implements AutoCloseable {
         if (closed) throw new IllegalStateException("assembler closed");
         if (r instanceof Relation rel) relations.put(rel.oid(), rel);
         if (r instanceof Begin b) {
-            begin(new Open(b.xid(), null, false, b.finalLsn()));
+            begin(new Open(b.xid(), null, false, 0));
         } else if (r instanceof BeginPrepare b) {
             begin(new Open(b.xid(), b.gid(), false, b.prepareLsn()));
         } else if (r instanceof Commit c) {
@@ -153,6 +156,7 @@ public final class TransactionAssembler implements AutoCloseable {
         } else if (r instanceof CommitPrepared k) {
             Open tx = keptPrepared.remove(k.xid());
             if (tx != null) {
+                acknowledger.release(k.xid());
                 deliver(tx, Transaction.Kind.COMMIT_PREPARED, k.commitLsn(), k.endLsn(), k.commitTimeMicros());
             } else {
                 boolean seen = deliveredPrepared.remove(k.xid());
@@ -161,7 +165,10 @@ public final class TransactionAssembler implements AutoCloseable {
             }
         } else if (r instanceof RollbackPrepared rb) {
             Open tx = keptPrepared.remove(rb.xid());
-            if (tx != null) discard(tx);
+            if (tx != null) {
+                acknowledger.release(rb.xid());
+                discard(tx);
+            }
             boolean seen = deliveredPrepared.remove(rb.xid());
             emit(new TwoPhaseOutcome(false, rb.xid(), rb.gid(), rb.rollbackEndLsn(), rb.rollbackTimeMicros(), seen,
                     acknowledger), rb.rollbackEndLsn());
@@ -254,8 +261,10 @@ public final class TransactionAssembler implements AutoCloseable {
             if (isNew(endLsn)) deliveredPrepared.add(tx.xid);
             deliver(tx, Transaction.Kind.PREPARED, prepareLsn, endLsn, timeMicros);
         } else {
+            if (!Lsn.isValid(tx.prepareLsn)) tx.prepareLsn = prepareLsn; // streamed: known only now
             Open resent = keptPrepared.put(tx.xid, tx);
             if (resent != null && resent != tx) discard(resent); // prepared again after a reconnect
+            acknowledger.hold(tx.xid, tx.prepareLsn);
         }
     }
 
@@ -301,10 +310,13 @@ public final class TransactionAssembler implements AutoCloseable {
         final boolean streamed;
         String gid;
         String origin;
+        /** Begin Prepare's / Stream Prepare's prepare LSN; 0 for other transactions. */
+        long prepareLsn;
         final TxBuffer buffer;
 
-        Open(long xid, String gid, boolean streamed, long ignoredStartLsn) {
+        Open(long xid, String gid, boolean streamed, long prepareLsn) {
             this.xid = xid;
+            this.prepareLsn = prepareLsn;
             this.gid = gid;
             this.streamed = streamed;
             this.buffer = new TxBuffer(xid);

@@ -220,6 +220,32 @@ class TransactionAssemblerTest {
     }
 
     @Test
+    void keptPrepareCapsAcknowledgementsUntilCommitPrepared() {
+        var a = assembler(PreparedDelivery.AT_COMMIT_PREPARED, 1 << 20);
+        feed(a, new BeginPrepare(0x100, 0x150, 1, 77, "g1"), insert(0, 1, "a"),
+                new Prepare(0, 0x100, 0x150, 1, 77, "g1"),
+                new Begin(0x200, 1, 80), insert(0, 9, "z"), new Commit(0, 0x200, 0x220, 1));
+        ((Transaction) events.get(0)).acknowledge();
+        // confirming 0x220 would pass the PREPARE: after a reconnect the server would not resend it
+        assertEquals(List.of(0x100L), acks);
+        feed(a, new StreamStart(50, 1), insert(50, 2, "s"), new StreamStop(),
+                new StreamPrepare(0, 0x300, 0x350, 1, 50, "gs"),
+                new Begin(0x400, 1, 81), insert(0, 10, "y"), new Commit(0, 0x400, 0x420, 1));
+        ((Transaction) events.get(1)).acknowledge();
+        assertEquals(List.of(0x100L), acks, "still held by g1");
+        a.accept(new CommitPrepared(0, 0x500, 0x510, 2, 77, "g1"));
+        assertEquals(List.of(0x100L, 0x300L), acks, "g1 released: the capped ack flows up to gs's PREPARE");
+        Transaction g1 = (Transaction) events.get(2);
+        assertEquals(List.of(1), ids(g1));
+        g1.acknowledge();
+        assertEquals(List.of(0x100L, 0x300L), acks);
+        a.accept(new RollbackPrepared(0, 0x350, 0x610, 1, 2, 50, "gs"));
+        assertEquals(List.of(0x100L, 0x300L, 0x510L), acks, "nothing held: the highest requested ack goes through");
+        ((TwoPhaseOutcome) events.get(3)).acknowledge();
+        assertEquals(List.of(0x100L, 0x300L, 0x510L, 0x610L), acks);
+    }
+
+    @Test
     void streamedPrepareThenCommitPrepared() {
         var a = assembler(PreparedDelivery.AT_COMMIT_PREPARED, 1 << 20);
         feed(a, new StreamStart(50, 1), insert(50, 1, "a"), new StreamStop(),
