@@ -87,10 +87,7 @@ public final class ReplicationPublisher<T> implements Flow.Publisher<T> {
         if (weigher != null) b.weigher(weigher, maxWeight);
         if (flow.autoAcknowledge() && acknowledge != null) b.afterOnNext(acknowledge);
         b.start();
-        LongConsumer ack = lsn -> {
-            LogicalReplicationStream s = stream.get();
-            if (s != null) s.acknowledge(lsn);
-        };
+        EarlyAcknowledger ack = new EarlyAcknowledger();
         LogicalStreamHandler handler;
         LogicalReplicationStream s;
         try {
@@ -102,6 +99,7 @@ public final class ReplicationPublisher<T> implements Flow.Publisher<T> {
             return;
         }
         stream.set(s);
+        ack.attach(s::acknowledge);
         b.upstream(new FlowBuffer.Upstream() {
             // The buffer's current wish is applied, not the call: a resume queued from the
             // subscriber's thread that runs after a newer pause re-applies the pause. On the event
