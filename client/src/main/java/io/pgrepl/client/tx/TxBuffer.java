@@ -46,6 +46,8 @@ final class TxBuffer {
     private int count;
     private long totalBytes;
     private volatile boolean deleted;
+    /** Spill readers not at EOF yet: {@link #delete()} closes them (a partial iteration would leak its descriptor). */
+    private final Set<SpillIterator> openReaders = java.util.concurrent.ConcurrentHashMap.newKeySet();
 
     TxBuffer(long xid) {
         this.xid = xid;
@@ -156,13 +158,25 @@ final class TxBuffer {
     Iterator<PgOutputRecord> iterator() {
         if (deleted) throw new IllegalStateException("transaction closed: its changes are gone");
         if (file == null) return List.copyOf(memory).iterator();
-        return new SpillIterator();
+        SpillIterator it = new SpillIterator();
+        openReaders.add(it);
+        if (deleted) { // delete() ran while this one was opening
+            it.close();
+            throw new IllegalStateException("transaction closed: its changes are gone");
+        }
+        return it;
+    }
+
+    /** Spill readers opened and not yet closed (at EOF, on error or by {@link #delete()}). */
+    int openReaders() {
+        return openReaders.size();
     }
 
     /** Deletes the spill file (idempotent). */
     void delete() {
         deleted = true;
         memory = null;
+        for (SpillIterator it : openReaders) it.close();
         if (file != null) {
             try {
                 if (out != null) out.close();
@@ -192,7 +206,7 @@ final class TxBuffer {
         return xid;
     }
 
-    private final class SpillIterator implements Iterator<PgOutputRecord> {
+    private final class SpillIterator implements Iterator<PgOutputRecord>, java.io.Closeable {
         private final DataInputStream in;
         private PgOutputRecord next;
         private boolean done;
@@ -208,15 +222,15 @@ final class TxBuffer {
 
         @Override
         public boolean hasNext() {
+            // deleted (closed by delete()) must not read as a normal end of the transaction
+            if (next == null && deleted) throw new IllegalStateException("transaction closed: its changes are gone");
             while (next == null && !done) {
-                if (deleted) throw new IllegalStateException("transaction closed: its changes are gone");
                 try {
                     int len;
                     try {
                         len = in.readInt();
                     } catch (EOFException eof) {
-                        done = true;
-                        in.close();
+                        close();
                         break;
                     }
                     byte[] b = new byte[len];
@@ -224,11 +238,24 @@ final class TxBuffer {
                     PgOutputRecord r = RecordSerde.read(new DataInputStream(new java.io.ByteArrayInputStream(b)));
                     if (!(isChange(r) && abortedSubXids.contains(changeXid(r)))) next = r;
                 } catch (IOException e) {
-                    done = true;
+                    close();
+                    if (deleted) throw new IllegalStateException("transaction closed: its changes are gone");
                     throw new UncheckedIOException("cannot read spill file " + file, e);
                 }
             }
             return next != null;
+        }
+
+        /** Releases the file; idempotent, also called at EOF and by {@link TxBuffer#delete()}. */
+        @Override
+        public void close() {
+            done = true;
+            openReaders.remove(this);
+            try {
+                in.close();
+            } catch (IOException ignored) {
+                // nothing more to read either way
+            }
         }
 
         @Override
