@@ -41,6 +41,11 @@ public final class ReactiveReplication {
      * <p>Heap stays near twice the assembler's memory budget: the budget for changes still being
      * assembled, and the same again for delivered in-memory transactions waiting for demand
      * (beyond it socket reading pauses, like the event-count watermark).
+     *
+     * <p>The assembler runs on the connection's event loop, so spill files (transactions beyond
+     * the budget) are written there, blocking that loop on disk I/O: see {@link io.pgrepl.client.tx.AssemblerOptions}
+     * (a budget large enough for the usual transaction; a private event loop group for streams
+     * that may see big ones).
      */
     public static ReplicationPublisher<TxEvent> transactions(PgConnection connection, LogicalReplicationOptions options,
                                                              FlowOptions flow) {

@@ -4,6 +4,14 @@ import java.nio.file.Path;
 import java.util.Objects;
 
 /**
+ * <p>Spilling is synchronous file I/O on the thread that feeds the assembler; in
+ * {@code ReactiveReplication.transactions} that is the connection's Netty event loop, so a
+ * transaction larger than the budget writes its spill file there, stalling every channel that
+ * shares the loop (and this stream's keepalive replies) for as long as the disk takes. Size the
+ * budget so that spilling is the exception, and give streams that may see large transactions
+ * their own event loop group ({@code ConnectionConfig.Builder.eventLoopGroup} /
+ * {@code PgClient.using}) so only they stall.
+ *
  * @param preparedDelivery  when two-phase transactions are delivered
  * @param memoryBudgetBytes heap (estimated) that buffered, not yet delivered changes may use across
  *                          all open transactions; beyond it the largest buffers spill to disk
