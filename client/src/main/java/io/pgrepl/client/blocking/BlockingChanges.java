@@ -6,6 +6,7 @@ import io.pgrepl.client.reactive.FlowOptions;
 import io.pgrepl.client.reactive.ReactiveReplication;
 import io.pgrepl.client.reactive.ReplicationPublisher;
 import io.pgrepl.client.stream.LogicalReplicationOptions;
+import io.pgrepl.client.stream.LogicalReplicationStream;
 import io.pgrepl.client.tx.TxEvent;
 
 import java.time.Duration;
@@ -18,6 +19,7 @@ import java.util.concurrent.CompletionStage;
 import java.util.concurrent.Flow;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
+import java.util.function.BooleanSupplier;
 
 /**
  * A blocking iterator over a replication publisher, for plain and virtual threads:
@@ -36,15 +38,19 @@ public final class BlockingChanges<T> implements Iterator<T>, AutoCloseable {
 
     private final BlockingQueue<Object> queue;
     private final CompletionStage<Void> terminated;
+    /** True on the thread that would complete {@code terminated}: close() must not wait there. */
+    private final BooleanSupplier onEventLoop;
     private volatile Flow.Subscription subscription;
     private Object next;
     private boolean finished;
     private Throwable failure;
 
-    private BlockingChanges(Flow.Publisher<T> publisher, int prefetch, CompletionStage<Void> terminated) {
+    private BlockingChanges(Flow.Publisher<T> publisher, int prefetch, CompletionStage<Void> terminated,
+                            BooleanSupplier onEventLoop) {
         if (prefetch < 1) throw new IllegalArgumentException("prefetch must be positive");
         this.queue = new ArrayBlockingQueue<>(prefetch + 1); // + the terminal signal
         this.terminated = terminated;
+        this.onEventLoop = onEventLoop != null ? onEventLoop : () -> false;
         publisher.subscribe(new Flow.Subscriber<T>() {
             @Override
             public void onSubscribe(Flow.Subscription s) {
@@ -79,19 +85,35 @@ public final class BlockingChanges<T> implements Iterator<T>, AutoCloseable {
     public static BlockingChanges<ChangeEvent> open(PgConnection connection, LogicalReplicationOptions options,
                                                     FlowOptions flow, int prefetch) {
         ReplicationPublisher<ChangeEvent> p = ReactiveReplication.changes(connection, options, flow);
-        return new BlockingChanges<>(p, prefetch, p.terminated());
+        return new BlockingChanges<>(p, prefetch, p.terminated(), onStreamLoop(p));
     }
 
     /** One {@link TxEvent} per assembled transaction / non-transactional message / two-phase outcome. */
     public static BlockingChanges<TxEvent> openTransactions(PgConnection connection, LogicalReplicationOptions options,
                                                             FlowOptions flow, int prefetch) {
         ReplicationPublisher<TxEvent> p = ReactiveReplication.transactions(connection, options, flow);
-        return new BlockingChanges<>(p, prefetch, p.terminated());
+        return new BlockingChanges<>(p, prefetch, p.terminated(), onStreamLoop(p));
     }
 
     /** Any publisher; {@code terminated} (may be null) is awaited by close(). */
     public static <T> BlockingChanges<T> of(Flow.Publisher<T> publisher, int prefetch, CompletionStage<Void> terminated) {
-        return new BlockingChanges<>(Objects.requireNonNull(publisher), prefetch, terminated);
+        return of(publisher, prefetch, terminated, null);
+    }
+
+    /**
+     * Any publisher; {@code terminated} (may be null) is awaited by close(), except where
+     * {@code onEventLoop} (may be null) says the calling thread is the one that completes it.
+     */
+    public static <T> BlockingChanges<T> of(Flow.Publisher<T> publisher, int prefetch, CompletionStage<Void> terminated,
+                                            BooleanSupplier onEventLoop) {
+        return new BlockingChanges<>(Objects.requireNonNull(publisher), prefetch, terminated, onEventLoop);
+    }
+
+    private static BooleanSupplier onStreamLoop(ReplicationPublisher<?> p) {
+        return () -> {
+            LogicalReplicationStream s = p.stream();
+            return s != null && s.eventLoop().inEventLoop();
+        };
     }
 
     @Override
@@ -163,12 +185,22 @@ public final class BlockingChanges<T> implements Iterator<T>, AutoCloseable {
         return queue.size() + (next != null ? 1 : 0);
     }
 
-    /** Cancels (stops the stream: CopyDone and the server's acknowledgement) and waits up to 30 s for it. */
+    /**
+     * Cancels (stops the stream: CopyDone and the server's acknowledgement) and waits up to 30 s for it.
+     *
+     * @throws IllegalStateException when called on the stream's event loop, after cancelling: the
+     *                               stop completes on that very thread, so waiting there would
+     *                               only block it for 30 s (await the publisher's terminated() elsewhere)
+     */
     @Override
     public void close() {
         Flow.Subscription s = subscription;
         if (s != null) s.cancel();
         finished = true;
+        if (terminated != null && onEventLoop.getAsBoolean()) {
+            throw new IllegalStateException("BlockingChanges.close() called on the stream's event loop: "
+                    + "the stream is stopping, but close() cannot wait for it there");
+        }
         if (terminated != null) {
             try {
                 terminated.toCompletableFuture().get(30, TimeUnit.SECONDS);

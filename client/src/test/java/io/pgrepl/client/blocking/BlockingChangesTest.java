@@ -83,4 +83,36 @@ class BlockingChangesTest {
         assertTrue(cancelled.get(), "close cancels the subscription");
         assertFalse(it.hasNext());
     }
+
+    @Test
+    void closeOnTheEventLoopFailsFastInsteadOfBlocking() throws Exception {
+        io.netty.channel.DefaultEventLoop loop = new io.netty.channel.DefaultEventLoop();
+        try {
+            java.util.concurrent.atomic.AtomicBoolean cancelled = new java.util.concurrent.atomic.AtomicBoolean();
+            java.util.concurrent.Flow.Publisher<Integer> pub = s -> s.onSubscribe(new java.util.concurrent.Flow.Subscription() {
+                @Override
+                public void request(long n) {}
+
+                @Override
+                public void cancel() {
+                    cancelled.set(true);
+                }
+            });
+            // completed only by the loop itself, as the stream's end is: waiting on the loop would block 30 s
+            CompletableFuture<Void> terminated = new CompletableFuture<>();
+            BlockingChanges<Integer> it = BlockingChanges.of(pub, 4, terminated, loop::inEventLoop);
+            Throwable thrown = loop.submit(() -> {
+                try {
+                    it.close();
+                    return null;
+                } catch (IllegalStateException e) {
+                    return e;
+                }
+            }).get(5, TimeUnit.SECONDS);
+            assertTrue(thrown instanceof IllegalStateException, "close() on the event loop must fail fast");
+            assertTrue(cancelled.get(), "the stream is still told to stop");
+        } finally {
+            loop.shutdownGracefully(0, 0, TimeUnit.SECONDS);
+        }
+    }
 }
