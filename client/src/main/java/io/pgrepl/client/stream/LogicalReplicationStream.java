@@ -330,7 +330,7 @@ public final class LogicalReplicationStream extends CopyBothStream {
 
         @Override
         public void onStreamStart(StreamStartMessage m) {
-            if (m.isFirstSegment()) tracker.streamOpened();
+            tracker.streamOpened(m.xid());
             handler.onStreamStart(m);
         }
 
@@ -341,7 +341,7 @@ public final class LogicalReplicationStream extends CopyBothStream {
 
         @Override
         public void onStreamCommit(StreamCommitMessage m) {
-            tracker.streamClosed(m.endLsn());
+            tracker.streamClosed(m.xid(), m.endLsn());
             transactions++;
             handler.onStreamCommit(m);
             delivered(m.endLsn());
@@ -349,7 +349,7 @@ public final class LogicalReplicationStream extends CopyBothStream {
 
         @Override
         public void onStreamAbort(StreamAbortMessage m) {
-            if (!m.isSubtransactionAbort()) tracker.streamClosed(0);
+            if (!m.isSubtransactionAbort()) tracker.streamClosed(m.xid(), 0);
             handler.onStreamAbort(m);
         }
 
@@ -376,7 +376,7 @@ public final class LogicalReplicationStream extends CopyBothStream {
 
         @Override
         public void onStreamPrepare(PrepareMessage m) {
-            tracker.streamClosed(m.endLsn());
+            tracker.streamClosed(m.xid(), m.endLsn());
             handler.onStreamPrepare(m);
             delivered(m.endLsn());
         }
