@@ -9,6 +9,7 @@ import io.pgrepl.client.PgException;
 import io.pgrepl.client.protocol.Exchange;
 import io.pgrepl.client.protocol.ExchangeContext;
 import io.pgrepl.client.protocol.Frontend;
+import io.pgrepl.client.replication.ReplicationCommands;
 import io.pgrepl.codec.Lsn;
 import io.pgrepl.codec.PgTime;
 import io.pgrepl.codec.backend.BackendMessage;
@@ -219,8 +220,8 @@ abstract class CopyBothStream implements Exchange {
     private void onDataRow(ByteBuf payload) {
         dataRow.wrap(payload);
         if (dataRow.columnCount() >= 2 && !dataRow.isNull(0) && !dataRow.isNull(1)) {
-            nextTimeline = Long.parseLong(dataRow.text(0));
-            switchLsn = Lsn.parse(dataRow.text(1));
+            nextTimeline = ReplicationCommands.timelineColumn("next_tli", dataRow.text(0));
+            switchLsn = ReplicationCommands.lsnColumn("next_tli_startpos", dataRow.text(1));
         }
     }
 
