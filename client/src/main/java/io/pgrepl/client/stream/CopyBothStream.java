@@ -349,7 +349,8 @@ abstract class CopyBothStream implements Exchange {
      * server or the connection ended the stream: {@link ReplicationServerErrorException}
      * (ErrorResponse, e.g. FATAL 57P01 from pg_terminate_backend), {@link ReplicationShutdownException}
      * (clean server shutdown), {@link ReplicationConnectionLostException} (EOF, e.g. after
-     * wal_sender_timeout, or the receive timeout), {@link ReplicationHandlerException}.
+     * wal_sender_timeout, or the receive timeout), {@link ReplicationProtocolException} (pgoutput
+     * that does not decode), {@link ReplicationHandlerException}.
      */
     public CompletionStage<Void> completion() {
         return completion;

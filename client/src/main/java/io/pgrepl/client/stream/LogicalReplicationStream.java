@@ -3,6 +3,7 @@ package io.pgrepl.client.stream;
 import io.pgrepl.client.PgClientException;
 import io.pgrepl.client.PgConnection;
 import io.pgrepl.codec.Lsn;
+import io.pgrepl.codec.MalformedMessageException;
 import io.pgrepl.codec.pgoutput.BeginMessage;
 import io.pgrepl.codec.pgoutput.BeginPrepareMessage;
 import io.pgrepl.codec.pgoutput.CommitMessage;
@@ -80,6 +81,8 @@ public final class LogicalReplicationStream extends CopyBothStream {
     private long bytes;
     private long transactions;
     private long serverWalEnd;
+    /** Set once the decoder handed the current message to the {@link Dispatcher}. */
+    private boolean dispatched;
 
     private LogicalReplicationStream(PgConnection connection, LogicalReplicationOptions options, String command,
                                      LogicalStreamHandler handler, long resumeFrom) {
@@ -190,7 +193,17 @@ public final class LogicalReplicationStream extends CopyBothStream {
         bytes += x.dataLength();
         try {
             handler.onXLogData(x);
+        } catch (RuntimeException e) {
+            failFromHandler(e);
+            return;
+        }
+        dispatched = false;
+        try {
             decoder.decode(x.buffer(), x.dataIndex(), x.dataLength(), dispatcher);
+        } catch (MalformedMessageException e) {
+            // The decoder dispatches last: before that, the bytes are at fault; after, the handler
+            // (which may decode values itself) threw.
+            failFromHandler(dispatched ? e : new ReplicationProtocolException(e));
         } catch (RuntimeException e) {
             failFromHandler(e);
         }
@@ -260,6 +273,7 @@ public final class LogicalReplicationStream extends CopyBothStream {
 
         @Override
         public void onBegin(BeginMessage m) {
+            dispatched = true;
             if (duplicate(m.finalLsn())) {
                 skipping = true;
                 return;
@@ -270,6 +284,7 @@ public final class LogicalReplicationStream extends CopyBothStream {
 
         @Override
         public void onCommit(CommitMessage m) {
+            dispatched = true;
             if (skipping) {
                 skipping = false;
                 return;
@@ -282,41 +297,49 @@ public final class LogicalReplicationStream extends CopyBothStream {
 
         @Override
         public void onOrigin(OriginMessage m) {
+            dispatched = true;
             if (!skipping) handler.onOrigin(m);
         }
 
         @Override
         public void onRelation(RelationMessage m) {
+            dispatched = true;
             handler.onRelation(m);
         }
 
         @Override
         public void onType(TypeMessage m) {
+            dispatched = true;
             handler.onType(m);
         }
 
         @Override
         public void onInsert(InsertMessage m) {
+            dispatched = true;
             if (!skipping) handler.onInsert(m);
         }
 
         @Override
         public void onUpdate(UpdateMessage m) {
+            dispatched = true;
             if (!skipping) handler.onUpdate(m);
         }
 
         @Override
         public void onDelete(DeleteMessage m) {
+            dispatched = true;
             if (!skipping) handler.onDelete(m);
         }
 
         @Override
         public void onTruncate(TruncateMessage m) {
+            dispatched = true;
             if (!skipping) handler.onTruncate(m);
         }
 
         @Override
         public void onMessage(LogicalMessage m) {
+            dispatched = true;
             if (m.transactional()) {
                 if (!skipping) handler.onMessage(m);
                 return;
@@ -330,17 +353,20 @@ public final class LogicalReplicationStream extends CopyBothStream {
 
         @Override
         public void onStreamStart(StreamStartMessage m) {
+            dispatched = true;
             tracker.streamOpened(m.xid());
             handler.onStreamStart(m);
         }
 
         @Override
         public void onStreamStop(StreamStopMessage m) {
+            dispatched = true;
             handler.onStreamStop(m);
         }
 
         @Override
         public void onStreamCommit(StreamCommitMessage m) {
+            dispatched = true;
             tracker.streamClosed(m.xid(), m.endLsn());
             transactions++;
             handler.onStreamCommit(m);
@@ -349,12 +375,14 @@ public final class LogicalReplicationStream extends CopyBothStream {
 
         @Override
         public void onStreamAbort(StreamAbortMessage m) {
+            dispatched = true;
             if (!m.isSubtransactionAbort()) tracker.streamClosed(m.xid(), 0);
             handler.onStreamAbort(m);
         }
 
         @Override
         public void onBeginPrepare(BeginPrepareMessage m) {
+            dispatched = true;
             if (duplicate(m.prepareLsn())) {
                 skipping = true;
                 return;
@@ -365,6 +393,7 @@ public final class LogicalReplicationStream extends CopyBothStream {
 
         @Override
         public void onPrepare(PrepareMessage m) {
+            dispatched = true;
             if (skipping) {
                 skipping = false;
                 return;
@@ -376,6 +405,7 @@ public final class LogicalReplicationStream extends CopyBothStream {
 
         @Override
         public void onStreamPrepare(PrepareMessage m) {
+            dispatched = true;
             tracker.streamClosed(m.xid(), m.endLsn());
             handler.onStreamPrepare(m);
             delivered(m.endLsn());
@@ -383,6 +413,7 @@ public final class LogicalReplicationStream extends CopyBothStream {
 
         @Override
         public void onCommitPrepared(CommitPreparedMessage m) {
+            dispatched = true;
             if (duplicate(m.commitLsn())) return;
             tracker.standaloneDelivered(m.endLsn());
             transactions++;
@@ -392,6 +423,7 @@ public final class LogicalReplicationStream extends CopyBothStream {
 
         @Override
         public void onRollbackPrepared(RollbackPreparedMessage m) {
+            dispatched = true;
             if (dedupFloor != 0 && Long.compareUnsigned(m.rollbackEndLsn(), dedupFloor) <= 0) return;
             tracker.standaloneDelivered(m.rollbackEndLsn());
             handler.onRollbackPrepared(m);
