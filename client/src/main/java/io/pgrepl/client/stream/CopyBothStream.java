@@ -247,6 +247,12 @@ abstract class CopyBothStream implements Exchange {
     private void tick() {
         if (state != State.STREAMING) return;
         long now = System.nanoTime();
+        // Paused, the silence is ours (nothing is read), not the server's: no timeout, no ping.
+        // Status updates go on so that the walsender's own timeout does not fire.
+        if (paused) {
+            if (now - lastStatusNanos >= statusInterval.toNanos()) sendStatusUpdate(false);
+            return;
+        }
         if (receiveTimeout != null && now - lastReceiveNanos > receiveTimeout.toNanos()) {
             failNow(new ReplicationConnectionLostException("nothing received for " + receiveTimeout.toMillis()
                     + " ms (receive timeout)", null));
@@ -365,7 +371,10 @@ abstract class CopyBothStream implements Exchange {
         return stopAsync();
     }
 
-    /** Stops reading from the socket (autoRead off); status updates go on from the timer. */
+    /**
+     * Stops reading from the socket (autoRead off); status updates go on from the timer. The
+     * receive timeout is suspended while paused and counts afresh from {@link #resumeReading}.
+     */
     public void pauseReading() {
         setPaused(true);
     }
@@ -400,6 +409,7 @@ abstract class CopyBothStream implements Exchange {
             if (paused && ctx != null) {
                 // The server's answer must be read to finish.
                 paused = false;
+                restartReceiveClock();
                 ctx.channel().config().setAutoRead(true);
                 ctx.channel().read();
             }
@@ -410,11 +420,18 @@ abstract class CopyBothStream implements Exchange {
 
     final void setPaused(boolean pause) {
         runOnLoop(() -> {
+            if (paused && !pause) restartReceiveClock();
             paused = pause;
             if (ctx == null || state == State.DONE) return;
             ctx.channel().config().setAutoRead(!pause);
             if (!pause) ctx.channel().read();
         });
+    }
+
+    /** Reading again after a pause: the receive timeout counts from now. */
+    private void restartReceiveClock() {
+        lastReceiveNanos = System.nanoTime();
+        pingSent = false;
     }
 
     final boolean isPaused() {
