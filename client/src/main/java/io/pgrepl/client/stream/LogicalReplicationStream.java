@@ -27,6 +27,7 @@ import io.pgrepl.codec.pgoutput.TypeMessage;
 import io.pgrepl.codec.pgoutput.UpdateMessage;
 import io.pgrepl.codec.replication.PrimaryKeepalive;
 import io.pgrepl.codec.replication.XLogData;
+import java.util.function.LongConsumer;
 
 /**
  * A running START_REPLICATION ... LOGICAL stream on one {@link PgConnection}: pgoutput messages go
@@ -73,6 +74,8 @@ public final class LogicalReplicationStream extends CopyBothStream {
     private final Dispatcher dispatcher = new Dispatcher();
     private final int protoVersion;
     private final long dedupFloor;
+    /** Told every acknowledgement applied here, from any source (see {@link ReconnectingLogicalStream}). */
+    private final LongConsumer ackListener;
     private volatile StreamMetricsListener metricsListener;
     private volatile long acknowledgedView;
     private volatile long flushedView;
@@ -85,7 +88,7 @@ public final class LogicalReplicationStream extends CopyBothStream {
     private boolean dispatched;
 
     private LogicalReplicationStream(PgConnection connection, LogicalReplicationOptions options, String command,
-                                     LogicalStreamHandler handler, long resumeFrom) {
+                                     LogicalStreamHandler handler, long resumeFrom, LongConsumer ackListener) {
         super(connection, command, options.statusInterval(), options.receiveTimeout());
         this.options = options;
         this.handler = handler;
@@ -94,6 +97,7 @@ public final class LogicalReplicationStream extends CopyBothStream {
         this.dedupFloor = Lsn.max(options.startLsn(), resumeFrom);
         this.tracker = new FeedbackTracker(options.confirmIdleKeepalives(), resumeFrom);
         this.acknowledgedView = resumeFrom;
+        this.ackListener = ackListener;
     }
 
     /**
@@ -114,8 +118,15 @@ public final class LogicalReplicationStream extends CopyBothStream {
      */
     public static LogicalReplicationStream start(PgConnection connection, LogicalReplicationOptions options,
                                                  LogicalStreamHandler handler, long resumeFrom) {
+        return start(connection, options, handler, resumeFrom, null);
+    }
+
+    /** With {@code ackListener} told (event loop) every acknowledgement applied: acknowledge() and autoAcknowledge. */
+    static LogicalReplicationStream start(PgConnection connection, LogicalReplicationOptions options,
+                                          LogicalStreamHandler handler, long resumeFrom, LongConsumer ackListener) {
         String command = options.startCommand(connection.serverVersionNum());
-        LogicalReplicationStream s = new LogicalReplicationStream(connection, options, command, handler, resumeFrom);
+        LogicalReplicationStream s = new LogicalReplicationStream(connection, options, command, handler, resumeFrom,
+                ackListener);
         s.submit(() -> handler.onStarted(s));
         return s;
     }
@@ -181,7 +192,9 @@ public final class LogicalReplicationStream extends CopyBothStream {
 
     private void ack(long lsn) {
         tracker.acknowledge(lsn);
-        acknowledgedView = tracker.acknowledged();
+        long acked = tracker.acknowledged();
+        acknowledgedView = acked;
+        if (ackListener != null) ackListener.accept(acked);
     }
 
     @Override
