@@ -31,8 +31,8 @@ public final class ReplicationCommands {
         Row row = r.singleRow();
         String tl = row.get("timeline");
         String pos = row.get("xlogpos");
-        return new IdentifySystem(row.get("systemid"), tl == null ? 0 : Long.parseLong(tl),
-                pos == null ? 0 : Lsn.parse(pos), row.get("dbname"));
+        return new IdentifySystem(row.get("systemid"), tl == null ? 0 : timelineColumn("timeline", tl),
+                pos == null ? 0 : lsnColumn("xlogpos", pos), row.get("dbname"));
     }
 
     /** SHOW takes a (possibly dotted) GUC name; keep it to characters a GUC name can have. */
@@ -77,7 +77,7 @@ public final class ReplicationCommands {
     public static SlotCreated slotCreated(QueryResult r) {
         Row row = r.singleRow();
         String cp = row.get("consistent_point");
-        return new SlotCreated(row.get("slot_name"), cp == null ? 0 : Lsn.parse(cp), row.get("snapshot_name"),
+        return new SlotCreated(row.get("slot_name"), cp == null ? 0 : lsnColumn("consistent_point", cp), row.get("snapshot_name"),
                 row.get("output_plugin"));
     }
 
@@ -93,8 +93,8 @@ public final class ReplicationCommands {
         if (row.isNull(0)) return Optional.empty();
         String lsn = row.get(1);
         String tli = row.get(2);
-        return Optional.of(new ReplicationSlotStatus(row.get(0), lsn == null ? 0 : Lsn.parse(lsn),
-                tli == null ? 0 : Long.parseLong(tli)));
+        return Optional.of(new ReplicationSlotStatus(row.get(0), lsn == null ? 0 : lsnColumn("restart_lsn", lsn),
+                tli == null ? 0 : timelineColumn("restart_tli", tli)));
     }
 
     public static String alterSlot(String slotName, Boolean failover, Boolean twoPhase, int serverVersionNum) {
@@ -112,6 +112,35 @@ public final class ReplicationCommands {
     public static String dropSlot(String slotName, boolean wait) {
         Identifiers.requireSlotName(slotName);
         return "DROP_REPLICATION_SLOT " + slotName + (wait ? " WAIT" : "");
+    }
+
+    /**
+     * An LSN sent by the server as text. A malformed one is a protocol error; the message names
+     * the column only (the value is the server's, and no cause carries it either).
+     */
+    public static long lsnColumn(String column, String text) {
+        try {
+            return Lsn.parse(text);
+        } catch (RuntimeException e) {
+            throw badColumn(column, "an LSN");
+        }
+    }
+
+    /** A timeline ID (uint32) sent by the server as text; see {@link #lsnColumn}. */
+    public static long timelineColumn(String column, String text) {
+        long v;
+        try {
+            v = Long.parseLong(text);
+        } catch (NumberFormatException e) {
+            throw badColumn(column, "a timeline ID");
+        }
+        if (v < 0 || v > 0xFFFF_FFFFL) throw badColumn(column, "a timeline ID");
+        return v;
+    }
+
+    private static PgClientException badColumn(String column, String what) {
+        return new PgClientException(PgClientException.Kind.PROTOCOL,
+                "protocol violation: column " + column + " is not " + what);
     }
 
     private static PgClientException unsupported(String what, int major) {

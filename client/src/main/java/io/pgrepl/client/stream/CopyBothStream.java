@@ -9,6 +9,7 @@ import io.pgrepl.client.PgException;
 import io.pgrepl.client.protocol.Exchange;
 import io.pgrepl.client.protocol.ExchangeContext;
 import io.pgrepl.client.protocol.Frontend;
+import io.pgrepl.client.replication.ReplicationCommands;
 import io.pgrepl.codec.Lsn;
 import io.pgrepl.codec.PgTime;
 import io.pgrepl.codec.backend.BackendMessage;
@@ -219,8 +220,8 @@ abstract class CopyBothStream implements Exchange {
     private void onDataRow(ByteBuf payload) {
         dataRow.wrap(payload);
         if (dataRow.columnCount() >= 2 && !dataRow.isNull(0) && !dataRow.isNull(1)) {
-            nextTimeline = Long.parseLong(dataRow.text(0));
-            switchLsn = Lsn.parse(dataRow.text(1));
+            nextTimeline = ReplicationCommands.timelineColumn("next_tli", dataRow.text(0));
+            switchLsn = ReplicationCommands.lsnColumn("next_tli_startpos", dataRow.text(1));
         }
     }
 
@@ -246,6 +247,12 @@ abstract class CopyBothStream implements Exchange {
     private void tick() {
         if (state != State.STREAMING) return;
         long now = System.nanoTime();
+        // Paused, the silence is ours (nothing is read), not the server's: no timeout, no ping.
+        // Status updates go on so that the walsender's own timeout does not fire.
+        if (paused) {
+            if (now - lastStatusNanos >= statusInterval.toNanos()) sendStatusUpdate(false);
+            return;
+        }
         if (receiveTimeout != null && now - lastReceiveNanos > receiveTimeout.toNanos()) {
             failNow(new ReplicationConnectionLostException("nothing received for " + receiveTimeout.toMillis()
                     + " ms (receive timeout)", null));
@@ -348,7 +355,8 @@ abstract class CopyBothStream implements Exchange {
      * server or the connection ended the stream: {@link ReplicationServerErrorException}
      * (ErrorResponse, e.g. FATAL 57P01 from pg_terminate_backend), {@link ReplicationShutdownException}
      * (clean server shutdown), {@link ReplicationConnectionLostException} (EOF, e.g. after
-     * wal_sender_timeout, or the receive timeout), {@link ReplicationHandlerException}.
+     * wal_sender_timeout, or the receive timeout), {@link ReplicationProtocolException} (pgoutput
+     * that does not decode), {@link ReplicationHandlerException}.
      */
     public CompletionStage<Void> completion() {
         return completion;
@@ -363,7 +371,10 @@ abstract class CopyBothStream implements Exchange {
         return stopAsync();
     }
 
-    /** Stops reading from the socket (autoRead off); status updates go on from the timer. */
+    /**
+     * Stops reading from the socket (autoRead off); status updates go on from the timer. The
+     * receive timeout is suspended while paused and counts afresh from {@link #resumeReading}.
+     */
     public void pauseReading() {
         setPaused(true);
     }
@@ -398,6 +409,7 @@ abstract class CopyBothStream implements Exchange {
             if (paused && ctx != null) {
                 // The server's answer must be read to finish.
                 paused = false;
+                restartReceiveClock();
                 ctx.channel().config().setAutoRead(true);
                 ctx.channel().read();
             }
@@ -408,11 +420,18 @@ abstract class CopyBothStream implements Exchange {
 
     final void setPaused(boolean pause) {
         runOnLoop(() -> {
+            if (paused && !pause) restartReceiveClock();
             paused = pause;
             if (ctx == null || state == State.DONE) return;
             ctx.channel().config().setAutoRead(!pause);
             if (!pause) ctx.channel().read();
         });
+    }
+
+    /** Reading again after a pause: the receive timeout counts from now. */
+    private void restartReceiveClock() {
+        lastReceiveNanos = System.nanoTime();
+        pingSent = false;
     }
 
     final boolean isPaused() {

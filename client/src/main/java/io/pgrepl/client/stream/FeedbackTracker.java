@@ -1,6 +1,8 @@
 package io.pgrepl.client.stream;
 
 import io.pgrepl.codec.Lsn;
+import java.util.HashSet;
+import java.util.Set;
 
 /**
  * The positions a logical stream reports in StandbyStatusUpdate, kept apart from any I/O so the
@@ -24,7 +26,12 @@ final class FeedbackTracker {
     private long delivered;
     private long idleConfirmable;
     private boolean inTransaction;
-    private int openStreams;
+    /**
+     * Top-level xids of streamed transactions open on this connection. A set, not a counter: a
+     * Stream Commit/Abort for an xid never opened here (its first block seen on an old
+     * connection) must not close another one. Stream Start/Stop are rare next to rows.
+     */
+    private final Set<Long> openStreams = new HashSet<>();
     private long sentFlush;
     private boolean frozen;
 
@@ -50,14 +57,17 @@ final class FeedbackTracker {
         delivered = Lsn.max(delivered, endLsn);
     }
 
-    /** A Stream Start for an xid not open yet. */
-    void streamOpened() {
-        openStreams++;
+    /**
+     * Any Stream Start, first segment or not: after a reconnect the server resends from a
+     * transaction's first block, but a later block of an xid unknown here still means it is open.
+     */
+    void streamOpened(long xid) {
+        openStreams.add(xid);
     }
 
-    /** Stream Commit (endLsn set) or Stream Abort (endLsn 0) of an open streamed xact. */
-    void streamClosed(long endLsn) {
-        if (openStreams > 0) openStreams--;
+    /** Stream Commit / Stream Prepare (endLsn set) or whole-transaction Stream Abort (endLsn 0) of {@code xid}. */
+    void streamClosed(long xid, long endLsn) {
+        openStreams.remove(xid);
         if (endLsn != 0) delivered = Lsn.max(delivered, endLsn);
     }
 
@@ -76,7 +86,7 @@ final class FeedbackTracker {
     }
 
     boolean outstanding() {
-        return inTransaction || openStreams > 0 || Long.compareUnsigned(delivered, acknowledged) > 0;
+        return inTransaction || !openStreams.isEmpty() || Long.compareUnsigned(delivered, acknowledged) > 0;
     }
 
     /** Stop decided: nothing new is confirmed from now on. */

@@ -3,6 +3,7 @@ package io.pgrepl.client.stream;
 import io.pgrepl.client.PgClientException;
 import io.pgrepl.client.PgConnection;
 import io.pgrepl.codec.Lsn;
+import io.pgrepl.codec.MalformedMessageException;
 import io.pgrepl.codec.pgoutput.BeginMessage;
 import io.pgrepl.codec.pgoutput.BeginPrepareMessage;
 import io.pgrepl.codec.pgoutput.CommitMessage;
@@ -26,6 +27,7 @@ import io.pgrepl.codec.pgoutput.TypeMessage;
 import io.pgrepl.codec.pgoutput.UpdateMessage;
 import io.pgrepl.codec.replication.PrimaryKeepalive;
 import io.pgrepl.codec.replication.XLogData;
+import java.util.function.LongConsumer;
 
 /**
  * A running START_REPLICATION ... LOGICAL stream on one {@link PgConnection}: pgoutput messages go
@@ -72,6 +74,8 @@ public final class LogicalReplicationStream extends CopyBothStream {
     private final Dispatcher dispatcher = new Dispatcher();
     private final int protoVersion;
     private final long dedupFloor;
+    /** Told every acknowledgement applied here, from any source (see {@link ReconnectingLogicalStream}). */
+    private final LongConsumer ackListener;
     private volatile StreamMetricsListener metricsListener;
     private volatile long acknowledgedView;
     private volatile long flushedView;
@@ -80,9 +84,11 @@ public final class LogicalReplicationStream extends CopyBothStream {
     private long bytes;
     private long transactions;
     private long serverWalEnd;
+    /** Set once the decoder handed the current message to the {@link Dispatcher}. */
+    private boolean dispatched;
 
     private LogicalReplicationStream(PgConnection connection, LogicalReplicationOptions options, String command,
-                                     LogicalStreamHandler handler, long resumeFrom) {
+                                     LogicalStreamHandler handler, long resumeFrom, LongConsumer ackListener) {
         super(connection, command, options.statusInterval(), options.receiveTimeout());
         this.options = options;
         this.handler = handler;
@@ -91,6 +97,7 @@ public final class LogicalReplicationStream extends CopyBothStream {
         this.dedupFloor = Lsn.max(options.startLsn(), resumeFrom);
         this.tracker = new FeedbackTracker(options.confirmIdleKeepalives(), resumeFrom);
         this.acknowledgedView = resumeFrom;
+        this.ackListener = ackListener;
     }
 
     /**
@@ -111,8 +118,15 @@ public final class LogicalReplicationStream extends CopyBothStream {
      */
     public static LogicalReplicationStream start(PgConnection connection, LogicalReplicationOptions options,
                                                  LogicalStreamHandler handler, long resumeFrom) {
+        return start(connection, options, handler, resumeFrom, null);
+    }
+
+    /** With {@code ackListener} told (event loop) every acknowledgement applied: acknowledge() and autoAcknowledge. */
+    static LogicalReplicationStream start(PgConnection connection, LogicalReplicationOptions options,
+                                          LogicalStreamHandler handler, long resumeFrom, LongConsumer ackListener) {
         String command = options.startCommand(connection.serverVersionNum());
-        LogicalReplicationStream s = new LogicalReplicationStream(connection, options, command, handler, resumeFrom);
+        LogicalReplicationStream s = new LogicalReplicationStream(connection, options, command, handler, resumeFrom,
+                ackListener);
         s.submit(() -> handler.onStarted(s));
         return s;
     }
@@ -178,7 +192,9 @@ public final class LogicalReplicationStream extends CopyBothStream {
 
     private void ack(long lsn) {
         tracker.acknowledge(lsn);
-        acknowledgedView = tracker.acknowledged();
+        long acked = tracker.acknowledged();
+        acknowledgedView = acked;
+        if (ackListener != null) ackListener.accept(acked);
     }
 
     @Override
@@ -190,7 +206,17 @@ public final class LogicalReplicationStream extends CopyBothStream {
         bytes += x.dataLength();
         try {
             handler.onXLogData(x);
+        } catch (RuntimeException e) {
+            failFromHandler(e);
+            return;
+        }
+        dispatched = false;
+        try {
             decoder.decode(x.buffer(), x.dataIndex(), x.dataLength(), dispatcher);
+        } catch (MalformedMessageException e) {
+            // The decoder dispatches last: before that, the bytes are at fault; after, the handler
+            // (which may decode values itself) threw.
+            failFromHandler(dispatched ? e : new ReplicationProtocolException(e));
         } catch (RuntimeException e) {
             failFromHandler(e);
         }
@@ -260,6 +286,7 @@ public final class LogicalReplicationStream extends CopyBothStream {
 
         @Override
         public void onBegin(BeginMessage m) {
+            dispatched = true;
             if (duplicate(m.finalLsn())) {
                 skipping = true;
                 return;
@@ -270,6 +297,7 @@ public final class LogicalReplicationStream extends CopyBothStream {
 
         @Override
         public void onCommit(CommitMessage m) {
+            dispatched = true;
             if (skipping) {
                 skipping = false;
                 return;
@@ -282,41 +310,49 @@ public final class LogicalReplicationStream extends CopyBothStream {
 
         @Override
         public void onOrigin(OriginMessage m) {
+            dispatched = true;
             if (!skipping) handler.onOrigin(m);
         }
 
         @Override
         public void onRelation(RelationMessage m) {
+            dispatched = true;
             handler.onRelation(m);
         }
 
         @Override
         public void onType(TypeMessage m) {
+            dispatched = true;
             handler.onType(m);
         }
 
         @Override
         public void onInsert(InsertMessage m) {
+            dispatched = true;
             if (!skipping) handler.onInsert(m);
         }
 
         @Override
         public void onUpdate(UpdateMessage m) {
+            dispatched = true;
             if (!skipping) handler.onUpdate(m);
         }
 
         @Override
         public void onDelete(DeleteMessage m) {
+            dispatched = true;
             if (!skipping) handler.onDelete(m);
         }
 
         @Override
         public void onTruncate(TruncateMessage m) {
+            dispatched = true;
             if (!skipping) handler.onTruncate(m);
         }
 
         @Override
         public void onMessage(LogicalMessage m) {
+            dispatched = true;
             if (m.transactional()) {
                 if (!skipping) handler.onMessage(m);
                 return;
@@ -330,18 +366,21 @@ public final class LogicalReplicationStream extends CopyBothStream {
 
         @Override
         public void onStreamStart(StreamStartMessage m) {
-            if (m.isFirstSegment()) tracker.streamOpened();
+            dispatched = true;
+            tracker.streamOpened(m.xid());
             handler.onStreamStart(m);
         }
 
         @Override
         public void onStreamStop(StreamStopMessage m) {
+            dispatched = true;
             handler.onStreamStop(m);
         }
 
         @Override
         public void onStreamCommit(StreamCommitMessage m) {
-            tracker.streamClosed(m.endLsn());
+            dispatched = true;
+            tracker.streamClosed(m.xid(), m.endLsn());
             transactions++;
             handler.onStreamCommit(m);
             delivered(m.endLsn());
@@ -349,12 +388,14 @@ public final class LogicalReplicationStream extends CopyBothStream {
 
         @Override
         public void onStreamAbort(StreamAbortMessage m) {
-            if (!m.isSubtransactionAbort()) tracker.streamClosed(0);
+            dispatched = true;
+            if (!m.isSubtransactionAbort()) tracker.streamClosed(m.xid(), 0);
             handler.onStreamAbort(m);
         }
 
         @Override
         public void onBeginPrepare(BeginPrepareMessage m) {
+            dispatched = true;
             if (duplicate(m.prepareLsn())) {
                 skipping = true;
                 return;
@@ -365,6 +406,7 @@ public final class LogicalReplicationStream extends CopyBothStream {
 
         @Override
         public void onPrepare(PrepareMessage m) {
+            dispatched = true;
             if (skipping) {
                 skipping = false;
                 return;
@@ -376,13 +418,15 @@ public final class LogicalReplicationStream extends CopyBothStream {
 
         @Override
         public void onStreamPrepare(PrepareMessage m) {
-            tracker.streamClosed(m.endLsn());
+            dispatched = true;
+            tracker.streamClosed(m.xid(), m.endLsn());
             handler.onStreamPrepare(m);
             delivered(m.endLsn());
         }
 
         @Override
         public void onCommitPrepared(CommitPreparedMessage m) {
+            dispatched = true;
             if (duplicate(m.commitLsn())) return;
             tracker.standaloneDelivered(m.endLsn());
             transactions++;
@@ -392,6 +436,7 @@ public final class LogicalReplicationStream extends CopyBothStream {
 
         @Override
         public void onRollbackPrepared(RollbackPreparedMessage m) {
+            dispatched = true;
             if (dedupFloor != 0 && Long.compareUnsigned(m.rollbackEndLsn(), dedupFloor) <= 0) return;
             tracker.standaloneDelivered(m.rollbackEndLsn());
             handler.onRollbackPrepared(m);

@@ -52,7 +52,10 @@ public final class ReconnectingLogicalStream {
         return r;
     }
 
-    /** Durable up to {@code lsn}: remembered across reconnects and sent to the current server. */
+    /**
+     * Durable up to {@code lsn}: remembered across reconnects and sent to the current server.
+     * Acknowledging through {@link #current()} or with autoAcknowledge is remembered the same way.
+     */
     public void acknowledge(long lsn) {
         acknowledged.accumulateAndGet(lsn, Lsn::max);
         LogicalReplicationStream s = current;
@@ -113,13 +116,18 @@ public final class ReconnectingLogicalStream {
             }
             LogicalReplicationStream s;
             try {
-                s = LogicalReplicationStream.start(conn, options, handler, acknowledged.get());
+                // Acknowledgements made through the inner stream (autoAcknowledge, the stream handed
+                // to onStarted) come back here, so a reconnect resumes from them.
+                s = LogicalReplicationStream.start(conn, options, handler, acknowledged.get(),
+                        lsn -> acknowledged.accumulateAndGet(lsn, Lsn::max));
             } catch (RuntimeException e) {
                 conn.close();
                 completion.completeExceptionally(e); // option validation: retrying cannot help
                 return;
             }
             current = s;
+            // An acknowledge() between reading resumeFrom and publishing current reached no stream.
+            s.acknowledge(acknowledged.get());
             if (paused) s.pauseReading();
             s.started().thenRun(() -> {
                 synchronized (this) {

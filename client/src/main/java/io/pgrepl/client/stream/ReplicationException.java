@@ -4,12 +4,13 @@ package io.pgrepl.client.stream;
  * Why a replication stream ended other than by {@code stop()}. The subclasses are the distinct
  * ways a server-side end looks on the wire: an ErrorResponse ({@link ReplicationServerErrorException}),
  * a clean server shutdown ({@link ReplicationShutdownException}), the socket closing or going
- * silent ({@link ReplicationConnectionLostException}); plus the application's own handler
+ * silent ({@link ReplicationConnectionLostException}), pgoutput data that does not decode
+ * ({@link ReplicationProtocolException}); plus the application's own handler
  * failing ({@link ReplicationHandlerException}).
  */
 public abstract sealed class ReplicationException extends RuntimeException
         permits ReplicationServerErrorException, ReplicationShutdownException, ReplicationConnectionLostException,
-        ReplicationHandlerException {
+        ReplicationHandlerException, ReplicationProtocolException {
     private static final long serialVersionUID = 1L;
 
     ReplicationException(String message, Throwable cause) {

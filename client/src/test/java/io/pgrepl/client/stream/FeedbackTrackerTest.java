@@ -55,16 +55,39 @@ class FeedbackTrackerTest {
     @Test
     void openStreamedTransactionBlocksIdleConfirm() {
         FeedbackTracker t = new FeedbackTracker(true, 0);
-        t.streamOpened();
+        t.streamOpened(7);
         t.keepalive(500);
         assertEquals(0, t.nextFlush());
-        t.streamClosed(0); // aborted: nothing to acknowledge
+        t.streamClosed(7, 0); // aborted: nothing to acknowledge
         t.keepalive(600);
         assertEquals(600, t.nextFlush());
-        t.streamOpened();
-        t.streamClosed(700);
+        t.streamOpened(8);
+        t.streamClosed(8, 700);
         t.keepalive(800);
         assertEquals(600, t.nextFlush(), "stream commit 700 not acknowledged yet");
+    }
+
+    @Test
+    void closingAnXidNeverOpenedHereLeavesOthersOpen() {
+        FeedbackTracker t = new FeedbackTracker(true, 0);
+        t.streamOpened(10);
+        t.streamClosed(99, 0); // e.g. first block seen on the previous connection
+        t.keepalive(500);
+        assertEquals(0, t.nextFlush(), "xid 10 is still streaming: no idle confirm");
+        assertTrue(t.outstanding());
+        t.streamClosed(10, 0);
+        t.keepalive(600);
+        assertEquals(600, t.nextFlush());
+    }
+
+    @Test
+    void laterSegmentOfUnknownXidCountsAsOpen() {
+        FeedbackTracker t = new FeedbackTracker(true, 0);
+        t.streamOpened(5);
+        t.streamOpened(5); // a later block of the same xid: still one transaction
+        t.streamClosed(5, 0);
+        t.keepalive(300);
+        assertEquals(300, t.nextFlush(), "one open xid, closed once");
     }
 
     @Test
