@@ -374,33 +374,6 @@ public final class ChangeJson implements PgOutputHandler {
     }
 
     private StringBuilder quote(String s) {
-        return appendQuoted(sb, s);
-    }
-
-    /** Appends {@code s} as a JSON string literal (RFC 8259 escaping; non-ASCII kept as is). */
-    public static StringBuilder appendQuoted(StringBuilder sb, String s) {
-        sb.append('"');
-        for (int i = 0; i < s.length(); i++) {
-            char c = s.charAt(i);
-            switch (c) {
-                case '"' -> sb.append("\\\"");
-                case '\\' -> sb.append("\\\\");
-                case '\n' -> sb.append("\\n");
-                case '\r' -> sb.append("\\r");
-                case '\t' -> sb.append("\\t");
-                case '\b' -> sb.append("\\b");
-                case '\f' -> sb.append("\\f");
-                default -> {
-                    // U+2028/2029 are valid JSON but break JavaScript line parsing; escape them too.
-                    if (c < 0x20 || c == '\u2028' || c == '\u2029') {
-                        sb.append("\\u").append(HEX[c >> 12]).append(HEX[(c >> 8) & 0xf])
-                                .append(HEX[(c >> 4) & 0xf]).append(HEX[c & 0xf]);
-                    } else {
-                        sb.append(c);
-                    }
-                }
-            }
-        }
-        return sb.append('"');
+        return Json.appendQuoted(sb, s);
     }
 }

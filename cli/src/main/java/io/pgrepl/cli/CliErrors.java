@@ -1,5 +1,6 @@
 package io.pgrepl.cli;
 
+import java.util.Locale;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.ExecutionException;
 
@@ -14,5 +15,25 @@ final class CliErrors {
         String msg = t.getMessage();
         String line = msg == null || msg.isBlank() ? t.getClass().getSimpleName() : msg;
         return line.replace('\n', ' ').replace('\r', ' ');
+    }
+
+    /**
+     * An argument as an error message may show it: anything that looks like a connection string
+     * (a URI, or keyword/value text with a password) is replaced, since it may carry a password;
+     * the rest is bounded and stripped of control characters.
+     */
+    static String shown(String arg) {
+        if (arg == null) {
+            return "(none)";
+        }
+        if (arg.contains("://")) {
+            return "(a connection URI, not shown)";
+        }
+        if (arg.toLowerCase(Locale.ROOT).contains("password=")) {
+            return "(a connection string, not shown)";
+        }
+        StringBuilder b = new StringBuilder();
+        arg.codePoints().limit(64).forEach(c -> b.appendCodePoint(Character.isISOControl(c) ? '?' : c));
+        return arg.codePointCount(0, arg.length()) > 64 ? b + "..." : b.toString();
     }
 }

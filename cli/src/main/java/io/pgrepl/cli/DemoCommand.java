@@ -54,7 +54,7 @@ final class DemoCommand implements Main.Command {
                     out.println(USAGE);
                     return 0;
                 }
-                default -> throw new UsageException("unknown argument " + args[i] + "\n" + USAGE);
+                default -> throw new UsageException("unknown argument " + CliErrors.shown(args[i]) + "\n" + USAGE);
             }
         }
         if (url != null) return demo(url, out, err);

@@ -44,7 +44,7 @@ final class Json {
         if (v == null) {
             sb.append("null");
         } else if (v instanceof String s) {
-            string(sb, s);
+            appendQuoted(sb, s);
         } else if (v instanceof Boolean b) {
             sb.append(b.booleanValue());
         } else if (v instanceof Double d && (d.isNaN() || d.isInfinite())) {
@@ -59,7 +59,7 @@ final class Json {
             for (Map.Entry<String, Object> e : o.fields.entrySet()) {
                 if (!first) sb.append(',');
                 first = false;
-                string(sb, e.getKey());
+                appendQuoted(sb, e.getKey());
                 sb.append(':');
                 write(sb, e.getValue());
             }
@@ -76,7 +76,13 @@ final class Json {
         }
     }
 
-    private static void string(StringBuilder sb, String s) {
+    private static final char[] HEX = "0123456789abcdef".toCharArray();
+
+    /**
+     * Appends {@code s} as a JSON string literal: RFC 8259 escaping, non-ASCII kept as is. The one
+     * escaper of the CLI (the change writer uses it too).
+     */
+    static StringBuilder appendQuoted(StringBuilder sb, String s) {
         sb.append('"');
         for (int i = 0; i < s.length(); i++) {
             char c = s.charAt(i);
@@ -89,14 +95,16 @@ final class Json {
                 case '\b' -> sb.append("\\b");
                 case '\f' -> sb.append("\\f");
                 default -> {
-                    if (c < 0x20 || c == 0x2028 || c == 0x2029) {
-                        sb.append(String.format("\\u%04x", (int) c));
+                    // U+2028/2029 are valid JSON but break JavaScript line parsing; escape them too.
+                    if (c < 0x20 || c == '\u2028' || c == '\u2029') {
+                        sb.append("\\u").append(HEX[c >> 12]).append(HEX[(c >> 8) & 0xf])
+                                .append(HEX[(c >> 4) & 0xf]).append(HEX[c & 0xf]);
                     } else {
                         sb.append(c);
                     }
                 }
             }
         }
-        sb.append('"');
+        return sb.append('"');
     }
 }

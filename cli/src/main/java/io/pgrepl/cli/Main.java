@@ -36,7 +36,7 @@ public final class Main {
         }
         Command c = commands.get(args[0]);
         if (c == null) {
-            err.println("pgrepl: unknown command '" + args[0] + "'");
+            err.println("pgrepl: unknown command '" + CliErrors.shown(args[0]) + "'");
             usage(commands, err);
             return 2;
         }

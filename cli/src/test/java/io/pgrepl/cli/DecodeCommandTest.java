@@ -149,7 +149,7 @@ class DecodeCommandTest {
 
     @Test
     void jsonEscapesControlCharacters() {
-        assertEquals("\"a\\u0001b\\\"\\\\\\n\\u2028ü\"", ChangeJson.appendQuoted(new StringBuilder(), "a\u0001b\"\\\n\u2028ü").toString());
+        assertEquals("\"a\\u0001b\\\"\\\\\\n\\u2028ü\"", Json.appendQuoted(new StringBuilder(), "a\u0001b\"\\\n\u2028ü").toString());
     }
 
     @Test

@@ -1,6 +1,8 @@
 package io.pgrepl.client;
 
 import io.netty.channel.EventLoopGroup;
+import io.netty.util.concurrent.EventExecutor;
+import io.netty.util.concurrent.Future;
 import io.pgrepl.client.internal.Transports;
 import java.util.Objects;
 import java.util.concurrent.CompletionStage;
@@ -47,9 +49,29 @@ public final class PgClient implements AutoCloseable {
         return connect(ConnectionConfig.parse(urlOrConninfo));
     }
 
-    /** Shuts an owned group down (open connections are closed with it); a borrowed one is left alone. */
+    /**
+     * Shuts an owned group down (open connections are closed with it); a borrowed one is left alone.
+     * Waits for the threads to stop, except when called on one of those threads (say, from a
+     * connection callback): a thread cannot wait for its own termination, so there the shutdown is
+     * only started and this returns at once; the loops stop once the current task returns.
+     */
     @Override
     public void close() {
-        if (owned) group.shutdownGracefully(0, 2, TimeUnit.SECONDS).syncUninterruptibly();
+        if (!owned) {
+            return;
+        }
+        Future<?> terminated = group.shutdownGracefully(0, 2, TimeUnit.SECONDS);
+        if (!onOwnThread()) {
+            terminated.syncUninterruptibly();
+        }
+    }
+
+    private boolean onOwnThread() {
+        for (EventExecutor e : group) {
+            if (e.inEventLoop()) {
+                return true;
+            }
+        }
+        return false;
     }
 }

@@ -29,6 +29,20 @@ class PgClientTest {
     }
 
     @Test
+    void closeFromItsOwnEventLoopStartsTheShutdownWithoutBlocking() throws Exception {
+        PgClient client = PgClient.create(1);
+        EventLoopGroup g = client.eventLoopGroup();
+        try {
+            // without the own-thread check the loop waits for its own termination: a deadlock
+            g.submit(client::close).get(10, TimeUnit.SECONDS);
+            assertTrue(g.isShuttingDown());
+            assertTrue(g.awaitTermination(10, TimeUnit.SECONDS));
+        } finally {
+            g.shutdownGracefully(0, 1, TimeUnit.SECONDS);
+        }
+    }
+
+    @Test
     void connectionsRunOnTheClientsGroup() throws Exception {
         try (PgClient client = PgClient.create(1);
              FakeBackend fake = new FakeBackend((in, out) -> {

@@ -191,7 +191,8 @@ final class EmbeddedPgServer implements PgServer {
             }
             sleep(5);
         }
-        postmaster.destroyForcibly();
+        killTree(postmaster);
+        killPostmasterByPidFile();
         return new Processes.Result(command, -1, "postmaster not ready within 60 s");
     }
 
@@ -404,9 +405,14 @@ final class EmbeddedPgServer implements PgServer {
         }
     }
 
+    /**
+     * The launched process may be a wrapper (runuser forks postgres) that died on its own: the pid
+     * file, not the wrapper, says whether a postmaster may still be running.
+     */
     private void shutDown(StopMode first) {
         Process child = postmaster;
-        if (child == null || !child.isAlive()) {
+        boolean launcherAlive = child != null && child.isAlive();
+        if (!launcherAlive && !Files.exists(dataDir.resolve("postmaster.pid"))) {
             return;
         }
         // Fast shutdown waits for walsenders to flush to their clients; a stuck client must not hang close().
@@ -414,12 +420,53 @@ final class EmbeddedPgServer implements PgServer {
             LOG.warn("fast shutdown of port {} did not finish, stopping immediately", port);
             pgCtlStop(StopMode.IMMEDIATE, Duration.ofSeconds(10));
         }
-        if (!awaitExit(child, Duration.ofSeconds(5))) {
+        if (launcherAlive && !awaitExit(child, Duration.ofSeconds(5))) {
             LOG.warn("postmaster {} still alive, killing it", child.pid());
-            child.descendants().forEach(ProcessHandle::destroyForcibly);
-            child.destroyForcibly();
+            killTree(child);
             awaitExit(child, Duration.ofSeconds(10));
         }
+        killPostmasterByPidFile();
+    }
+
+    /** Children first: killing only a runuser wrapper would orphan the postmaster it forked. */
+    private static void killTree(Process process) {
+        process.descendants().forEach(ProcessHandle::destroyForcibly);
+        process.destroyForcibly();
+    }
+
+    /** Last resort when pg_ctl could not stop the postmaster named in the pid file (or the file is stale). */
+    private void killPostmasterByPidFile() {
+        OptionalLong pid = ServerRegistry.postmasterPid(dataDir);
+        if (pid.isEmpty()) {
+            return;
+        }
+        Optional<ProcessHandle> handle = ProcessHandle.of(pid.getAsLong()).filter(this::isOurPostmaster);
+        if (handle.isEmpty()) {
+            return; // stale pid file, or a recycled pid that is not ours to kill
+        }
+        if (Files.exists(dataDir.resolve("postmaster.pid"))) {
+            pgCtlStop(StopMode.IMMEDIATE, Duration.ofSeconds(10));
+        }
+        ProcessHandle p = handle.get();
+        if (isOurPostmaster(p)) {
+            LOG.warn("postmaster {} of port {} survived pg_ctl stop, killing it", p.pid(), port);
+            p.descendants().forEach(ProcessHandle::destroyForcibly);
+            p.destroyForcibly();
+            try {
+                p.onExit().get(10, java.util.concurrent.TimeUnit.SECONDS);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            } catch (java.util.concurrent.ExecutionException | java.util.concurrent.TimeoutException e) {
+                LOG.warn("postmaster {} did not exit after SIGKILL", p.pid());
+            }
+        }
+    }
+
+    /** A recycled pid must not get killed: ours runs postgres with this data directory. */
+    private boolean isOurPostmaster(ProcessHandle p) {
+        ProcessHandle.Info info = p.info();
+        return p.isAlive() && info.command().map(c -> c.endsWith("/postgres")).orElse(true)
+                && info.arguments().map(a -> List.of(a).contains(dataDir.toString())).orElse(true);
     }
 
     private static boolean awaitExit(Process process, Duration wait) {

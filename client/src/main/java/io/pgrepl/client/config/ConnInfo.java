@@ -69,6 +69,7 @@ public final class ConnInfo {
     /** Parses {@code key=value key2='quoted \' value'}; backslash escapes the next character. */
     public static ConnInfo parseKeywordValue(String s) {
         LinkedHashMap<String, String> out = new LinkedHashMap<>();
+        String previousKey = null;
         int i = 0;
         int n = s.length();
         while (true) {
@@ -86,9 +87,16 @@ public final class ConnInfo {
             while (i < n && Character.isWhitespace(s.charAt(i))) {
                 i++;
             }
+            // Tokens are never echoed: a stray token is usually the tail of an unquoted password.
             if (i >= n || s.charAt(i) != '=') {
-                throw new ConnInfoException("missing \"=\" after \"" + printable(key) + "\" in connection info string");
+                throw new ConnInfoException("missing \"=\" after the token at position " + start
+                        + (previousKey == null ? "" : " (which follows the value of \"" + previousKey + "\"; quote values that contain spaces)")
+                        + " in connection info string");
             }
+            if (!SUPPORTED_PARAMETERS.contains(key)) {
+                throw new ConnInfoException("invalid connection option at position " + start + suggestion(key));
+            }
+            previousKey = key;
             i++;
             while (i < n && Character.isWhitespace(s.charAt(i))) {
                 i++;
@@ -139,9 +147,19 @@ public final class ConnInfo {
             throw new ConnInfoException("connection URI must start with postgresql:// or postgres://");
         }
         LinkedHashMap<String, String> out = new LinkedHashMap<>();
-        // As libpq: credentials end at the first '@' before any '/'.
+        // As libpq: credentials end at the first '@' before any '/'. A '/' inside the password
+        // would cut the credentials short and spill the password's tail into the port or dbname:
+        // refuse that shape rather than echo it (an '@' in the path is where such a tail shows).
         int slash = rest.indexOf('/');
         int at = rest.indexOf('@');
+        int query = rest.indexOf('?');
+        if (slash >= 0 && (at < 0 || at > slash)) {
+            String path = rest.substring(slash, query < 0 || query < slash ? rest.length() : query);
+            if (path.indexOf('@') >= 0) {
+                throw new ConnInfoException("unexpected \"@\" after the host in connection URI:"
+                        + " percent-encode reserved characters in the user name, password and dbname ('/' as %2F, '@' as %40)");
+            }
+        }
         if (at >= 0 && (slash < 0 || at < slash)) {
             String userInfo = rest.substring(0, at);
             rest = rest.substring(at + 1);
@@ -185,6 +203,11 @@ public final class ConnInfo {
                 i++;
             }
             String port = decode(rest.substring(start, i), "port");
+            // Checked here, without the text: a malformed URI can put part of a password here.
+            if (!port.isEmpty() && (port.length() > 5 || !port.chars().allMatch(c -> c >= '0' && c <= '9'))) {
+                throw new ConnInfoException("invalid port number in connection URI"
+                        + " (percent-encode reserved characters such as '/' in the password)");
+            }
             if (!port.isEmpty()) {
                 put(out, "port", port);
             }
@@ -219,7 +242,7 @@ public final class ConnInfo {
                     value = "require";
                 }
                 if (!SUPPORTED_PARAMETERS.contains(key)) {
-                    throw new ConnInfoException("invalid URI query parameter: \"" + printable(key) + "\"");
+                    throw new ConnInfoException("invalid URI query parameter" + suggestion(key));
                 }
                 put(out, key, value);
             }
@@ -264,7 +287,7 @@ public final class ConnInfo {
 
     private static void put(Map<String, String> out, String key, String value) {
         if (!SUPPORTED_PARAMETERS.contains(key)) {
-            throw new ConnInfoException("invalid connection option \"" + printable(key) + "\"");
+            throw new ConnInfoException("invalid connection option" + suggestion(key));
         }
         if (value == null) {
             throw new ConnInfoException("connection option \"" + key + "\" has no value");
@@ -378,6 +401,47 @@ public final class ConnInfo {
         } catch (NumberFormatException e) {
             throw new ConnInfoException("invalid integer value \"" + printable(v) + "\" for connection option \"" + key + "\"");
         }
+    }
+
+    /**
+     * A hint naming the supported parameter closest to an unknown one, never the unknown text
+     * itself (it may be part of a password that was split by a space or reserved character).
+     */
+    private static String suggestion(String unknown) {
+        String k = unknown.toLowerCase(Locale.ROOT);
+        String best = null;
+        int bestDistance = 3;
+        for (String name : SUPPORTED_PARAMETERS) {
+            int d = editDistance(k, name, bestDistance);
+            if (d < bestDistance) {
+                best = name;
+                bestDistance = d;
+            }
+        }
+        return best == null ? "" : " (did you mean \"" + best + "\"?)";
+    }
+
+    /** Levenshtein distance, giving up (returning {@code limit}) once it cannot be below {@code limit}. */
+    private static int editDistance(String a, String b, int limit) {
+        if (Math.abs(a.length() - b.length()) >= limit) {
+            return limit;
+        }
+        int[] prev = new int[b.length() + 1];
+        int[] cur = new int[b.length() + 1];
+        for (int j = 0; j <= b.length(); j++) {
+            prev[j] = j;
+        }
+        for (int i = 1; i <= a.length(); i++) {
+            cur[0] = i;
+            for (int j = 1; j <= b.length(); j++) {
+                int sub = prev[j - 1] + (a.charAt(i - 1) == b.charAt(j - 1) ? 0 : 1);
+                cur[j] = Math.min(sub, Math.min(prev[j], cur[j - 1]) + 1);
+            }
+            int[] t = prev;
+            prev = cur;
+            cur = t;
+        }
+        return Math.min(prev[b.length()], limit);
     }
 
     /** Bounded and control-free, for error messages about non-secret text. */

@@ -8,6 +8,7 @@ import java.io.InputStream;
 import java.io.OutputStream;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
+import java.nio.charset.Charset;
 import java.nio.channels.FileChannel;
 import java.nio.channels.GatheringByteChannel;
 import java.nio.channels.ScatteringByteChannel;
@@ -414,6 +415,17 @@ final class FrameView extends AbstractByteBuf {
     }
 
     // ---- bulk access
+
+    /**
+     * AbstractByteBuf decodes straight from {@code array()} at {@code arrayOffset() + index}
+     * without a bounds check (it trusts {@code array()} to be this buffer's own), which for a view
+     * would read the frames around this one.
+     */
+    @Override
+    public String toString(int index, int len, Charset charset) {
+        checkIndex(index, len);
+        return super.toString(index, len, charset);
+    }
 
     @Override
     public ByteBuf getBytes(int index, ByteBuf dst, int dstIndex, int len) {

@@ -101,7 +101,7 @@ class ConnInfoTest {
 
     @Test
     void keywordValueSyntaxErrors() {
-        assertEquals("missing \"=\" after \"host\" in connection info string",
+        assertEquals("missing \"=\" after the token at position 0 in connection info string",
                 assertThrows(ConnInfoException.class, () -> ConnInfo.parse("host localhost")).getMessage());
         ConnInfoException e = assertThrows(ConnInfoException.class,
                 () -> ConnInfo.parse("password='" + SECRET));
@@ -112,14 +112,52 @@ class ConnInfoTest {
     void unknownParametersAreNamedButNoSecretIsEchoed() {
         ConnInfoException e = assertThrows(ConnInfoException.class,
                 () -> ConnInfo.parse("host=h pasword=" + SECRET));
-        assertEquals("invalid connection option \"pasword\"", e.getMessage());
+        assertEquals("invalid connection option at position 7 (did you mean \"password\"?)", e.getMessage());
         e = assertThrows(ConnInfoException.class, () -> ConnInfo.parse("postgresql://u:" + SECRET + "@h?foo=bar"));
-        assertEquals("invalid URI query parameter: \"foo\"", e.getMessage());
+        assertEquals("invalid URI query parameter", e.getMessage());
+        e = assertThrows(ConnInfoException.class, () -> ConnInfo.of(Map.of("sslmod", "require")));
+        assertEquals("invalid connection option (did you mean \"sslmode\"?)", e.getMessage());
         e = assertThrows(ConnInfoException.class, () -> ConnInfo.parse("postgresql://u:" + SECRET + "%zz@h"));
         assertFalse(e.getMessage().contains(SECRET));
         assertTrue(e.getMessage().contains("password"), e.getMessage());
         e = assertThrows(ConnInfoException.class, () -> ConnInfo.parse("postgresql://u:" + SECRET + "%00@h"));
         assertFalse(e.getMessage().contains(SECRET));
+    }
+
+    @Test
+    void unquotedSpaceInPasswordDoesNotEchoItsTail() {
+        ConnInfoException e = assertThrows(ConnInfoException.class,
+                () -> ConnInfo.parse("host=h password=my Tail0fSecret"));
+        assertFalse(e.getMessage().contains("Tail0fSecret"), e.getMessage());
+        assertEquals("missing \"=\" after the token at position 19 (which follows the value of \"password\";"
+                + " quote values that contain spaces) in connection info string", e.getMessage());
+        e = assertThrows(ConnInfoException.class, () -> ConnInfo.parse("password=my Tail0fSecret=x"));
+        assertFalse(e.getMessage().contains("Tail0fSecret"), e.getMessage());
+    }
+
+    @ParameterizedTest
+    @ValueSource(strings = {
+        "postgresql://u:Qx/ssTail@h/db", "postgresql://u:12/ssTail@h/db", "postgresql://u:12/ssTail@h",
+        "postgres://u:Qx/ssTail@h:5432/db?sslmode=require", "postgresql://u:Qx/ssTail?x@h/db",
+        "postgresql://u:12/ssTail?ssTail=x@h/db",
+    })
+    void reservedCharacterInUriPasswordIsRefusedWithoutEchoingIt(String uri) {
+        ConnInfoException e = assertThrows(ConnInfoException.class, () -> ConnInfo.parse(uri));
+        String afterScheme = uri.substring(uri.indexOf("://") + 3);
+        for (String part : List.of("Qx", "ssTail", ":12", "@h")) {
+            if (afterScheme.contains(part)) {
+                assertFalse(e.getMessage().contains(part), part + " echoed in: " + e.getMessage());
+            }
+        }
+    }
+
+    @Test
+    void reservedCharactersInQueryValuesStillWork() {
+        ConnInfo ci = ConnInfo.parse("postgresql://h/db?user=me@example.com&application_name=a/b");
+        assertEquals(Optional.of("me@example.com"), ci.user());
+        assertEquals(Optional.of("db"), ci.dbname());
+        assertEquals(Optional.of("a/b"), ci.get("application_name"));
+        assertEquals(Optional.of("pa?s#s"), ConnInfo.parse("postgresql://u:pa?s#s@h/db").password());
     }
 
     @ParameterizedTest

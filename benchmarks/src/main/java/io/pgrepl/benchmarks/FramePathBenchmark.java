@@ -1,4 +1,4 @@
-package io.pgrepl.bench;
+package io.pgrepl.benchmarks;
 
 import io.netty.buffer.AdaptiveByteBufAllocator;
 import io.netty.buffer.ByteBuf;

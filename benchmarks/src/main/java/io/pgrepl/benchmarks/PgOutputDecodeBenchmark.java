@@ -1,4 +1,4 @@
-package io.pgrepl.bench;
+package io.pgrepl.benchmarks;
 
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.Unpooled;
