@@ -51,7 +51,7 @@ final class DecodeCommand implements Main.Command {
                 out.println("  " + summary());
                 return 0;
             }
-            throw new UsageException("unknown option " + source + "; usage: pgrepl decode [FILE|-]");
+            throw new UsageException("unknown option " + CliErrors.shown(source) + "; usage: pgrepl decode [FILE|-]");
         }
         Writer w = new BufferedWriter(new OutputStreamWriter(out, StandardCharsets.UTF_8));
         try (Reader in = open(source)) {
@@ -72,7 +72,7 @@ final class DecodeCommand implements Main.Command {
         try {
             return Files.newBufferedReader(Path.of(source), StandardCharsets.UTF_8);
         } catch (NoSuchFileException e) {
-            throw new UsageException("no such file: " + source);
+            throw new UsageException("no such file: " + CliErrors.shown(source));
         }
     }
 

@@ -62,10 +62,10 @@ final class SlotCommand implements Main.Command {
                     try {
                         snapshot = SnapshotMode.valueOf(v.toUpperCase(Locale.ROOT));
                     } catch (IllegalArgumentException e) {
-                        throw new UsageException("--snapshot takes export, use or nothing, not " + v);
+                        throw new UsageException("--snapshot takes export, use or nothing, not " + CliErrors.shown(v));
                     }
                 }
-                default -> throw new UsageException("unknown option " + args[i] + "\n" + USAGE);
+                default -> throw new UsageException("unknown option " + CliErrors.shown(args[i]) + "\n" + USAGE);
             }
         }
         if ((plugin == null) == !physical) throw new UsageException("give exactly one of --logical PLUGIN and --physical");

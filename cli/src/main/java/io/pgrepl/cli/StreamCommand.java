@@ -125,7 +125,7 @@ final class StreamCommand implements Main.Command {
                 case "--idle-exit" -> s.idleExit = Duration.ofSeconds(intValue(args, ++i, a, 1, Integer.MAX_VALUE));
                 case "--reconnect" -> s.reconnect = true;
                 default -> {
-                    if (a.startsWith("-")) throw new UsageException("unknown option " + a + "\n" + USAGE);
+                    if (a.startsWith("-")) throw new UsageException("unknown option " + CliErrors.shown(a) + "\n" + USAGE);
                     if (s.url != null) throw new UsageException("more than one URL\n" + USAGE);
                     s.url = a;
                 }
