@@ -11,14 +11,7 @@ import io.netty.channel.embedded.EmbeddedChannel;
 import io.pgrepl.client.protocol.BackendFrameDecoder;
 import io.pgrepl.codec.backend.BackendMessage;
 import io.pgrepl.codec.pgoutput.PgOutputDecoder;
-import io.pgrepl.codec.pgoutput.PgOutputHandler;
-import io.pgrepl.codec.pgoutput.PgOutputMessageType;
 import io.pgrepl.codec.replication.XLogData;
-import java.io.BufferedReader;
-import java.io.InputStreamReader;
-import java.nio.charset.StandardCharsets;
-import java.util.ArrayList;
-import java.util.HexFormat;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
 import org.openjdk.jmh.annotations.*;
@@ -76,35 +69,9 @@ public class FramePathBenchmark {
 
     @Setup
     public void setup() throws Exception {
-        List<byte[]> all = new ArrayList<>();
-        try (BufferedReader r = new BufferedReader(new InputStreamReader(
-                FramePathBenchmark.class.getResourceAsStream("/golden/pg17-proto1.tsv"), StandardCharsets.UTF_8))) {
-            String line;
-            while ((line = r.readLine()) != null) {
-                if (!line.isEmpty()) all.add(HexFormat.of().parseHex(line.substring(line.indexOf('\t') + 1)));
-            }
-        }
         currentSink = new Sink();
         baselineSink = new Sink();
-        List<byte[]> measured = new ArrayList<>();
-        for (byte[] m : all) {
-            if (m[0] == PgOutputMessageType.RELATION || m[0] == PgOutputMessageType.TYPE) {
-                currentSink.decoder.decode(Unpooled.wrappedBuffer(m), new PgOutputHandler() {});
-                baselineSink.decoder.decode(Unpooled.wrappedBuffer(m), new PgOutputHandler() {});
-            }
-        }
-        for (byte[] m : all) {
-            if (m[0] == PgOutputMessageType.RELATION || m[0] == PgOutputMessageType.TYPE) continue;
-            try {
-                currentSink.decoder.decode(Unpooled.wrappedBuffer(m), new PgOutputHandler() {});
-                measured.add(m);
-            } catch (RuntimeException e) {
-                // A change from before the capture's ALTER TABLE no longer matches the final Relation.
-            }
-        }
-        if (measured.size() != PgOutputDecodeBenchmark.MESSAGES) {
-            throw new IllegalStateException("capture has " + measured.size() + " measured messages");
-        }
+        List<byte[]> measured = Pg17Capture.primeAndSelect(currentSink.decoder, baselineSink.decoder);
         ByteBuf b = Unpooled.buffer();
         long lsn = 0x1506898L;
         for (int rep = 0; rep < REPEAT; rep++) {

@@ -10,11 +10,6 @@ import io.pgrepl.codec.pgoutput.record.PgOutputRecord;
 import io.pgrepl.codec.pgoutput.record.PgOutputRecords;
 import io.pgrepl.codec.pgoutput.record.Tuple;
 import io.pgrepl.codec.pgoutput.record.Update;
-import java.io.BufferedReader;
-import java.io.InputStreamReader;
-import java.nio.charset.StandardCharsets;
-import java.util.ArrayList;
-import java.util.HexFormat;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
 import org.openjdk.jmh.annotations.*;
@@ -52,36 +47,9 @@ public class PgOutputDecodeBenchmark {
     @Setup
     public void setup(Blackhole bh) throws Exception {
         this.bh = bh;
-        List<byte[]> all = new ArrayList<>();
-        try (BufferedReader r = new BufferedReader(new InputStreamReader(
-                PgOutputDecodeBenchmark.class.getResourceAsStream("/golden/pg17-proto1.tsv"), StandardCharsets.UTF_8))) {
-            String line;
-            while ((line = r.readLine()) != null) {
-                if (!line.isEmpty()) all.add(HexFormat.of().parseHex(line.substring(line.indexOf('\t') + 1)));
-            }
-        }
         viewDecoder = new PgOutputDecoder();
         recordDecoder = new PgOutputDecoder();
-        List<byte[]> measured = new ArrayList<>();
-        for (byte[] m : all) {
-            // Prime both relation caches with every Relation/Type, then measure the rest.
-            if (m[0] == PgOutputMessageType.RELATION || m[0] == PgOutputMessageType.TYPE) {
-                viewDecoder.decode(Unpooled.wrappedBuffer(m), new PgOutputHandler() {});
-                recordDecoder.decode(Unpooled.wrappedBuffer(m), new PgOutputHandler() {});
-            }
-        }
-        for (byte[] m : all) {
-            if (m[0] == PgOutputMessageType.RELATION || m[0] == PgOutputMessageType.TYPE) continue;
-            try {
-                viewDecoder.decode(Unpooled.wrappedBuffer(m), new PgOutputHandler() {});
-                measured.add(m);
-            } catch (RuntimeException e) {
-                // A change from before the capture's ALTER TABLE no longer matches the final Relation.
-            }
-        }
-        if (measured.size() != MESSAGES) {
-            throw new IllegalStateException("capture has " + measured.size() + " measured messages; set MESSAGES");
-        }
+        List<byte[]> measured = Pg17Capture.primeAndSelect(viewDecoder, recordDecoder);
         int total = measured.stream().mapToInt(b -> b.length).sum();
         batch = Unpooled.directBuffer(total);
         offsets = new int[measured.size()];
