@@ -15,16 +15,17 @@ import java.util.concurrent.CompletableFuture;
 /**
  * A FAKE PostgreSQL backend: a scripted TCP peer for the misbehaviour no real server shows on
  * demand (buffer stuffing, malformed frames, out-of-order authentication). One connection.
+ * The streaming tests' FakeWalSender builds on it.
  */
-final class FakeBackend implements AutoCloseable {
-    interface Script {
+public final class FakeBackend implements AutoCloseable {
+    public interface Script {
         void run(DataInputStream in, DataOutputStream out) throws Exception;
     }
 
     private final ServerSocket socket;
-    final CompletableFuture<Void> done = new CompletableFuture<>();
+    public final CompletableFuture<Void> done = new CompletableFuture<>();
 
-    FakeBackend(Script script) throws IOException {
+    public FakeBackend(Script script) throws IOException {
         socket = new ServerSocket(0, 1, InetAddress.getLoopbackAddress());
         Thread t = new Thread(() -> {
             try (Socket s = socket.accept()) {
@@ -42,7 +43,7 @@ final class FakeBackend implements AutoCloseable {
         t.start();
     }
 
-    int port() {
+    public int port() {
         return socket.getLocalPort();
     }
 
@@ -57,7 +58,7 @@ final class FakeBackend implements AutoCloseable {
     }
 
     /** Reads the untyped StartupMessage / SSLRequest; returns its body after the length. */
-    static byte[] readUntyped(DataInputStream in) throws IOException {
+    public static byte[] readUntyped(DataInputStream in) throws IOException {
         int len = in.readInt();
         byte[] b = new byte[len - 4];
         in.readFully(b);
@@ -65,7 +66,7 @@ final class FakeBackend implements AutoCloseable {
     }
 
     /** Reads one typed frontend message; returns type byte followed by the body. */
-    static byte[] readTyped(DataInputStream in) throws IOException {
+    public static byte[] readTyped(DataInputStream in) throws IOException {
         byte type = in.readByte();
         int len = in.readInt();
         byte[] b = new byte[len - 4 + 1];
@@ -74,7 +75,7 @@ final class FakeBackend implements AutoCloseable {
         return b;
     }
 
-    static byte[] msg(char type, byte[] body) {
+    public static byte[] msg(char type, byte[] body) {
         ByteArrayOutputStream o = new ByteArrayOutputStream();
         o.write(type);
         int len = body.length + 4;
@@ -108,7 +109,7 @@ final class FakeBackend implements AutoCloseable {
         return o.toByteArray();
     }
 
-    static byte[] cstrings(String... s) {
+    public static byte[] cstrings(String... s) {
         ByteArrayOutputStream o = new ByteArrayOutputStream();
         for (String x : s) {
             o.writeBytes(x.getBytes(StandardCharsets.UTF_8));
@@ -118,7 +119,7 @@ final class FakeBackend implements AutoCloseable {
     }
 
     /** AuthenticationOk, BackendKeyData, server_version, ReadyForQuery. */
-    static byte[] startupOk(String serverVersion) {
+    public static byte[] startupOk(String serverVersion) {
         ByteArrayOutputStream o = new ByteArrayOutputStream();
         o.writeBytes(auth(0, new byte[0]));
         o.writeBytes(msg('K', new byte[] {0, 0, 0x30, 0x39, 1, 2, 3, 4}));
