@@ -130,7 +130,7 @@ abstract class CopyBothStream implements Exchange {
         Throwable t = failure;
         if (t == null) {
             if (cause instanceof PgException pe) {
-                t = new ReplicationServerErrorException(pe, state == State.STARTING || state == State.QUEUED);
+                t = ReplicationServerErrorException.classify(pe, state == State.STARTING || state == State.QUEUED);
             } else if (cause instanceof ReplicationException) {
                 t = cause;
             } else {
@@ -203,7 +203,7 @@ abstract class CopyBothStream implements Exchange {
         // An ErrorResponse ends copy mode both ways: no CopyDone from us. ReadyForQuery (ERROR) or EOF (FATAL) follows.
         boolean beforeCopy = state == State.STARTING;
         decideStop();
-        if (failure == null) failure = new ReplicationServerErrorException(e, beforeCopy);
+        if (failure == null) failure = ReplicationServerErrorException.classify(e, beforeCopy);
         state = State.ENDING;
     }
 

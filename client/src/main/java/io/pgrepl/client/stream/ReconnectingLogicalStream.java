@@ -12,9 +12,14 @@ import org.slf4j.LoggerFactory;
 
 /**
  * A logical stream that survives transient ends ({@link ReplicationException#isTransient()}:
- * connection lost, server shutdown, 57P01, slot still active): it reconnects with
- * {@link ReconnectPolicy} backoff and starts again from the last acknowledged LSN; transactions
- * committed at or below it are skipped when the server resends them.
+ * connection lost, server shutdown, 57P01): it reconnects with {@link ReconnectPolicy} backoff
+ * and starts again from the last acknowledged LSN; transactions committed at or below it are
+ * skipped when the server resends them. A slot held by another connection (55006) is retried up
+ * to {@link ReconnectPolicy#slotInUseWait()}; a missing or invalidated slot and a missing
+ * publication end the stream at once ({@link ReplicationSlotException},
+ * {@link ReplicationPublicationException}). Each connection checks that every publication exists
+ * before START_REPLICATION: PostgreSQL 18 would otherwise stream on without a missing one (it
+ * only logs a WARNING, which reaches {@code connection().onNotice}).
  *
  * <p>The handler sees {@link LogicalStreamHandler#onStarted} once per connection; anything it
  * received but did not acknowledge before a break is delivered again. Relation caches start empty
@@ -34,6 +39,8 @@ public final class ReconnectingLogicalStream {
     private volatile boolean paused;
     private volatile int reconnects;
     private int failedAttempts;
+    /** nanoTime of the first 55006 in the current run of failures; 0 = none. */
+    private long slotInUseSince;
 
     private ReconnectingLogicalStream(ConnectionConfig config, LogicalReplicationOptions options,
                                       LogicalStreamHandler handler, ReconnectPolicy policy) {
@@ -114,53 +121,91 @@ public final class ReconnectingLogicalStream {
                 retry(err);
                 return;
             }
-            LogicalReplicationStream s;
-            try {
-                // Acknowledgements made through the inner stream (autoAcknowledge, the stream handed
-                // to onStarted) come back here, so a reconnect resumes from them.
-                s = LogicalReplicationStream.start(conn, options, handler, acknowledged.get(),
-                        lsn -> acknowledged.accumulateAndGet(lsn, Lsn::max));
-            } catch (RuntimeException e) {
-                conn.close();
-                completion.completeExceptionally(e); // option validation: retrying cannot help
-                return;
-            }
-            current = s;
-            // An acknowledge() between reading resumeFrom and publishing current reached no stream.
-            s.acknowledge(acknowledged.get());
-            if (paused) s.pauseReading();
-            s.started().thenRun(() -> {
-                synchronized (this) {
-                    failedAttempts = 0;
-                }
-            });
-            s.completion().whenComplete((v, e) -> {
-                current = null;
-                conn.close();
-                if (e == null || stopping) {
-                    completion.complete(null);
+            SlotChecks.publicationsExist(conn, options.publicationNames()).whenComplete((ok, missing) -> {
+                if (missing != null) {
+                    conn.close();
+                    retry(missing);
                 } else {
-                    retry(e);
+                    startOn(conn);
                 }
             });
-            if (stopping) s.stop();
         });
     }
 
+    private void startOn(PgConnection conn) {
+        LogicalReplicationStream s;
+        try {
+            // Acknowledgements made through the inner stream (autoAcknowledge, the stream handed
+            // to onStarted) come back here, so a reconnect resumes from them.
+            s = LogicalReplicationStream.start(conn, options, handler, acknowledged.get(),
+                    lsn -> acknowledged.accumulateAndGet(lsn, Lsn::max));
+        } catch (RuntimeException e) {
+            conn.close();
+            completion.completeExceptionally(e); // option validation: retrying cannot help
+            return;
+        }
+        current = s;
+        // An acknowledge() between reading resumeFrom and publishing current reached no stream.
+        s.acknowledge(acknowledged.get());
+        if (paused) s.pauseReading();
+        s.started().thenRun(() -> {
+            synchronized (this) {
+                failedAttempts = 0;
+                slotInUseSince = 0;
+            }
+        });
+        s.completion().whenComplete((v, e) -> {
+            current = null;
+            if (e == null || stopping) {
+                conn.close();
+                completion.complete(null);
+                return;
+            }
+            Throwable cause = unwrap(e);
+            if (cause instanceof ReplicationSlotException se && se.condition() == ReplicationSlotException.Condition.UNUSABLE
+                    && conn.isOpen()) {
+                // 55000 does not say why; the catalog does (the connection survives an error before copy).
+                SlotChecks.explain(conn, options.slotName(), se).whenComplete((explained, ignored) -> {
+                    conn.close();
+                    retry(explained != null ? explained : se);
+                });
+                return;
+            }
+            conn.close();
+            retry(cause);
+        });
+        if (stopping) s.stop();
+    }
+
+    private static Throwable unwrap(Throwable error) {
+        return error instanceof java.util.concurrent.CompletionException && error.getCause() != null ? error.getCause() : error;
+    }
+
     private void retry(Throwable error) {
-        Throwable cause = error instanceof java.util.concurrent.CompletionException && error.getCause() != null ? error.getCause() : error;
+        Throwable cause = unwrap(error);
         boolean transientError = cause instanceof ReplicationException re ? re.isTransient()
                 : cause instanceof io.pgrepl.client.PgClientException pce
                         ? pce.kind() == io.pgrepl.client.PgClientException.Kind.CONNECTION
                                 || pce.kind() == io.pgrepl.client.PgClientException.Kind.TIMEOUT
                         : cause instanceof io.pgrepl.client.PgException pe
-                                ? new ReplicationServerErrorException(pe, true).isTransient()
+                                ? ReplicationServerErrorException.classify(pe, true).isTransient()
                                 : cause instanceof java.io.IOException;
         int attempt;
+        boolean waitForSlot = false;
         synchronized (this) {
             attempt = ++failedAttempts;
+            if (cause instanceof ReplicationSlotException se && se.condition() == ReplicationSlotException.Condition.IN_USE) {
+                long now = System.nanoTime();
+                if (slotInUseSince == 0) slotInUseSince = now;
+                waitForSlot = now - slotInUseSince < policy.slotInUseWait().toNanos();
+            } else {
+                slotInUseSince = 0;
+            }
         }
-        if (stopping || !transientError || (policy.maxAttempts() > 0 && attempt > policy.maxAttempts())) {
+        boolean retryable = transientError || waitForSlot;
+        // Waiting for a held slot is bounded by its own deadline, not by maxAttempts.
+        boolean attemptsLeft = waitForSlot || policy.maxAttempts() == 0 || attempt <= policy.maxAttempts();
+        if (stopping || !retryable || !attemptsLeft) {
             completion.completeExceptionally(cause);
             return;
         }

@@ -6,16 +6,52 @@ import io.pgrepl.client.PgException;
  * The server sent an ErrorResponse: before CopyBothResponse (bad option, missing slot, slot
  * active: the connection stays usable) or during the stream (copy mode ended; ERROR leaves the
  * connection usable, FATAL closes it). The {@link PgException} cause carries every field.
+ *
+ * <p>{@link #classify} is the one place SQLSTATEs become types: slot conditions are
+ * {@link ReplicationSlotException}, a missing publication {@link ReplicationPublicationException};
+ * the rest stay this class, transient only for the connection/shutdown classes listed at
+ * {@link #isTransient()}.
  */
-public final class ReplicationServerErrorException extends ReplicationException {
+public sealed class ReplicationServerErrorException extends ReplicationException
+        permits ReplicationSlotException, ReplicationPublicationException {
     private static final long serialVersionUID = 1L;
+
+    /** object_in_use: START_REPLICATION on a slot another walsender holds. */
+    static final String SLOT_IN_USE = "55006";
+    /** undefined_object: the slot at START; a publication while decoding (PostgreSQL 10-17). */
+    static final String UNDEFINED_OBJECT = "42704";
+    /** object_not_in_prerequisite_state: at START, a slot that cannot be used (invalidated, other database, physical). */
+    static final String NOT_IN_PREREQUISITE_STATE = "55000";
 
     private final boolean beforeCopy;
 
     public ReplicationServerErrorException(PgException cause, boolean beforeCopy) {
-        super((beforeCopy ? "START_REPLICATION refused: " : "replication stream ended by server error: ") + cause.getMessage(),
-                cause);
+        this((beforeCopy ? "START_REPLICATION refused: " : "replication stream ended by server error: ") + cause.getMessage(),
+                cause, beforeCopy);
+    }
+
+    ReplicationServerErrorException(String message, PgException cause, boolean beforeCopy) {
+        super(message, cause);
         this.beforeCopy = beforeCopy;
+    }
+
+    /** The typed exception for a server error seen by a replication stream, before or during copy mode. */
+    public static ReplicationServerErrorException classify(PgException e, boolean beforeCopy) {
+        String s = e.sqlState();
+        if (SLOT_IN_USE.equals(s)) {
+            return new ReplicationSlotException(ReplicationSlotException.Condition.IN_USE, null, e, beforeCopy);
+        }
+        if (UNDEFINED_OBJECT.equals(s)) {
+            // START_REPLICATION looks up the slot and nothing else by name; pgoutput looks up
+            // publications only while decoding, i.e. after copy mode began.
+            return beforeCopy
+                    ? new ReplicationSlotException(ReplicationSlotException.Condition.MISSING, null, e, true)
+                    : new ReplicationPublicationException(e, false);
+        }
+        if (NOT_IN_PREREQUISITE_STATE.equals(s) && beforeCopy) {
+            return new ReplicationSlotException(ReplicationSlotException.Condition.UNUSABLE, e.detail(), e, true);
+        }
+        return new ReplicationServerErrorException(e, beforeCopy);
     }
 
     public PgException serverError() {
@@ -31,11 +67,14 @@ public final class ReplicationServerErrorException extends ReplicationException 
         return beforeCopy;
     }
 
-    /** Admin shutdown/terminate (57P01), slot still active elsewhere (55006), or any FATAL/connection class error. */
+    /**
+     * Admin shutdown/terminate (57P01-57P03), too many connections (53300), or a connection-class
+     * error (08xxx). Slot and publication conditions are never transient (see the subclasses).
+     */
     @Override
     public boolean isTransient() {
         String s = sqlState();
-        return s != null && (s.equals("57P01") || s.equals("57P02") || s.equals("57P03") || s.equals("55006")
+        return s != null && (s.equals("57P01") || s.equals("57P02") || s.equals("57P03")
                 || s.equals("53300") || s.startsWith("08"));
     }
 }

@@ -1,0 +1,67 @@
+package io.pgrepl.client.stream;
+
+import io.pgrepl.client.PgException;
+
+/**
+ * START_REPLICATION could not use the slot. Never transient: waiting for a slot held by another
+ * connection is a policy ({@link ReconnectPolicy#slotInUseWait()}), not a property of the error.
+ */
+public final class ReplicationSlotException extends ReplicationServerErrorException {
+    private static final long serialVersionUID = 1L;
+
+    public enum Condition {
+        /** 55006: another walsender holds the slot (active_pid is set). */
+        IN_USE,
+        /** 42704: the slot does not exist (never created, or dropped). */
+        MISSING,
+        /**
+         * The slot was invalidated ({@code wal_status = 'lost'} on 13+, {@code invalidation_reason}
+         * on 17+): the WAL it needs is gone, it can never stream again.
+         */
+        INVALIDATED,
+        /** 55000 at START without a catalog answer: invalidated, or of another database or kind. */
+        UNUSABLE
+    }
+
+    private final Condition condition;
+    private final String reason;
+
+    ReplicationSlotException(Condition condition, String reason, PgException cause, boolean beforeCopy) {
+        super(message(condition, reason, cause), cause, beforeCopy);
+        this.condition = condition;
+        this.reason = reason;
+    }
+
+    /** The same server error, now known to be an invalidation with {@code reason}. */
+    ReplicationSlotException invalidated(String reason) {
+        return new ReplicationSlotException(Condition.INVALIDATED, reason, serverError(), beforeCopy());
+    }
+
+    public Condition condition() {
+        return condition;
+    }
+
+    /**
+     * For {@link Condition#INVALIDATED}: the server's invalidation_reason (17+: wal_removed,
+     * rows_removed, wal_level_insufficient, idle_timeout) or, before 17, {@code wal_removed} for
+     * {@code wal_status = 'lost'}; for {@link Condition#UNUSABLE} the server's detail; else null.
+     */
+    public String reason() {
+        return reason;
+    }
+
+    @Override
+    public boolean isTransient() {
+        return false;
+    }
+
+    private static String message(Condition c, String reason, PgException cause) {
+        String what = switch (c) {
+            case IN_USE -> "replication slot in use by another connection";
+            case MISSING -> "replication slot does not exist";
+            case INVALIDATED -> "replication slot invalidated (" + reason + ")";
+            case UNUSABLE -> "replication slot cannot be used";
+        };
+        return what + ": " + cause.getMessage();
+    }
+}
