@@ -63,6 +63,7 @@ public final class FaultProxy implements AutoCloseable {
     private final List<Link> links = new ArrayList<>();
     private final AtomicInteger accepted = new AtomicInteger();
     private final AtomicInteger cuts = new AtomicInteger();
+    private final java.util.concurrent.atomic.AtomicLong trickled = new java.util.concurrent.atomic.AtomicLong();
     private final List<String> cutLog = new CopyOnWriteArrayList<>();
     private volatile StatusUpdateListener statusListener = (c, w, f, a, r) -> {};
     private volatile long trickleUntilNanos;
@@ -118,6 +119,11 @@ public final class FaultProxy implements AutoCloseable {
     /** Cuts the proxy made (each says where it landed in {@link #cutLog()}). */
     public int cuts() {
         return cuts.get();
+    }
+
+    /** Single-byte writes made while trickling. */
+    public long trickledWrites() {
+        return trickled.get();
     }
 
     public List<String> cutLog() {
@@ -204,6 +210,10 @@ public final class FaultProxy implements AutoCloseable {
             return false;
         }
         return true;
+    }
+
+    void trickledWrite() {
+        trickled.incrementAndGet();
     }
 
     void statusUpdate(int connection, long write, long flush, long apply, boolean reply) {

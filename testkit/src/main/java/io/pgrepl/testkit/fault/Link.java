@@ -119,7 +119,10 @@ final class Link {
     private void write(Channel to, ByteBuf buf) {
         if (proxy.trickling() && buf.readableBytes() > 1) {
             // One byte per write and flush: the peer's reads see the frame in the smallest pieces TCP allows.
-            while (buf.isReadable()) to.writeAndFlush(buf.readRetainedSlice(1));
+            while (buf.isReadable()) {
+                to.writeAndFlush(buf.readRetainedSlice(1));
+                proxy.trickledWrite();
+            }
             buf.release();
         } else {
             to.writeAndFlush(buf);
@@ -127,7 +130,7 @@ final class Link {
     }
 
     void writabilityChanged() {
-        if (closed || stalled) return;
+        if (closed || stalled || halfOpen) return;
         if (server != null && server.isWritable()) client.config().setAutoRead(true);
         if (client.isWritable() && server != null) server.config().setAutoRead(true);
     }
@@ -136,7 +139,8 @@ final class Link {
 
     void stall() {
         stalled = true;
-        client.config().setAutoRead(false);
+        // The client side is still read (and held) so that the client closing is seen and passed
+        // on: the walsender then ends and frees the slot, as wal_sender_timeout would, later.
         if (server != null) server.config().setAutoRead(false);
     }
 
