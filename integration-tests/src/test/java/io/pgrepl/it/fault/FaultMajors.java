@@ -14,20 +14,20 @@ import java.util.stream.Stream;
  * by default). Faults are not protocol-version specific, so the full matrix would add time, not
  * evidence. One SCRAM server per major, shared by a test class.
  */
-final class FaultMajors implements AutoCloseable {
+public final class FaultMajors implements AutoCloseable {
     private final Map<Integer, PgServer> servers = new TreeMap<>();
     private final Map<String, String> settings;
 
-    FaultMajors(Map<String, String> settings) {
+    public FaultMajors(Map<String, String> settings) {
         this.settings = settings;
     }
 
-    static Stream<Integer> newestAndOldest() {
+    public static Stream<Integer> newestAndOldest() {
         return newestAndOldest(0);
     }
 
     /** Newest and oldest of the matrix at or above {@code minMajor} (a feature's first major). */
-    static Stream<Integer> newestAndOldest(int minMajor) {
+    public static Stream<Integer> newestAndOldest(int minMajor) {
         List<Integer> m = PgVersions.matrix().stream().filter(v -> v >= minMajor).sorted().toList();
         if (m.isEmpty()) return Stream.of();
         int newest = Collections.max(m);
@@ -35,7 +35,7 @@ final class FaultMajors implements AutoCloseable {
         return newest == oldest ? Stream.of(newest) : Stream.of(newest, oldest);
     }
 
-    synchronized PgServer server(int major) {
+    public synchronized PgServer server(int major) {
         return servers.computeIfAbsent(major, v -> {
             var b = PgServer.builder().version(v).auth(AuthMethod.SCRAM_SHA_256);
             settings.forEach(b::setting);
