@@ -53,7 +53,18 @@ public final class Soak {
         try (PgServer server = PgServer.builder().version(major).auth(AuthMethod.SCRAM_SHA_256)
                 .setting("max_wal_size", "1GB").setting("checkpoint_timeout", "30s").start();
              FaultProxy proxy = FaultProxy.start(server.host(), server.port())) {
-            System.exit(run(server, proxy, target, faultEvery, sampleEvery) ? 0 : 1);
+            boolean ok = false;
+            try {
+                ok = run(server, proxy, target, faultEvery, sampleEvery);
+            } finally {
+                if (!ok) {
+                    // The server's directory goes with close(): keep its log for the post-mortem.
+                    java.nio.file.Path kept = java.nio.file.Path.of(System.getProperty("java.io.tmpdir"), "soak-server.log");
+                    java.nio.file.Files.copy(server.logFile(), kept, java.nio.file.StandardCopyOption.REPLACE_EXISTING);
+                    System.out.println("server log kept in " + kept);
+                }
+            }
+            System.exit(ok ? 0 : 1);
         }
     }
 
