@@ -85,9 +85,9 @@ public final class Soak {
         SoakState state = new SoakState();
         ReconnectingLogicalStream stream = ReconnectingLogicalStream.start(viaProxy,
                 LogicalReplicationOptions.builder("soak").publications("soak_pub").statusInterval(Duration.ofSeconds(1))
-                        .receiveTimeout(Duration.ofSeconds(3)).build(),
+                        .receiveTimeout(Duration.ofSeconds(5)).build(),
                 state, new ReconnectPolicy(Duration.ofMillis(100), Duration.ofSeconds(2), 2, 0.5, 0));
-        SoakWriter writer = new SoakWriter(direct, target);
+        SoakWriter writer = new SoakWriter(direct, target, () -> state.changesApplied);
         Thread writerThread = new Thread(writer, "soak-writer");
         writerThread.start();
 

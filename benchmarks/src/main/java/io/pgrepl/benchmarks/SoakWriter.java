@@ -20,9 +20,18 @@ final class SoakWriter implements Runnable {
     volatile boolean done;
     volatile Throwable failure;
 
-    SoakWriter(ConnectionConfig config, long target) {
+    /** Changes the application has applied: the writer keeps at most {@link #MAX_LAG} ahead of it. */
+    private final java.util.function.LongSupplier applied;
+    /**
+     * A steady state, not a growing backlog: every reconnect makes the walsender decode again from
+     * the slot's restart_lsn, so an unbounded lag turns each fault into a longer silent catch-up.
+     */
+    static final long MAX_LAG = 200_000;
+
+    SoakWriter(ConnectionConfig config, long target, java.util.function.LongSupplier applied) {
         this.config = config;
         this.target = target;
+        this.applied = applied;
     }
 
     @Override
@@ -31,6 +40,7 @@ final class SoakWriter implements Runnable {
         try (PgConnection c = PgConnection.connect(config).toCompletableFuture().get(30, TimeUnit.SECONDS)) {
             long next = 1;
             while (changes.get() < target) {
+                while (changes.get() - applied.getAsLong() > MAX_LAG) Thread.sleep(20);
                 int k = 1 + random.nextInt(400);
                 StringBuilder tx = new StringBuilder("BEGIN;INSERT INTO soak_rows SELECT g, (g % 1000)::int FROM generate_series(")
                         .append(next).append(',').append(next + k - 1).append(") g;UPDATE soak_counters SET n = n + 1 WHERE k IN (")
