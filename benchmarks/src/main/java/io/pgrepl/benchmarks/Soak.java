@@ -28,8 +28,9 @@ import java.util.concurrent.TimeUnit;
  *
  * <pre>
  * mvn -B -q -ntp -pl benchmarks -am package -DskipTests
- * java -Xmx256m -cp benchmarks/target/benchmarks.jar io.pgrepl.benchmarks.Soak --changes 10000000
+ * java -Xmx256m -cp benchmarks/target/benchmarks.jar io.pgrepl.benchmarks.Soak --changes 10000000 --fault-every 5
  * </pre>
+ * {@code --max-lag N} (default 200,000; 0 = none) bounds how far the writer runs ahead of the application.
  * Exit status 0 only when the comparison is exact and nothing anomalous was applied.
  */
 public final class Soak {
@@ -40,14 +41,16 @@ public final class Soak {
         int faultEvery = 3;
         int major = 18;
         int sampleEvery = 15;
+        long maxLag = 200_000;
         for (int i = 0; i < args.length; i++) {
             switch (args[i]) {
                 case "--changes" -> target = Long.parseLong(args[++i].replace("_", ""));
                 case "--fault-every" -> faultEvery = Integer.parseInt(args[++i]);
                 case "--major" -> major = Integer.parseInt(args[++i]);
                 case "--sample-every" -> sampleEvery = Integer.parseInt(args[++i]);
+                case "--max-lag" -> maxLag = Long.parseLong(args[++i].replace("_", ""));
                 default -> throw new IllegalArgumentException("unknown option " + args[i]
-                        + " (--changes N, --fault-every S, --major M, --sample-every S)");
+                        + " (--changes N, --fault-every S, --major M, --sample-every S, --max-lag N)");
             }
         }
         try (PgServer server = PgServer.builder().version(major).auth(AuthMethod.SCRAM_SHA_256)
@@ -55,7 +58,7 @@ public final class Soak {
              FaultProxy proxy = FaultProxy.start(server.host(), server.port())) {
             boolean ok = false;
             try {
-                ok = run(server, proxy, target, faultEvery, sampleEvery);
+                ok = run(server, proxy, target, faultEvery, sampleEvery, maxLag);
             } finally {
                 if (!ok) {
                     // The server's directory goes with close(): keep its log for the post-mortem.
@@ -68,8 +71,8 @@ public final class Soak {
         }
     }
 
-    private static boolean run(PgServer server, FaultProxy proxy, long target, int faultEvery, int sampleEvery)
-            throws Exception {
+    private static boolean run(PgServer server, FaultProxy proxy, long target, int faultEvery, int sampleEvery,
+                               long maxLag) throws Exception {
         server.sql("postgres", "CREATE TABLE soak_rows (id bigint PRIMARY KEY, v int NOT NULL);"
                 + "CREATE TABLE soak_counters (k int PRIMARY KEY, n bigint NOT NULL);"
                 + "INSERT INTO soak_counters SELECT g, 0 FROM generate_series(0, " + (SoakState.COUNTERS - 1) + ") g;"
@@ -87,7 +90,7 @@ public final class Soak {
                 LogicalReplicationOptions.builder("soak").publications("soak_pub").statusInterval(Duration.ofSeconds(1))
                         .receiveTimeout(Duration.ofSeconds(5)).build(),
                 state, new ReconnectPolicy(Duration.ofMillis(100), Duration.ofSeconds(2), 2, 0.5, 0));
-        SoakWriter writer = new SoakWriter(direct, target, () -> state.changesApplied);
+        SoakWriter writer = new SoakWriter(direct, target, () -> state.changesApplied, maxLag);
         Thread writerThread = new Thread(writer, "soak-writer");
         writerThread.start();
 

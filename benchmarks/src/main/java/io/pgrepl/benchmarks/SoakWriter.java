@@ -20,18 +20,20 @@ final class SoakWriter implements Runnable {
     volatile boolean done;
     volatile Throwable failure;
 
-    /** Changes the application has applied: the writer keeps at most {@link #MAX_LAG} ahead of it. */
+    /** Changes the application has applied: the writer keeps at most {@code maxLag} ahead of it. */
     private final java.util.function.LongSupplier applied;
     /**
      * A steady state, not a growing backlog: every reconnect makes the walsender decode again from
      * the slot's restart_lsn, so an unbounded lag turns each fault into a longer silent catch-up.
      */
-    static final long MAX_LAG = 200_000;
+    private final long maxLag;
 
-    SoakWriter(ConnectionConfig config, long target, java.util.function.LongSupplier applied) {
+    /** {@code maxLag} 0: no bound (the backlog grows when the writer is faster than the stream). */
+    SoakWriter(ConnectionConfig config, long target, java.util.function.LongSupplier applied, long maxLag) {
         this.config = config;
         this.target = target;
         this.applied = applied;
+        this.maxLag = maxLag;
     }
 
     @Override
@@ -40,7 +42,7 @@ final class SoakWriter implements Runnable {
         try (PgConnection c = PgConnection.connect(config).toCompletableFuture().get(30, TimeUnit.SECONDS)) {
             long next = 1;
             while (changes.get() < target) {
-                while (changes.get() - applied.getAsLong() > MAX_LAG) Thread.sleep(20);
+                while (maxLag > 0 && changes.get() - applied.getAsLong() > maxLag) Thread.sleep(20);
                 int k = 1 + random.nextInt(400);
                 StringBuilder tx = new StringBuilder("BEGIN;INSERT INTO soak_rows SELECT g, (g % 1000)::int FROM generate_series(")
                         .append(next).append(',').append(next + k - 1).append(") g;UPDATE soak_counters SET n = n + 1 WHERE k IN (")
