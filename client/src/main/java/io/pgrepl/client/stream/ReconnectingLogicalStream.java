@@ -34,6 +34,7 @@ public final class ReconnectingLogicalStream {
     private volatile boolean paused;
     private volatile int reconnects;
     private int failedAttempts;
+    private volatile boolean everStarted;
 
     private ReconnectingLogicalStream(ConnectionConfig config, LogicalReplicationOptions options,
                                       LogicalStreamHandler handler, ReconnectPolicy policy) {
@@ -130,6 +131,7 @@ public final class ReconnectingLogicalStream {
             s.acknowledge(acknowledged.get());
             if (paused) s.pauseReading();
             s.started().thenRun(() -> {
+                everStarted = true;
                 synchronized (this) {
                     failedAttempts = 0;
                 }
@@ -137,8 +139,13 @@ public final class ReconnectingLogicalStream {
             s.completion().whenComplete((v, e) -> {
                 current = null;
                 conn.close();
+                Throwable cause = e instanceof java.util.concurrent.CompletionException && e.getCause() != null ? e.getCause() : e;
                 if (e == null || stopping) {
                     completion.complete(null);
+                } else if (everStarted && cause instanceof ReplicationServerErrorException se && "42704".equals(se.sqlState())) {
+                    // The slot streamed before and is gone here: a failover to a server without it.
+                    completion.completeExceptionally(new SlotLostAfterFailoverException(options.slotName(),
+                            conn.config().host() + ":" + conn.config().port(), conn.serverMajor(), acknowledged.get(), se));
                 } else {
                     retry(e);
                 }
