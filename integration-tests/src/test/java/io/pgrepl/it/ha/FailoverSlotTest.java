@@ -4,7 +4,7 @@ import static io.pgrepl.it.ha.HaSupport.await;
 import static io.pgrepl.it.ha.HaSupport.host;
 import static io.pgrepl.it.ha.HaSupport.majors;
 import static io.pgrepl.it.ha.HaSupport.scalar;
-import static io.pgrepl.it.ha.HaSupport.waitUntil;
+import static io.pgrepl.it.ha.HaSupport.waitStreaming;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.DynamicTest.dynamicTest;
@@ -67,18 +67,18 @@ class FailoverSlotTest {
                         rec, new ReconnectPolicy(Duration.ofMillis(200), Duration.ofSeconds(1), 2, 0.2, 120));
                 rec.owner = r;
                 insert(primary, 1, 200);
-                waitUntil("the first 200 rows", Duration.ofSeconds(60), () -> rec.distinct() == 200);
+                waitStreaming(r, "the first 200 rows", Duration.ofSeconds(60), () -> rec.distinct() == 200);
                 assertEquals(primary.port(), rec.lastConnection.config().port(), "streaming from the primary first");
 
                 // In flight at the crash: some delivered and acknowledged, some not, some never sent.
                 insert(primary, 201, 400);
-                waitUntil("some of the next rows", Duration.ofSeconds(60), () -> rec.distinct() > 200);
+                waitStreaming(r, "some of the next rows", Duration.ofSeconds(60), () -> rec.distinct() > 200);
                 long acknowledgedAtCrash = r.acknowledgedLsn();
                 primary.stop(StopMode.IMMEDIATE);
                 standby.promote();
 
                 insert(standby, 1001, 1100);
-                waitUntil("the rows written on the promoted standby", Duration.ofSeconds(90),
+                waitStreaming(r, "the rows written on the promoted standby", Duration.ofSeconds(90),
                         () -> rec.deliveries.containsKey(1100));
                 assertEquals(standby.port(), rec.lastConnection.config().port(), "the stream moved to the promoted standby");
                 assertTrue(r.reconnects() >= 1, "a reconnect happened");

@@ -96,6 +96,26 @@ final class HaSupport {
         }
     }
 
+    /** Like {@link #waitUntil}, failing at once (with its cause) when the stream ends instead. */
+    static void waitStreaming(ReconnectingLogicalStream r, String what, Duration timeout, BooleanSupplier cond) throws Exception {
+        waitUntil(what, timeout, () -> {
+            if (r.completion().toCompletableFuture().isCompletedExceptionally()) {
+                throw new AssertionError("the stream ended while waiting for " + what,
+                        failureNow(r.completion()));
+            }
+            return cond.getAsBoolean();
+        });
+    }
+
+    private static Throwable failureNow(CompletionStage<?> stage) {
+        try {
+            stage.toCompletableFuture().getNow(null);
+            return null;
+        } catch (java.util.concurrent.CompletionException e) {
+            return e.getCause();
+        }
+    }
+
     /**
      * Records inserted ids per committed transaction and acknowledges each commit once recorded,
      * so that only unacknowledged transactions may come again after a reconnect.
