@@ -34,7 +34,8 @@ public final class ReconnectingLogicalStream {
     private volatile boolean paused;
     private volatile int reconnects;
     private int failedAttempts;
-    private volatile boolean everStarted;
+    /** The server the last started stream ran on; a missing slot elsewhere means a failover. */
+    private volatile io.pgrepl.client.config.HostSpec streamedFrom;
 
     private ReconnectingLogicalStream(ConnectionConfig config, LogicalReplicationOptions options,
                                       LogicalStreamHandler handler, ReconnectPolicy policy) {
@@ -131,7 +132,7 @@ public final class ReconnectingLogicalStream {
             s.acknowledge(acknowledged.get());
             if (paused) s.pauseReading();
             s.started().thenRun(() -> {
-                everStarted = true;
+                streamedFrom = conn.server();
                 synchronized (this) {
                     failedAttempts = 0;
                 }
@@ -142,10 +143,12 @@ public final class ReconnectingLogicalStream {
                 Throwable cause = e instanceof java.util.concurrent.CompletionException && e.getCause() != null ? e.getCause() : e;
                 if (e == null || stopping) {
                     completion.complete(null);
-                } else if (everStarted && cause instanceof ReplicationServerErrorException se && "42704".equals(se.sqlState())) {
-                    // The slot streamed before and is gone here: a failover to a server without it.
+                } else if (streamedFrom != null && !streamedFrom.equals(conn.server())
+                        && cause instanceof ReplicationServerErrorException se && "42704".equals(se.sqlState())) {
+                    // The slot streamed on another server of the list and is missing here: a failover to a server without it.
                     completion.completeExceptionally(new SlotLostAfterFailoverException(options.slotName(),
-                            conn.config().host() + ":" + conn.config().port(), conn.serverMajor(), acknowledged.get(), se));
+                            conn.config().host() + ":" + conn.config().port(), streamedFrom.host() + ":" + streamedFrom.port(),
+                            conn.serverMajor(), acknowledged.get(), se));
                 } else {
                     retry(e);
                 }

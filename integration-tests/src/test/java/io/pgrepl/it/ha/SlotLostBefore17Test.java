@@ -67,6 +67,8 @@ class SlotLostBefore17Test {
                 assertEquals(SLOT, e.slotName());
                 assertEquals(standby.host() + ":" + standby.port(), e.server());
                 assertTrue(e.getMessage().contains("did not survive a failover"), e.getMessage());
+                assertTrue(e.getMessage().contains("after streaming from " + primary.host() + ":" + primary.port()), e.getMessage());
+                assertTrue(!e.getMessage().contains(primary.superuser().password()), "no password in the message");
                 assertTrue(e.getMessage().contains("only from PostgreSQL 17"), e.getMessage());
                 assertEquals("42704", assertInstanceOf(ReplicationServerErrorException.class, e.getCause()).sqlState());
                 assertTrue(r.reconnects() >= 1, "it reconnected to the promoted standby before giving up");
