@@ -2,8 +2,6 @@ package io.pgrepl.testkit;
 
 import java.io.IOException;
 import java.io.UncheckedIOException;
-import java.net.InetAddress;
-import java.net.ServerSocket;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -97,7 +95,7 @@ final class EmbeddedPgServer implements PgServer {
                     dir, null, TOOL_TIMEOUT);
             server.settings.putAll(source.settings);
             server.settings.putAll(extra);
-            server.port = freePort();
+            server.port = PostmasterProcesses.freePort();
             server.writeSettings();
         } catch (RuntimeException e) {
             server.close();
@@ -120,7 +118,7 @@ final class EmbeddedPgServer implements PgServer {
         writeServerFile(dataDir.resolve("pg_hba.conf"), HbaConf.render(spec, pg.major()));
         settings.putAll(ClusterSetup.defaultSettings(spec, tls));
         settings.putAll(spec.settings());
-        port = freePort();
+        port = PostmasterProcesses.freePort();
         writeSettings();
         ClusterSetup.bootstrapRoles(spec, pg, user, dataDir, serverDir, TOOL_TIMEOUT);
     }
@@ -139,7 +137,7 @@ final class EmbeddedPgServer implements PgServer {
                         + result.describe() + "\n--- server log ---\n" + log);
             }
             LOG.debug("port {} was taken, retrying", port);
-            port = freePort();
+            port = PostmasterProcesses.freePort();
             writeSettings();
         }
     }
@@ -173,7 +171,7 @@ final class EmbeddedPgServer implements PgServer {
             if (ServerRegistry.postmasterReady(dataDir, postmaster)) {
                 return new Processes.Result(command, 0, "");
             }
-            sleep(5);
+            PostmasterProcesses.sleep(5);
         }
         PostmasterProcesses.killTree(postmaster);
         killPostmasterByPidFile();
@@ -195,14 +193,6 @@ final class EmbeddedPgServer implements PgServer {
             user.own(file);
         } catch (IOException e) {
             throw new UncheckedIOException("cannot write " + file, e);
-        }
-    }
-
-    private static int freePort() {
-        try (ServerSocket socket = new ServerSocket(0, 1, InetAddress.getByName("127.0.0.1"))) {
-            return socket.getLocalPort();
-        } catch (IOException e) {
-            throw new UncheckedIOException("no free port on 127.0.0.1", e);
         }
     }
 
@@ -290,7 +280,7 @@ final class EmbeddedPgServer implements PgServer {
             if (System.nanoTime() > deadline) {
                 throw new IllegalStateException("the server did not log the reload within 10 s");
             }
-            sleep(10);
+            PostmasterProcesses.sleep(10);
         }
     }
 
@@ -449,15 +439,6 @@ final class EmbeddedPgServer implements PgServer {
     void checkOpen() {
         if (closed) {
             throw new IllegalStateException("server on port " + port + " is closed");
-        }
-    }
-
-    private static void sleep(long millis) {
-        try {
-            Thread.sleep(millis);
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            throw new IllegalStateException("interrupted", e);
         }
     }
 

@@ -1,13 +1,16 @@
 package io.pgrepl.testkit;
 
 import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.net.InetAddress;
+import java.net.ServerSocket;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
 
-/** Process and log helpers of {@link EmbeddedPgServer} that need none of its state. */
+/** Process, port and log helpers of {@link EmbeddedPgServer} that need none of its state. */
 final class PostmasterProcesses {
     private PostmasterProcesses() {
     }
@@ -56,4 +59,20 @@ final class PostmasterProcesses {
         }
     }
 
+    static int freePort() {
+        try (ServerSocket socket = new ServerSocket(0, 1, InetAddress.getByName("127.0.0.1"))) {
+            return socket.getLocalPort();
+        } catch (IOException e) {
+            throw new UncheckedIOException("no free port on 127.0.0.1", e);
+        }
+    }
+
+    static void sleep(long millis) {
+        try {
+            Thread.sleep(millis);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IllegalStateException("interrupted", e);
+        }
+    }
 }
