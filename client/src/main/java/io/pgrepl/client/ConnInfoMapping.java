@@ -1,10 +1,15 @@
 package io.pgrepl.client;
 
 import io.pgrepl.client.config.ConnInfo;
+import io.pgrepl.client.config.HostLists;
+import io.pgrepl.client.config.HostSpec;
+import io.pgrepl.client.config.LoadBalanceHosts;
+import io.pgrepl.client.config.TargetSessionAttrs;
 import io.pgrepl.client.config.SslMode;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Map;
 import java.util.function.Function;
 
@@ -39,6 +44,8 @@ final class ConnInfoMapping {
         m.put("PGCLIENTENCODING", "client_encoding");
         m.put("PGMINPROTOCOLVERSION", "min_protocol_version");
         m.put("PGMAXPROTOCOLVERSION", "max_protocol_version");
+        m.put("PGTARGETSESSIONATTRS", "target_session_attrs");
+        m.put("PGLOADBALANCEHOSTS", "load_balance_hosts");
         return java.util.Collections.unmodifiableMap(m);
     }
 
@@ -65,14 +72,19 @@ final class ConnInfoMapping {
 
     static ConnectionConfig.Builder fromMap(Map<String, String> m) {
         ConnectionConfig.Builder b = ConnectionConfig.builder();
+        List<HostSpec> hosts = HostLists.parse(m.get("host"), m.get("hostaddr"), m.get("port"));
+        if (hosts.size() > 1) b.hosts(hosts);
         boolean explicitApplicationName = m.get("application_name") != null && !m.get("application_name").isEmpty();
         for (Map.Entry<String, String> e : m.entrySet()) {
             String v = e.getValue();
             if (v.isEmpty()) continue; // libpq treats an empty value as "use the default"
             switch (e.getKey()) {
-                case "host" -> b.host(v);
-                case "hostaddr" -> b.hostAddress(v);
-                case "port" -> b.port(parseInt("port", v));
+                // One server: the builder's defaults fill what is missing. Several: set above.
+                case "host" -> { if (hosts.size() == 1) b.host(hosts.get(0).host()); }
+                case "hostaddr" -> { if (hosts.size() == 1) b.hostAddress(hosts.get(0).hostAddress()); }
+                case "port" -> { if (hosts.size() == 1) b.port(hosts.get(0).port()); }
+                case "target_session_attrs" -> b.targetSessionAttrs(TargetSessionAttrs.parse(v));
+                case "load_balance_hosts" -> b.loadBalanceHosts(LoadBalanceHosts.parse(v));
                 case "dbname" -> b.database(v);
                 case "user" -> b.user(v);
                 case "password" -> b.password(v);

@@ -1,6 +1,9 @@
 package io.pgrepl.client;
 
+import io.pgrepl.client.config.HostSpec;
+import io.pgrepl.client.config.LoadBalanceHosts;
 import io.pgrepl.client.config.SslMode;
+import io.pgrepl.client.config.TargetSessionAttrs;
 
 import io.netty.channel.EventLoopGroup;
 import io.pgrepl.client.protocol.BackendFrameDecoder;
@@ -8,6 +11,7 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.Collections;
 import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 
@@ -18,14 +22,21 @@ import java.util.Objects;
  * <p>Password precedence follows libpq: the password given here (or in the URL) wins, then
  * {@code PGPASSWORD}, then the password file. Resolution happens at connect time. The password
  * never appears in {@link #toString()}.
+ *
+ * <p>Several servers ({@link #hosts()}) are tried in turn, as libpq does, until one accepts the
+ * connection and matches {@link #targetSessionAttrs()}; {@link #host()} and {@link #port()} name the
+ * first. The connection's own config ({@link PgConnection#config()}) names the server it reached.
  */
 public final class ConnectionConfig {
     /** Startup GUCs the value parsers of this project rely on; callers may override each one. */
     public static final Map<String, String> DEFAULT_STARTUP_PARAMETERS = defaultStartupParameters();
 
+    private final List<HostSpec> hosts;
     private final String host;
     private final String hostAddress;
     private final int port;
+    private final TargetSessionAttrs targetSessionAttrs;
+    private final LoadBalanceHosts loadBalanceHosts;
     private final String database;
     private final String user;
     private final String password;
@@ -50,9 +61,14 @@ public final class ConnectionConfig {
     private final EventLoopGroup eventLoopGroup;
 
     private ConnectionConfig(Builder b) {
-        this.host = Objects.requireNonNull(b.host, "host");
-        this.hostAddress = b.hostAddress;
-        this.port = b.port;
+        if (b.port < 1 || b.port > 65535) throw new IllegalArgumentException("invalid port number: " + b.port);
+        this.hosts = b.hosts != null ? b.hosts
+                : List.of(new HostSpec(Objects.requireNonNull(b.host, "host"), b.hostAddress, b.port));
+        this.host = hosts.get(0).host();
+        this.hostAddress = hosts.get(0).hostAddress();
+        this.port = hosts.get(0).port();
+        this.targetSessionAttrs = b.targetSessionAttrs;
+        this.loadBalanceHosts = b.loadBalanceHosts;
         this.user = Objects.requireNonNull(b.user, "user");
         this.database = b.database != null ? b.database : b.user;
         this.password = b.password;
@@ -77,7 +93,6 @@ public final class ConnectionConfig {
         this.startupParameters = Collections.unmodifiableMap(new LinkedHashMap<>(b.startupParameters));
         this.maxFrameSize = b.maxFrameSize;
         this.eventLoopGroup = b.eventLoopGroup;
-        if (port < 1 || port > 65535) throw new IllegalArgumentException("invalid port number: " + port);
         if (sslNegotiation == SslNegotiation.DIRECT && !sslMode.requiresEncryption()) {
             throw new IllegalArgumentException("sslnegotiation=direct requires sslmode require, verify-ca or verify-full");
         }
@@ -113,6 +128,9 @@ public final class ConnectionConfig {
         b.host = host;
         b.hostAddress = hostAddress;
         b.port = port;
+        b.hosts = hosts.size() > 1 ? hosts : null;
+        b.targetSessionAttrs = targetSessionAttrs;
+        b.loadBalanceHosts = loadBalanceHosts;
         b.database = database;
         b.user = user;
         b.password = password;
@@ -137,6 +155,17 @@ public final class ConnectionConfig {
         return b;
     }
 
+    /** The servers to try, in order (one unless a host list was given). */
+    public List<HostSpec> hosts() { return hosts; }
+    /** The same settings for one server of {@link #hosts()}. */
+    public ConnectionConfig forHost(HostSpec h) {
+        return toBuilder().host(h.host()).hostAddress(h.hostAddress()).port(h.port()).build();
+    }
+    /** libpq target_session_attrs: which server of {@link #hosts()} is acceptable. */
+    public TargetSessionAttrs targetSessionAttrs() { return targetSessionAttrs; }
+    /** libpq load_balance_hosts: try {@link #hosts()} in order or shuffled. */
+    public LoadBalanceHosts loadBalanceHosts() { return loadBalanceHosts; }
+    /** The first server's host name (the only one unless a host list was given). */
     public String host() { return host; }
     /** libpq hostaddr: the IP to connect to instead of resolving {@link #host()}, which still names the server for TLS. */
     public String hostAddress() { return hostAddress; }
@@ -173,7 +202,11 @@ public final class ConnectionConfig {
 
     @Override
     public String toString() {
-        return "ConnectionConfig{host=" + host + (hostAddress == null ? "" : ", hostaddr=" + hostAddress) + ", port=" + port + ", database=" + database + ", user=" + user
+        String where = hosts.size() == 1
+                ? "host=" + host + (hostAddress == null ? "" : ", hostaddr=" + hostAddress) + ", port=" + port
+                : "hosts=" + hosts + ", target_session_attrs=" + targetSessionAttrs.keyword()
+                        + ", load_balance_hosts=" + loadBalanceHosts.keyword();
+        return "ConnectionConfig{" + where + ", database=" + database + ", user=" + user
                 + ", password=" + (password == null ? "<unset>" : "<redacted>") + ", sslmode=" + sslMode.keyword()
                 + ", sslnegotiation=" + sslNegotiation.name().toLowerCase(java.util.Locale.ROOT)
                 + ", sslrootcert=" + sslRootCert + ", sslcert=" + sslCert
@@ -198,6 +231,9 @@ public final class ConnectionConfig {
     /** Mutable builder; every setter returns {@code this}. */
     public static final class Builder {
         private String host = "localhost";
+        private List<HostSpec> hosts;
+        private TargetSessionAttrs targetSessionAttrs = TargetSessionAttrs.ANY;
+        private LoadBalanceHosts loadBalanceHosts = LoadBalanceHosts.DISABLE;
         private String hostAddress;
         private int port = 5432;
         private String database;
@@ -224,9 +260,25 @@ public final class ConnectionConfig {
 
         private Builder() {}
 
-        public Builder host(String v) { host = v; return this; }
-        public Builder hostAddress(String v) { hostAddress = v; return this; }
-        public Builder port(int v) { port = v; return this; }
+        /** One server; replaces a list given with {@link #hosts(List)}. */
+        public Builder host(String v) { host = v; hosts = null; return this; }
+        /** One server's numeric address; replaces a list given with {@link #hosts(List)}. */
+        public Builder hostAddress(String v) { hostAddress = v; hosts = null; return this; }
+        /** One server's port; replaces a list given with {@link #hosts(List)}. */
+        public Builder port(int v) { port = v; hosts = null; return this; }
+
+        /** Several servers, tried in turn (libpq's comma-separated host/hostaddr/port lists). */
+        public Builder hosts(List<HostSpec> v) {
+            if (v.isEmpty()) throw new IllegalArgumentException("at least one host is needed");
+            hosts = List.copyOf(v);
+            host = hosts.get(0).host();
+            hostAddress = hosts.get(0).hostAddress();
+            port = hosts.get(0).port();
+            return this;
+        }
+
+        public Builder targetSessionAttrs(TargetSessionAttrs v) { targetSessionAttrs = Objects.requireNonNull(v); return this; }
+        public Builder loadBalanceHosts(LoadBalanceHosts v) { loadBalanceHosts = Objects.requireNonNull(v); return this; }
         public Builder database(String v) { database = v; return this; }
         public Builder user(String v) { user = v; return this; }
         public Builder password(String v) { password = v; return this; }

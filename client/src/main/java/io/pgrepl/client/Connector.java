@@ -38,7 +38,37 @@ final class Connector {
 
     private Connector() {}
 
+    /**
+     * Tries each server of {@link ConnectionConfig#hosts()} as libpq does (see {@link HostSelection});
+     * one server with {@code target_session_attrs=any} is a plain single attempt.
+     */
     static CompletableFuture<PgConnection> connect(ConnectionConfig cfg, Function<ConnectionConfig, AuthSessionFactory> auth) {
+        if (cfg.hosts().size() == 1 && cfg.targetSessionAttrs() == io.pgrepl.client.config.TargetSessionAttrs.ANY) {
+            return handOver(connectOne(cfg, auth));
+        }
+        return HostSelection.connect(cfg, h -> connectOne(cfg.forHost(h), auth), new java.util.Random());
+    }
+
+    /**
+     * The caller's future, apart from the attempts' ones (sslmode fallbacks chain several): when
+     * the caller completes it first (a deadline of its own, a cancel), a connection that still
+     * comes through is closed rather than left open with no owner.
+     */
+    private static CompletableFuture<PgConnection> handOver(CompletableFuture<PgConnection> inner) {
+        CompletableFuture<PgConnection> out = new CompletableFuture<>();
+        inner.whenComplete((c, e) -> {
+            if (e != null) {
+                out.completeExceptionally(e instanceof java.util.concurrent.CompletionException && e.getCause() != null
+                        ? e.getCause() : e);
+            } else if (!out.complete(c)) {
+                c.close();
+            }
+        });
+        return out;
+    }
+
+    /** One server, with libpq's sslmode fallbacks. */
+    static CompletableFuture<PgConnection> connectOne(ConnectionConfig cfg, Function<ConnectionConfig, AuthSessionFactory> auth) {
         AuthSessionFactory factory = auth.apply(cfg);
         TlsSupport tls = cfg.sslMode() == SslMode.DISABLE ? null : TlsSupport.create(cfg);
         return switch (cfg.sslMode()) {
@@ -60,7 +90,7 @@ final class Connector {
 
     private static CompletableFuture<PgConnection> attempt(ConnectionConfig cfg, Plan plan, TlsSupport tls, AuthSessionFactory auth) {
         CompletableFuture<PgConnection> result = new CompletableFuture<>();
-        ConnectionHandler[] holder = new ConnectionHandler[1];
+        ConnectionHandler[] holder = new ConnectionHandler[1]; // written and read on the channel's event loop
         open(cfg, plan, tls, result, ch -> {
             ConnectionHandler h = new ConnectionHandler(ch);
             holder[0] = h;
@@ -73,7 +103,7 @@ final class Connector {
                 if (e != null) {
                     fail(ch, result, e);
                 } else {
-                    result.complete(new PgConnection(cfg, ch, holder[0], r.keyData(), cert, plan, r.channelBound(),
+                    succeed(ch, result, new PgConnection(cfg, ch, holder[0], r.keyData(), cert, plan, r.channelBound(),
                             r.protocolMinor() == 2 ? ProtocolVersion.V3_2 : ProtocolVersion.V3_0, r.unsupportedOptions()));
                 }
             });
@@ -124,14 +154,18 @@ final class Connector {
                         init.accept(ch);
                     }
                 });
-        Channel[] channel = new Channel[1];
-        ScheduledFuture<?> timer = group.next().schedule(() -> {
-            fail(channel[0], result, new PgClientException(PgClientException.Kind.TIMEOUT,
+        // The channel exists as soon as connect() returns; the timer runs on its event loop, where
+        // every other step of the attempt runs too, so no state is shared across threads and the
+        // first outcome (timeout, failure, or success) owns the result. Losers close the channel.
+        io.netty.channel.ChannelFuture connecting =
+                b.connect(cfg.hostAddress() != null ? cfg.hostAddress() : cfg.host(), cfg.port());
+        Channel channel = connecting.channel();
+        ScheduledFuture<?> timer = channel.eventLoop().schedule(() -> {
+            fail(channel, result, new PgClientException(PgClientException.Kind.TIMEOUT,
                     "connection to " + cfg.host() + ":" + cfg.port() + " timed out after " + timeoutMs + " ms"));
         }, timeoutMs, TimeUnit.MILLISECONDS);
         result.whenComplete((c, e) -> timer.cancel(false));
-        b.connect(cfg.hostAddress() != null ? cfg.hostAddress() : cfg.host(), cfg.port()).addListener((ChannelFutureListener) f -> {
-            channel[0] = f.channel();
+        connecting.addListener((ChannelFutureListener) f -> {
             if (!f.isSuccess()) {
                 fail(f.channel(), result, new PgClientException(PgClientException.Kind.CONNECTION,
                         "could not connect to " + cfg.host() + ":" + cfg.port() + ": " + f.cause().getMessage(), f.cause()));
@@ -200,8 +234,17 @@ final class Connector {
         return m == null ? r.getClass().getSimpleName() : m;
     }
 
-    private static void fail(Channel ch, CompletableFuture<?> result, Throwable e) {
-        result.completeExceptionally(e);
-        if (ch != null && ch.isOpen()) ch.close();
+    /**
+     * Ends the attempt with a failure and closes its channel, unless a connection was already
+     * handed out on it (a late close or error of a live connection is the connection's business).
+     */
+    static void fail(Channel ch, CompletableFuture<?> result, Throwable e) {
+        boolean won = result.completeExceptionally(e);
+        if (ch != null && (won || result.isCompletedExceptionally()) && ch.isOpen()) ch.close();
+    }
+
+    /** Hands out the connection, or closes it when the attempt already ended (say, timed out). */
+    static void succeed(Channel ch, CompletableFuture<PgConnection> result, PgConnection connection) {
+        if (!result.complete(connection)) ch.close();
     }
 }

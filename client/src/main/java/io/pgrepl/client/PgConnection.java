@@ -91,6 +91,11 @@ public final class PgConnection implements AutoCloseable {
         return config;
     }
 
+    /** The server this connection reached: with several hosts configured, the one that was accepted. */
+    public io.pgrepl.client.config.HostSpec server() {
+        return config.hosts().get(0);
+    }
+
     /** ParameterStatus values reported by the server so far (server_version, TimeZone, ...). */
     public Map<String, String> parameters() {
         return handler.parameters();

@@ -2,8 +2,6 @@ package io.pgrepl.testkit;
 
 import java.io.IOException;
 import java.io.UncheckedIOException;
-import java.net.InetAddress;
-import java.net.ServerSocket;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -51,14 +49,7 @@ final class EmbeddedPgServer implements PgServer {
         ServerRegistry.init();
         PgBinaries.Installation pg = PgBinaries.install(spec.version());
         Path template = ClusterTemplate.dataDir(pg);
-        Path dir;
-        try {
-            dir = KitDirs.newPrivateDir(KitDirs.servers(), "pg" + spec.version());
-            Files.writeString(dir.resolve(ServerRegistry.OWNER_FILE), Long.toString(ProcessHandle.current().pid()));
-            Files.writeString(dir.resolve(ServerRegistry.HOME_FILE), pg.home().toString());
-        } catch (IOException e) {
-            throw new UncheckedIOException("cannot create a server directory", e);
-        }
+        Path dir = newServerDir(pg, "pg" + spec.version());
         EmbeddedPgServer server;
         try {
             server = new EmbeddedPgServer(spec, pg, dir);
@@ -80,82 +71,73 @@ final class EmbeddedPgServer implements PgServer {
         return server;
     }
 
+    /** A registered, owned directory for one server's files. */
+    static Path newServerDir(PgBinaries.Installation pg, String prefix) {
+        try {
+            Path dir = KitDirs.newPrivateDir(KitDirs.servers(), prefix);
+            Files.writeString(dir.resolve(ServerRegistry.OWNER_FILE), Long.toString(ProcessHandle.current().pid()));
+            Files.writeString(dir.resolve(ServerRegistry.HOME_FILE), pg.home().toString());
+            return dir;
+        } catch (IOException e) {
+            throw new UncheckedIOException("cannot create a server directory", e);
+        }
+    }
+
+    /**
+     * A server over a copy of {@code source}'s stopped data directory, with its settings and a new
+     * free port; {@code extra} settings are added. Not started.
+     */
+    static EmbeddedPgServer copyOf(EmbeddedPgServer source, Path dir, Map<String, String> extra) {
+        EmbeddedPgServer server = new EmbeddedPgServer(source.spec, source.pg, dir);
+        ServerRegistry.register(server);
+        try {
+            Processes.checked(server.user.command(List.of("cp", "-a", source.dataDir.toString(), server.dataDir.toString())),
+                    dir, null, TOOL_TIMEOUT);
+            server.settings.putAll(source.settings);
+            server.settings.putAll(extra);
+            server.port = PostmasterProcesses.freePort();
+            server.writeSettings();
+        } catch (RuntimeException e) {
+            server.close();
+            throw e;
+        }
+        return server;
+    }
+
+    PgBinaries.Installation installation() {
+        return pg;
+    }
+
+    ServerUser serverUser() {
+        return user;
+    }
+
     private void create(Path template) {
         Processes.checked(user.command(List.of("cp", "-a", template.toString(), dataDir.toString())), serverDir,
                 null, TOOL_TIMEOUT);
         writeServerFile(dataDir.resolve("pg_hba.conf"), HbaConf.render(spec, pg.major()));
-        settings.putAll(defaultSettings());
+        settings.putAll(ClusterSetup.defaultSettings(spec, tls));
         settings.putAll(spec.settings());
-        port = freePort();
+        port = PostmasterProcesses.freePort();
         writeSettings();
-        bootstrapRoles();
+        ClusterSetup.bootstrapRoles(spec, pg, user, dataDir, serverDir, TOOL_TIMEOUT);
     }
 
-    private Map<String, String> defaultSettings() {
-        Map<String, String> s = new LinkedHashMap<>();
-        s.put("listen_addresses", "127.0.0.1");
-        s.put("unix_socket_directories", "");
-        s.put("max_connections", "100");
-        s.put("wal_level", "logical");
-        s.put("max_wal_senders", "20");
-        s.put("max_replication_slots", "20");
-        s.put("max_prepared_transactions", "20");
-        s.put("fsync", "off");
-        s.put("synchronous_commit", "off");
-        s.put("full_page_writes", "off");
-        s.put("shared_buffers", "16MB");
-        s.put("password_encryption", spec.auth().passwordEncryption());
-        if (tls != null) {
-            s.put("ssl", "on");
-            s.put("ssl_cert_file", tls.serverCertFile().toString());
-            s.put("ssl_key_file", tls.serverCertFile().resolveSibling("server.key").toString());
-            s.put("ssl_ca_file", tls.caCertFile().toString());
-        }
-        return s;
-    }
-
-    /** Roles are made in single-user mode: no client is needed and no port is open yet. */
-    private void bootstrapRoles() {
-        String sql = "SET password_encryption = '" + spec.auth().passwordEncryption() + "'\n"
-                + "ALTER ROLE " + PgServerSpec.SUPERUSER + " WITH PASSWORD " + literal(spec.superuserPassword()) + "\n"
-                + "CREATE ROLE " + PgServerSpec.REPLICATION_USER + " WITH LOGIN REPLICATION PASSWORD "
-                + literal(spec.replicationUser().password()) + "\n"
-                + "CREATE ROLE " + PgServerSpec.PLAIN_USER + " WITH LOGIN PASSWORD "
-                + literal(spec.plainUser().password()) + "\n";
-        Processes.Result result = Processes.run(user.command(List.of(pg.tool("postgres"), "--single", "-D",
-                dataDir.toString(), "postgres")), serverDir,
-                out -> out.write(sql.getBytes(StandardCharsets.UTF_8)), TOOL_TIMEOUT);
-        if (!result.ok() || result.output().contains("ERROR:") || result.output().contains("FATAL:")) {
-            throw new IllegalStateException("creating roles in single-user mode failed: " + redact(result.describe()));
-        }
-    }
-
-    private String redact(String text) {
-        for (PgUser u : List.of(superuser(), replicationUser(), plainUser())) {
-            text = text.replace(u.password(), "***");
-        }
-        return text;
-    }
-
-    private static String literal(String value) {
-        return "'" + value.replace("'", "''") + "'";
-    }
-
-    private void startOnFreePort() {
+    void startOnFreePort() {
         for (int attempt = 1; ; attempt++) {
             Processes.Result result = launch();
             if (result.ok()) {
                 running = true;
                 return;
             }
-            String log = logTail();
+            String log = PostmasterProcesses.logTail(logFile);
             boolean portTaken = log.contains("could not bind") || log.contains("Address already in use");
             if (!portTaken || attempt == BIND_ATTEMPTS) {
                 throw new IllegalStateException("PostgreSQL " + pg.serverVersion() + " did not start: "
                         + result.describe() + "\n--- server log ---\n" + log);
             }
             LOG.debug("port {} was taken, retrying", port);
-            port = freePort();
+            port = PostmasterProcesses.freePort();
             writeSettings();
         }
     }
@@ -165,7 +147,7 @@ final class EmbeddedPgServer implements PgServer {
      * daemonized postmaster is re-parented to pid 1, which in some containers never reaps it.
      * Readiness is the pid file's status line (PostgreSQL 10+), as {@code pg_ctl -w} checks it.
      */
-    private Processes.Result launch() {
+    Processes.Result launch() {
         List<String> command = user.command(List.of(pg.tool("postgres"), "-D", dataDir.toString()));
         try {
             if (!Files.exists(logFile)) {
@@ -189,9 +171,9 @@ final class EmbeddedPgServer implements PgServer {
             if (ServerRegistry.postmasterReady(dataDir, postmaster)) {
                 return new Processes.Result(command, 0, "");
             }
-            sleep(5);
+            PostmasterProcesses.sleep(5);
         }
-        killTree(postmaster);
+        PostmasterProcesses.killTree(postmaster);
         killPostmasterByPidFile();
         return new Processes.Result(command, -1, "postmaster not ready within 60 s");
     }
@@ -203,7 +185,7 @@ final class EmbeddedPgServer implements PgServer {
         writeServerFile(dataDir.resolve(ClusterTemplate.KIT_CONF), conf.toString());
     }
 
-    private void writeServerFile(Path file, String content) {
+    void writeServerFile(Path file, String content) {
         try {
             Files.writeString(file, content, StandardCharsets.UTF_8, StandardOpenOption.CREATE,
                     StandardOpenOption.TRUNCATE_EXISTING, StandardOpenOption.WRITE);
@@ -211,14 +193,6 @@ final class EmbeddedPgServer implements PgServer {
             user.own(file);
         } catch (IOException e) {
             throw new UncheckedIOException("cannot write " + file, e);
-        }
-    }
-
-    private static int freePort() {
-        try (ServerSocket socket = new ServerSocket(0, 1, InetAddress.getByName("127.0.0.1"))) {
-            return socket.getLocalPort();
-        } catch (IOException e) {
-            throw new UncheckedIOException("no free port on 127.0.0.1", e);
         }
     }
 
@@ -269,7 +243,7 @@ final class EmbeddedPgServer implements PgServer {
         if (!result.ok() && Files.exists(dataDir.resolve("postmaster.pid"))) {
             throw new IllegalStateException("pg_ctl stop failed: " + result.describe());
         }
-        if (postmaster != null && !awaitExit(postmaster, Duration.ofSeconds(30))) {
+        if (postmaster != null && !PostmasterProcesses.awaitExit(postmaster, Duration.ofSeconds(30))) {
             throw new IllegalStateException("postmaster " + postmaster.pid() + " did not exit after pg_ctl stop");
         }
         running = false;
@@ -281,12 +255,7 @@ final class EmbeddedPgServer implements PgServer {
         if (running) {
             return;
         }
-        Processes.Result result = launch();
-        if (!result.ok()) {
-            throw new IllegalStateException("PostgreSQL did not start again: " + result.describe()
-                    + "\n--- server log ---\n" + logTail());
-        }
-        running = true;
+        launchOrFail("again");
     }
 
     @Override
@@ -303,15 +272,15 @@ final class EmbeddedPgServer implements PgServer {
         if (!running) {
             return;
         }
-        int before = countInLog("received SIGHUP");
+        int before = PostmasterProcesses.countInLog(logFile, "received SIGHUP");
         Processes.checked(user.command(List.of(pg.tool("pg_ctl"), "reload", "-D", dataDir.toString(), "-s")),
                 serverDir, null, TOOL_TIMEOUT);
         long deadline = System.nanoTime() + Duration.ofSeconds(10).toNanos();
-        while (countInLog("received SIGHUP") <= before) {
+        while (PostmasterProcesses.countInLog(logFile, "received SIGHUP") <= before) {
             if (System.nanoTime() > deadline) {
                 throw new IllegalStateException("the server did not log the reload within 10 s");
             }
-            sleep(10);
+            PostmasterProcesses.sleep(10);
         }
     }
 
@@ -333,18 +302,8 @@ final class EmbeddedPgServer implements PgServer {
         if (running) {
             stop(StopMode.FAST);
         }
-        if (pg.major() >= 12) {
-            writeServerFile(dataDir.resolve("standby.signal"), "");
-        } else {
-            writeServerFile(dataDir.resolve("recovery.conf"), "standby_mode = 'on'\n");
-        }
-        // A hot standby (hot_standby is on by default) reports "ready" once it accepts read-only connections.
-        Processes.Result result = launch();
-        if (!result.ok()) {
-            throw new IllegalStateException("PostgreSQL did not start as a standby: " + result.describe()
-                    + "\n--- server log ---\n" + logTail());
-        }
-        running = true;
+        Standbys.writeStandbySignal(this);
+        launchOrFail("as a standby");
     }
 
     @Override
@@ -352,6 +311,21 @@ final class EmbeddedPgServer implements PgServer {
         checkOpen();
         Processes.checked(user.command(List.of(pg.tool("pg_ctl"), "promote", "-D", dataDir.toString(), "-w", "-t", "60",
                 "-s")), serverDir, null, TOOL_TIMEOUT);
+    }
+
+    @Override
+    public PgServer startStandby(String physicalSlot) {
+        return Standbys.start(this, physicalSlot);
+    }
+
+    /** Launches a stopped server (a standby waits until it accepts read-only connections). */
+    synchronized void launchOrFail(String what) {
+        Processes.Result result = launch();
+        if (!result.ok()) {
+            throw new IllegalStateException("PostgreSQL did not start " + what + ": " + result.describe()
+                    + "\n--- server log ---\n" + PostmasterProcesses.logTail(logFile));
+        }
+        running = true;
     }
 
     @Override
@@ -420,18 +394,12 @@ final class EmbeddedPgServer implements PgServer {
             LOG.warn("fast shutdown of port {} did not finish, stopping immediately", port);
             pgCtlStop(StopMode.IMMEDIATE, Duration.ofSeconds(10));
         }
-        if (launcherAlive && !awaitExit(child, Duration.ofSeconds(5))) {
+        if (launcherAlive && !PostmasterProcesses.awaitExit(child, Duration.ofSeconds(5))) {
             LOG.warn("postmaster {} still alive, killing it", child.pid());
-            killTree(child);
-            awaitExit(child, Duration.ofSeconds(10));
+            PostmasterProcesses.killTree(child);
+            PostmasterProcesses.awaitExit(child, Duration.ofSeconds(10));
         }
         killPostmasterByPidFile();
-    }
-
-    /** Children first: killing only a runuser wrapper would orphan the postmaster it forked. */
-    private static void killTree(Process process) {
-        process.descendants().forEach(ProcessHandle::destroyForcibly);
-        process.destroyForcibly();
     }
 
     /** Last resort when pg_ctl could not stop the postmaster named in the pid file (or the file is stale). */
@@ -440,7 +408,7 @@ final class EmbeddedPgServer implements PgServer {
         if (pid.isEmpty()) {
             return;
         }
-        Optional<ProcessHandle> handle = ProcessHandle.of(pid.getAsLong()).filter(this::isOurPostmaster);
+        Optional<ProcessHandle> handle = ProcessHandle.of(pid.getAsLong()).filter(h -> PostmasterProcesses.isOurPostmaster(h, dataDir));
         if (handle.isEmpty()) {
             return; // stale pid file, or a recycled pid that is not ours to kill
         }
@@ -448,7 +416,7 @@ final class EmbeddedPgServer implements PgServer {
             pgCtlStop(StopMode.IMMEDIATE, Duration.ofSeconds(10));
         }
         ProcessHandle p = handle.get();
-        if (isOurPostmaster(p)) {
+        if (PostmasterProcesses.isOurPostmaster(p, dataDir)) {
             LOG.warn("postmaster {} of port {} survived pg_ctl stop, killing it", p.pid(), port);
             p.descendants().forEach(ProcessHandle::destroyForcibly);
             p.destroyForcibly();
@@ -462,62 +430,15 @@ final class EmbeddedPgServer implements PgServer {
         }
     }
 
-    /** A recycled pid must not get killed: ours runs postgres with this data directory. */
-    private boolean isOurPostmaster(ProcessHandle p) {
-        ProcessHandle.Info info = p.info();
-        return p.isAlive() && info.command().map(c -> c.endsWith("/postgres")).orElse(true)
-                && info.arguments().map(a -> List.of(a).contains(dataDir.toString())).orElse(true);
-    }
-
-    private static boolean awaitExit(Process process, Duration wait) {
-        try {
-            return process.waitFor(wait.toMillis(), java.util.concurrent.TimeUnit.MILLISECONDS);
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            return false;
-        }
-    }
-
     private Processes.Result pgCtlStop(StopMode mode, Duration wait) {
         return Processes.run(user.command(List.of(pg.tool("pg_ctl"), "stop", "-D", dataDir.toString(), "-m",
                 mode.pgCtlMode(), "-w", "-t", Long.toString(wait.toSeconds()), "-s")), serverDir, null,
                 wait.plusSeconds(20));
     }
 
-    private void checkOpen() {
+    void checkOpen() {
         if (closed) {
             throw new IllegalStateException("server on port " + port + " is closed");
-        }
-    }
-
-    private int countInLog(String needle) {
-        try {
-            String log = Files.readString(logFile, StandardCharsets.UTF_8);
-            int count = 0;
-            for (int i = log.indexOf(needle); i >= 0; i = log.indexOf(needle, i + 1)) {
-                count++;
-            }
-            return count;
-        } catch (IOException e) {
-            return 0;
-        }
-    }
-
-    private String logTail() {
-        try {
-            String log = Files.readString(logFile, StandardCharsets.UTF_8);
-            return log.length() > 8000 ? log.substring(log.length() - 8000) : log;
-        } catch (IOException e) {
-            return "(no log: " + e + ")";
-        }
-    }
-
-    private static void sleep(long millis) {
-        try {
-            Thread.sleep(millis);
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            throw new IllegalStateException("interrupted", e);
         }
     }
 

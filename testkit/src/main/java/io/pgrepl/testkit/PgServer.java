@@ -106,6 +106,18 @@ public interface PgServer extends AutoCloseable {
         throw new UnsupportedOperationException("promotion is not supported by " + getClass().getSimpleName());
     }
 
+    /**
+     * Starts a physical standby of this server (PostgreSQL 12+): this server stops for a moment
+     * while its data directory is copied, then runs on as the primary. The standby streams
+     * through the physical slot {@code physicalSlot} (created here) with
+     * {@code hot_standby_feedback=on}; on 17+ it also synchronises failover slots
+     * ({@code sync_replication_slots=on}, {@code dbname} in {@code primary_conninfo}) and this
+     * server gets {@code synchronized_standby_slots = physicalSlot}. Close it like any server.
+     */
+    default PgServer startStandby(String physicalSlot) {
+        throw new UnsupportedOperationException("standbys are not supported by " + getClass().getSimpleName());
+    }
+
     Path dataDir();
 
     /** Runs SQL as the superuser through the {@link SqlExecutor} found on the classpath. */

@@ -2,11 +2,6 @@ package io.pgrepl.client.config;
 
 import io.pgrepl.client.auth.ChannelBindingMode;
 import io.pgrepl.client.auth.RequireAuth;
-import java.io.ByteArrayOutputStream;
-import java.nio.ByteBuffer;
-import java.nio.charset.CharacterCodingException;
-import java.nio.charset.CodingErrorAction;
-import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.Collections;
 import java.util.LinkedHashMap;
@@ -22,7 +17,8 @@ import java.util.Set;
  * ({@code host=localhost port=5432 password='it''s'}), validated, in the order given.
  *
  * <p>Only the parameters this project implements are accepted; anything else is a clear error
- * naming the parameter. A single host is supported. A later occurrence of a parameter overrides
+ * naming the parameter. Several hosts are comma-separated lists ({@code host=a,b port=5432,5433}),
+ * paired by {@link HostLists}. A later occurrence of a parameter overrides
  * an earlier one, as in libpq. Error messages and {@link #toString()} never show the password.
  */
 public final class ConnInfo {
@@ -31,7 +27,8 @@ public final class ConnInfo {
             "host", "hostaddr", "port", "dbname", "user", "password", "passfile",
             "application_name", "fallback_application_name", "options", "client_encoding", "replication",
             "connect_timeout", "sslmode", "sslnegotiation", "sslrootcert", "sslcert", "sslkey", "sslpassword",
-            "sslsni", "channel_binding", "require_auth", "min_protocol_version", "max_protocol_version")));
+            "sslsni", "channel_binding", "require_auth", "min_protocol_version", "max_protocol_version",
+            "target_session_attrs", "load_balance_hosts")));
 
     public static final int DEFAULT_PORT = 5432;
 
@@ -44,6 +41,11 @@ public final class ConnInfo {
     /** Parses a URI (if it starts with {@code postgresql://} or {@code postgres://}) or a keyword/value string. */
     public static ConnInfo parse(String connectionString) {
         String s = connectionString.strip();
+        if (s.regionMatches(true, 0, "jdbc:", 0, 5)) {
+            // Nothing after the prefix is echoed: JDBC URLs carry the password as a query parameter.
+            throw new ConnInfoException("a JDBC URL is not a libpq connection string: drop the \"jdbc:\" prefix"
+                    + " (postgresql://user@host:port/dbname?param=value)");
+        }
         if (s.startsWith("postgresql://") || s.startsWith("postgres://")) {
             return parseUri(s);
         }
@@ -94,7 +96,8 @@ public final class ConnInfo {
                         + " in connection info string");
             }
             if (!SUPPORTED_PARAMETERS.contains(key)) {
-                throw new ConnInfoException("invalid connection option at position " + start + suggestion(key));
+                String named = unknownName(key);
+                throw new ConnInfoException("invalid connection option" + (named.isEmpty() ? " at position " + start : named));
             }
             previousKey = key;
             i++;
@@ -134,160 +137,16 @@ public final class ConnInfo {
         return validated(out);
     }
 
-    // ---- URI ------------------------------------------------------------------------------
-
-    /** Parses {@code postgresql://[user[:password]@][host][:port][/dbname][?param=value&...]}. */
+    /** Parses {@code postgresql://[user[:password]@][host][:port][,host[:port]...][/dbname][?param=value&...]}. */
     public static ConnInfo parseUri(String uri) {
-        String rest;
-        if (uri.startsWith("postgresql://")) {
-            rest = uri.substring("postgresql://".length());
-        } else if (uri.startsWith("postgres://")) {
-            rest = uri.substring("postgres://".length());
-        } else {
-            throw new ConnInfoException("connection URI must start with postgresql:// or postgres://");
-        }
-        LinkedHashMap<String, String> out = new LinkedHashMap<>();
-        // As libpq: credentials end at the first '@' before any '/'. A '/' inside the password
-        // would cut the credentials short and spill the password's tail into the port or dbname:
-        // refuse that shape rather than echo it (an '@' in the path is where such a tail shows).
-        int slash = rest.indexOf('/');
-        int at = rest.indexOf('@');
-        int query = rest.indexOf('?');
-        if (slash >= 0 && (at < 0 || at > slash)) {
-            String path = rest.substring(slash, query < 0 || query < slash ? rest.length() : query);
-            if (path.indexOf('@') >= 0) {
-                throw new ConnInfoException("unexpected \"@\" after the host in connection URI:"
-                        + " percent-encode reserved characters in the user name, password and dbname ('/' as %2F, '@' as %40)");
-            }
-        }
-        if (at >= 0 && (slash < 0 || at < slash)) {
-            String userInfo = rest.substring(0, at);
-            rest = rest.substring(at + 1);
-            int colon = userInfo.indexOf(':');
-            String user = colon < 0 ? userInfo : userInfo.substring(0, colon);
-            if (!user.isEmpty()) {
-                put(out, "user", decode(user, "user"));
-            }
-            if (colon >= 0) {
-                put(out, "password", decode(userInfo.substring(colon + 1), "password"));
-            }
-        }
-        int i = 0;
-        int n = rest.length();
-        String host;
-        if (i < n && rest.charAt(i) == '[') {
-            int close = rest.indexOf(']');
-            if (close < 0) {
-                throw new ConnInfoException("missing \"]\" in IPv6 host address in URI");
-            }
-            host = rest.substring(1, close);
-            if (host.isEmpty()) {
-                throw new ConnInfoException("IPv6 host address may not be empty in URI");
-            }
-            i = close + 1;
-            if (i < n && "/?:,".indexOf(rest.charAt(i)) < 0) {
-                throw new ConnInfoException("unexpected character after IPv6 host address in URI");
-            }
-        } else {
-            while (i < n && "/?:,".indexOf(rest.charAt(i)) < 0) {
-                i++;
-            }
-            host = decode(rest.substring(0, i), "host");
-        }
-        if (!host.isEmpty()) {
-            put(out, "host", host);
-        }
-        if (i < n && rest.charAt(i) == ':') {
-            int start = ++i;
-            while (i < n && "/?,".indexOf(rest.charAt(i)) < 0) {
-                i++;
-            }
-            String port = decode(rest.substring(start, i), "port");
-            // Checked here, without the text: a malformed URI can put part of a password here.
-            if (!port.isEmpty() && (port.length() > 5 || !port.chars().allMatch(c -> c >= '0' && c <= '9'))) {
-                throw new ConnInfoException("invalid port number in connection URI"
-                        + " (percent-encode reserved characters such as '/' in the password)");
-            }
-            if (!port.isEmpty()) {
-                put(out, "port", port);
-            }
-        }
-        if (i < n && rest.charAt(i) == ',') {
-            throw new ConnInfoException("multiple hosts are not supported; give a single host");
-        }
-        if (i < n && rest.charAt(i) == '/') {
-            int start = ++i;
-            while (i < n && rest.charAt(i) != '?') {
-                i++;
-            }
-            String db = decode(rest.substring(start, i), "dbname");
-            if (!db.isEmpty()) {
-                put(out, "dbname", db);
-            }
-        }
-        if (i < n && rest.charAt(i) == '?') {
-            for (String pair : rest.substring(i + 1).split("&", -1)) {
-                if (pair.isEmpty()) {
-                    continue;
-                }
-                int eq = pair.indexOf('=');
-                if (eq < 0) {
-                    throw new ConnInfoException("missing key/value separator \"=\" in URI query parameter");
-                }
-                String key = decode(pair.substring(0, eq), "query parameter name");
-                String value = decode(pair.substring(eq + 1), "value of " + key);
-                if (key.equals("ssl") && value.equals("true")) {
-                    // libpq's compatibility with JDBC URIs
-                    key = "sslmode";
-                    value = "require";
-                }
-                if (!SUPPORTED_PARAMETERS.contains(key)) {
-                    throw new ConnInfoException("invalid URI query parameter" + suggestion(key));
-                }
-                put(out, key, value);
-            }
-        } else if (i < n) {
-            throw new ConnInfoException("unexpected character in connection URI after the host");
-        }
-        return validated(out);
-    }
-
-    /** Percent-decoding to UTF-8; the error never repeats the text (it may be a password). */
-    private static String decode(String s, String what) {
-        if (s.indexOf('%') < 0) {
-            return s;
-        }
-        ByteArrayOutputStream bytes = new ByteArrayOutputStream();
-        byte[] raw = s.getBytes(StandardCharsets.UTF_8);
-        for (int i = 0; i < raw.length; i++) {
-            if (raw[i] != '%') {
-                bytes.write(raw[i]);
-                continue;
-            }
-            if (i + 2 >= raw.length || Character.digit(raw[i + 1], 16) < 0 || Character.digit(raw[i + 2], 16) < 0) {
-                throw new ConnInfoException("invalid percent-encoded token in URI " + what);
-            }
-            int b = Character.digit(raw[i + 1], 16) * 16 + Character.digit(raw[i + 2], 16);
-            if (b == 0) {
-                throw new ConnInfoException("forbidden value %00 in percent-encoded URI " + what);
-            }
-            bytes.write(b);
-            i += 2;
-        }
-        try {
-            return StandardCharsets.UTF_8.newDecoder().onMalformedInput(CodingErrorAction.REPORT)
-                    .onUnmappableCharacter(CodingErrorAction.REPORT)
-                    .decode(ByteBuffer.wrap(bytes.toByteArray())).toString();
-        } catch (CharacterCodingException e) {
-            throw new ConnInfoException("percent-encoded URI " + what + " is not valid UTF-8");
-        }
+        return validated(ConnInfoUri.parse(uri));
     }
 
     // ---- validation -----------------------------------------------------------------------
 
-    private static void put(Map<String, String> out, String key, String value) {
+    static void put(Map<String, String> out, String key, String value) {
         if (!SUPPORTED_PARAMETERS.contains(key)) {
-            throw new ConnInfoException("invalid connection option" + suggestion(key));
+            throw new ConnInfoException("invalid connection option" + unknownName(key));
         }
         if (value == null) {
             throw new ConnInfoException("connection option \"" + key + "\" has no value");
@@ -300,24 +159,14 @@ public final class ConnInfo {
     }
 
     private static ConnInfo validated(LinkedHashMap<String, String> p) {
-        String host = p.get("host");
-        if (host != null && host.indexOf(',') >= 0) {
-            throw new ConnInfoException("multiple hosts are not supported; give a single host");
+        HostLists.parse(p.get("host"), p.get("hostaddr"), p.get("port"));
+        String tsa = p.get("target_session_attrs");
+        if (tsa != null && !tsa.isEmpty()) {
+            TargetSessionAttrs.parse(tsa);
         }
-        String hostaddr = p.get("hostaddr");
-        if (hostaddr != null && !hostaddr.isEmpty() && !hostaddr.matches("[0-9A-Fa-f.:]+")) {
-            throw new ConnInfoException("invalid hostaddr value: \"" + printable(hostaddr)
-                    + "\" (must be a numeric IPv4 or IPv6 address)");
-        }
-        String port = p.get("port");
-        if (port != null && !port.isEmpty()) {
-            if (port.indexOf(',') >= 0) {
-                throw new ConnInfoException("multiple ports are not supported; give a single port");
-            }
-            int v = integer("port", port);
-            if (v < 1 || v > 65535) {
-                throw new ConnInfoException("invalid port number: \"" + printable(port) + "\"");
-            }
+        String lb = p.get("load_balance_hosts");
+        if (lb != null && !lb.isEmpty()) {
+            LoadBalanceHosts.parse(lb);
         }
         String timeout = p.get("connect_timeout");
         if (timeout != null && !timeout.isEmpty() && integer("connect_timeout", timeout) < 0) {
@@ -404,9 +253,19 @@ public final class ConnInfo {
     }
 
     /**
-     * A hint naming the supported parameter closest to an unknown one, never the unknown text
-     * itself (it may be part of a password that was split by a space or reserved character).
+     * Names an unknown parameter with the supported one closest to it, as in
+     * {@code "sslmdoe" (did you mean "sslmode"?)}. The unknown text is shown only when it looks
+     * like a misspelt parameter name (a close match exists): otherwise it may be the tail of a
+     * password split by an unquoted space or a reserved character, and nothing is shown.
      */
+    static String unknownName(String unknown) {
+        String hint = suggestion(unknown);
+        if (hint.isEmpty() || !unknown.matches("[A-Za-z_][A-Za-z0-9_]{0,39}")) {
+            return hint;
+        }
+        return " \"" + unknown + "\"" + hint;
+    }
+
     private static String suggestion(String unknown) {
         String k = unknown.toLowerCase(Locale.ROOT);
         String best = null;
@@ -445,7 +304,7 @@ public final class ConnInfo {
     }
 
     /** Bounded and control-free, for error messages about non-secret text. */
-    private static String printable(String s) {
+    static String printable(String s) {
         StringBuilder b = new StringBuilder();
         s.codePoints().limit(64).forEach(c -> b.appendCodePoint(Character.isISOControl(c) ? '?' : c));
         return s.length() > 64 ? b + "..." : b.toString();
@@ -472,8 +331,22 @@ public final class ConnInfo {
         return get("hostaddr");
     }
 
+    /** The first host's port (see {@link #hosts()} for all of them). */
     public int port() {
-        return get("port").map(v -> Integer.parseInt(v.strip())).orElse(DEFAULT_PORT);
+        return hosts().get(0).port();
+    }
+
+    /** Every server to try, in the order given: host, hostaddr and port lists paired as libpq does. */
+    public java.util.List<HostSpec> hosts() {
+        return HostLists.parse(params.get("host"), params.get("hostaddr"), params.get("port"));
+    }
+
+    public TargetSessionAttrs targetSessionAttrs() {
+        return get("target_session_attrs").map(TargetSessionAttrs::parse).orElse(TargetSessionAttrs.ANY);
+    }
+
+    public LoadBalanceHosts loadBalanceHosts() {
+        return get("load_balance_hosts").map(LoadBalanceHosts::parse).orElse(LoadBalanceHosts.DISABLE);
     }
 
     public Optional<String> dbname() {

@@ -41,6 +41,8 @@ public final class ReconnectingLogicalStream {
     private int failedAttempts;
     /** nanoTime of the first 55006 in the current run of failures; 0 = none. */
     private long slotInUseSince;
+    /** The server the last started stream ran on; a missing slot elsewhere means a failover. */
+    private volatile io.pgrepl.client.config.HostSpec streamedFrom;
 
     private ReconnectingLogicalStream(ConnectionConfig config, LogicalReplicationOptions options,
                                       LogicalStreamHandler handler, ReconnectPolicy policy) {
@@ -149,6 +151,7 @@ public final class ReconnectingLogicalStream {
         s.acknowledge(acknowledged.get());
         if (paused) s.pauseReading();
         s.started().thenRun(() -> {
+            streamedFrom = conn.server();
             synchronized (this) {
                 failedAttempts = 0;
                 slotInUseSince = 0;
@@ -162,6 +165,15 @@ public final class ReconnectingLogicalStream {
                 return;
             }
             Throwable cause = unwrap(e);
+            if (streamedFrom != null && !streamedFrom.equals(conn.server())
+                    && cause instanceof ReplicationServerErrorException se && "42704".equals(se.sqlState())) {
+                // The slot streamed on another server of the list and is missing here: a failover to a server without it.
+                conn.close();
+                completion.completeExceptionally(new SlotLostAfterFailoverException(options.slotName(),
+                        conn.config().host() + ":" + conn.config().port(), streamedFrom.host() + ":" + streamedFrom.port(),
+                        conn.serverMajor(), acknowledged.get(), se));
+                return;
+            }
             if (cause instanceof ReplicationSlotException se && se.condition() == ReplicationSlotException.Condition.UNUSABLE
                     && conn.isOpen()) {
                 // 55000 does not say why; the catalog does (the connection survives an error before copy).

@@ -1,0 +1,24 @@
+package io.pgrepl.client.config;
+
+import java.util.Locale;
+
+/** libpq's {@code load_balance_hosts} (libpq 16): try the hosts in the given order, or shuffled. */
+public enum LoadBalanceHosts {
+    /** In the order given (libpq's default). */
+    DISABLE,
+    /** In a random order chosen per connection attempt, spreading connections over the hosts. */
+    RANDOM;
+
+    public String keyword() {
+        return name().toLowerCase(Locale.ROOT);
+    }
+
+    public static LoadBalanceHosts parse(String value) {
+        for (LoadBalanceHosts l : values()) {
+            if (l.keyword().equals(value)) {
+                return l;
+            }
+        }
+        throw new ConnInfoException("invalid load_balance_hosts value: \"" + value + "\" (expected disable or random)");
+    }
+}
