@@ -7,6 +7,7 @@ import io.pgrepl.client.stream.LogicalReplicationStream;
 import io.pgrepl.client.stream.LogicalStreamHandler;
 import io.pgrepl.client.stream.ReconnectPolicy;
 import io.pgrepl.client.stream.ReconnectingLogicalStream;
+import io.pgrepl.client.stream.ReplicationException;
 import io.pgrepl.client.tx.Transaction;
 import io.pgrepl.client.tx.TxEvent;
 import io.pgrepl.codec.Lsn;
@@ -70,6 +71,13 @@ final class StreamRun {
         paused = false;
         startedNanos = System.nanoTime();
         verbose.started(stream, reconnecting);
+        if (reconnecting != null) {
+            stream.completion().whenComplete((v, e) -> {
+                if (e != null && !stopRequested && CliErrors.unwrap(e) instanceof ReplicationException re && re.isTransient()) {
+                    err.println("pgrepl: connection lost (" + CliErrors.oneLine(e) + "); reconnecting");
+                }
+            });
+        }
     }
 
     void dataArrived() {

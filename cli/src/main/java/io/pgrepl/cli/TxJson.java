@@ -51,6 +51,7 @@ final class TxJson {
     boolean write(TxEvent e, OutputStream out) throws IOException {
         if (e instanceof Transaction tx) {
             transaction(tx, out);
+            if (o.length() == 0) return false;
         } else if (e instanceof NonTransactionalMessage m) {
             message(m.message(), false);
         } else if (e instanceof TwoPhaseOutcome t) {
@@ -64,7 +65,12 @@ final class TxJson {
         return true;
     }
 
+    /** Change lines written for the current transaction. */
+    private int changes;
+
     private void transaction(Transaction tx, OutputStream out) throws IOException {
+        int mark = o.length();
+        changes = 0;
         o.ascii("{\"type\":\"begin\",\"xid\":").num(tx.xid()).ascii(",\"commit_lsn\":").lsn(tx.commitLsn())
                 .ascii(",\"end_lsn\":").lsn(tx.endLsn()).ascii(",\"commit_time\":").str(time(tx.commitTimeMicros()));
         if (tx.gid() != null) o.ascii(",\"gid\":").str(tx.gid());
@@ -74,6 +80,11 @@ final class TxJson {
         for (PgOutputRecord r : tx.changes()) {
             change(tx, r);
             o.drainIfFull(out);
+        }
+        if (changes == 0) {
+            // Nothing of the publications in it (servers before 15 send such transactions): no lines.
+            o.truncate(mark);
+            return;
         }
         o.ascii("{\"type\":\"commit\",\"xid\":").num(tx.xid()).ascii(",\"commit_lsn\":").lsn(tx.commitLsn())
                 .ascii(",\"end_lsn\":").lsn(tx.endLsn()).ascii(",\"commit_time\":").str(time(tx.commitTimeMicros()))
@@ -106,6 +117,7 @@ final class TxJson {
                     .ascii(",\"restart_identity\":").ascii((t.options() & 2) != 0 ? "true" : "false");
         } else if (r instanceof Message m) {
             message(m, true);
+            changes++;
             return;
         } else if (r instanceof Relation rel) {
             relations.put(rel.oid(), render(rel, rel.oid())); // in stream order: changes after it use it
@@ -121,6 +133,7 @@ final class TxJson {
             return; // Origin: on the begin line
         }
         o.ascii("}\n");
+        changes++;
     }
 
     private void message(Message m, boolean transactional) {

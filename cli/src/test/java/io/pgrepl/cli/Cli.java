@@ -18,7 +18,9 @@ import java.util.concurrent.TimeUnit;
 
 /** Test helpers: run the CLI in-process, parse its output with a real JSON parser, ask the server. */
 final class Cli {
-    static final ObjectMapper JSON = new ObjectMapper();
+    /** Numbers as exact decimals: numeric must survive digit for digit. */
+    static final ObjectMapper JSON = new ObjectMapper()
+            .enable(com.fasterxml.jackson.databind.DeserializationFeature.USE_BIG_DECIMAL_FOR_FLOATS);
 
     private Cli() {}
 
