@@ -118,6 +118,8 @@ final class StreamCommand implements Main.Command {
             confirmed = r.get(2) == null ? 0 : Lsn.parse(r.get(2));
         }
         if (s.createSlot && slot.rows().isEmpty()) {
+            // The place for --snapshot (an initial copy of the tables before streaming): it needs the
+            // slot's exported snapshot, so it hooks in here, between creating the slot and streaming.
             CreateSlotOptions o = CreateSlotOptions.logical(s.slot, "pgoutput").withTemporary(s.temporary)
                     .withSnapshot(SnapshotMode.NOTHING);
             if (Boolean.TRUE.equals(s.twoPhase)) o = o.withTwoPhase(true);

@@ -151,6 +151,7 @@ final class StreamRun {
             while (!stopRequested) {
                 Object o = queue.poll(200, TimeUnit.MILLISECONDS);
                 if (o == END) break;
+                if (o == WAKE) continue;
                 if (o instanceof Sized sized) {
                     queuedBytes.addAndGet(-sized.bytes);
                     long ackLsn = write(sized.item, txJson);
@@ -168,6 +169,7 @@ final class StreamRun {
                 }
                 verbose.tick(current);
             }
+            flushJson(txJson);
             acknowledgeWritten();
         } finally {
             verbose.end();
@@ -196,16 +198,32 @@ final class StreamRun {
             if (ackLsn != 0) written(ackLsn, null);
         } else {
             TxEvent e = (TxEvent) item;
-            boolean printed = txJson.write(e, output.stream());
-            if (printed) output.flush();
+            txJson.write(e, output.stream());
             if (e instanceof Transaction t) {
                 t.close(); // its spill file, if any, is no longer needed
                 verbose.transaction(t.size());
             }
             ackLsn = e.ackLsn();
-            written(ackLsn, e);
+            unflushed = e;
+            // A backlog goes out in large writes; the last of a burst (or --end-lsn) at once.
+            boolean end = settings.endLsn != 0 && Long.compareUnsigned(ackLsn, settings.endLsn) >= 0;
+            if (queue.isEmpty() || end || txJson.buffered() >= JsonBytes.CHUNK / 2 || stopRequested) {
+                flushJson(txJson);
+            }
         }
         return ackLsn;
+    }
+
+    /** Rendered but not yet flushed: the latest such event (acknowledgements are cumulative). */
+    private TxEvent unflushed;
+
+    private void flushJson(TxJson txJson) throws Exception {
+        if (unflushed == null) return;
+        txJson.drain(output.stream());
+        output.flush();
+        TxEvent e = unflushed;
+        unflushed = null;
+        written(e.ackLsn(), e);
     }
 
     /** Written and flushed: acknowledged now, or at the next fsync for a file. */

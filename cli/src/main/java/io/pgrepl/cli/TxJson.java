@@ -47,11 +47,14 @@ final class TxJson {
         this.binary = binary;
     }
 
-    /** Writes the event's lines to {@code out}; returns whether anything was written. */
+    /**
+     * Renders the event's lines into the buffer, handing full chunks to {@code out}; the rest
+     * stays buffered until {@link #drain}. Returns whether the event printed anything.
+     */
     boolean write(TxEvent e, OutputStream out) throws IOException {
+        int before = o.length();
         if (e instanceof Transaction tx) {
-            transaction(tx, out);
-            if (o.length() == 0) return false;
+            if (!transaction(tx, out)) return false;
         } else if (e instanceof NonTransactionalMessage m) {
             message(m.message(), false);
         } else if (e instanceof TwoPhaseOutcome t) {
@@ -61,14 +64,24 @@ final class TxJson {
                     .ascii(",\"end_lsn\":").lsn(t.endLsn()).ascii(",\"commit_time\":").str(time(t.timeMicros()))
                     .ascii(",\"changes\":\"unavailable\"}\n");
         }
+        o.drainIfFull(out);
+        return o.length() != before || e instanceof Transaction;
+    }
+
+    /** Bytes rendered and not yet handed to the output. */
+    int buffered() {
+        return o.length();
+    }
+
+    /** Hands everything rendered to {@code out}. */
+    void drain(OutputStream out) throws IOException {
         o.drain(out);
-        return true;
     }
 
     /** Change lines written for the current transaction. */
     private int changes;
 
-    private void transaction(Transaction tx, OutputStream out) throws IOException {
+    private boolean transaction(Transaction tx, OutputStream out) throws IOException {
         int mark = o.length();
         changes = 0;
         o.ascii("{\"type\":\"begin\",\"xid\":").num(tx.xid()).ascii(",\"commit_lsn\":").lsn(tx.commitLsn())
@@ -84,11 +97,12 @@ final class TxJson {
         if (changes == 0) {
             // Nothing of the publications in it (servers before 15 send such transactions): no lines.
             o.truncate(mark);
-            return;
+            return false;
         }
         o.ascii("{\"type\":\"commit\",\"xid\":").num(tx.xid()).ascii(",\"commit_lsn\":").lsn(tx.commitLsn())
                 .ascii(",\"end_lsn\":").lsn(tx.endLsn()).ascii(",\"commit_time\":").str(time(tx.commitTimeMicros()))
                 .ascii("}\n");
+        return true;
     }
 
     private void change(Transaction tx, PgOutputRecord r) {
