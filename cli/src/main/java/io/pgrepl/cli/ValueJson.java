@@ -47,6 +47,9 @@ final class ValueJson {
                     o.utf8(b, 0, b.length);
                     return;
                 }
+                case PgType.TIMESTAMPTZ -> {
+                    if (utcTimestamp(o, b)) return;
+                }
                 default -> {
                     if (typeOid != PgType.BYTEA && typeOid != PgType.TIMESTAMP && typeOid != PgType.TIMESTAMPTZ
                             && PgType.elementOf(typeOid) == 0) {
@@ -130,6 +133,32 @@ final class ValueJson {
                 return;
             }
         }
+    }
+
+    /**
+     * The common case without parsing: {@code YYYY-MM-DD HH:MM:SS[.f]+00} (a UTC session) becomes
+     * {@code "YYYY-MM-DDTHH:MM:SS[.fff]Z"}, the fraction padded to 3, 6 or 9 digits as
+     * {@link Instant#toString()} (and so {@code commit_time}) prints it. False for anything else.
+     */
+    static boolean utcTimestamp(JsonBytes o, byte[] b) {
+        int n = b.length;
+        if (n < 22 || b[n - 3] != '+' || b[n - 2] != '0' || b[n - 1] != '0' || b[10] != ' ' || b[4] != '-'
+                || b[7] != '-' || b[13] != ':' || b[16] != ':') {
+            return false;
+        }
+        int fraction = n - 3 - 19; // ".ffffff" or nothing
+        if (fraction != 0 && (fraction < 2 || b[19] != '.')) return false;
+        for (int i = 0; i < 19; i++) {
+            if (i != 4 && i != 7 && i != 10 && i != 13 && i != 16 && (b[i] < '0' || b[i] > '9')) return false;
+        }
+        o.raw('"').raw(b, 0, 10).raw('T').raw(b, 11, 8);
+        if (fraction > 0) {
+            int digits = fraction - 1;
+            o.raw(b, 19, fraction);
+            for (int pad = (3 - digits % 3) % 3; pad > 0; pad--) o.raw('0');
+        }
+        o.raw('Z').raw('"');
+        return true;
     }
 
     /** RFC 8259 number grammar: what integer, float and numeric text is, except NaN and infinities. */
