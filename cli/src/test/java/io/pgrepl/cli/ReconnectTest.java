@@ -114,4 +114,30 @@ class ReconnectTest {
                     && n.get("xid").asLong() == xid && n.get("first_segment").asBoolean()), "sent again from its start");
         }
     }
+
+    @Test
+    void reconnectRetriesTheFirstConnectionUntilTheServerIsUp() throws Exception {
+        try (PgServer server = PgServer.builder().version(18).start()) {
+            String url = Cli.url(server);
+            server.sql("postgres", "CREATE TABLE sd (id int PRIMARY KEY); CREATE PUBLICATION sd_pub FOR TABLE sd");
+            server.sql("postgres", "SELECT pg_create_logical_replication_slot('sd', 'pgoutput')");
+            server.sql("postgres", "INSERT INTO sd VALUES (7)");
+            server.stop(io.pgrepl.testkit.StopMode.FAST);
+            Running r = start("stream", url, "-S", "sd", "-P", "sd_pub", "--reconnect", "--connect-deadline", "120",
+                    "--idle-exit", "2", "-v");
+            long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
+            while (!r.err.toString(StandardCharsets.UTF_8).contains("cannot connect") && System.nanoTime() < deadline) {
+                Thread.sleep(50);
+            }
+            assertTrue(r.thread.isAlive(), "still trying: " + r.err.toString(StandardCharsets.UTF_8));
+            server.start();
+            r.thread.join(120_000);
+            String err = r.err.toString(StandardCharsets.UTF_8);
+            assertEquals(0, r.rc[0], err);
+            assertTrue(err.contains("pgrepl: cannot connect ("), err);
+            List<JsonNode> lines = Cli.parseLines(r.outText());
+            assertEquals(List.of("begin", "insert", "commit"), lines.stream().map(n -> n.get("type").asText()).toList());
+            assertEquals(7, lines.get(1).get("new").get("id").intValue());
+        }
+    }
 }
