@@ -1,20 +1,48 @@
 package io.pgrepl.cli;
 
+import io.pgrepl.client.PgException;
 import java.util.Locale;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.ExecutionException;
 
-/** Turns any failure into the one line the CLI prints: the root cause, never a stack trace. */
+/** Turns any failure into what the CLI prints: the root cause, never a stack trace. */
 final class CliErrors {
     private CliErrors() {}
 
     static String oneLine(Throwable t) {
-        while ((t instanceof CompletionException || t instanceof ExecutionException) && t.getCause() != null) {
-            t = t.getCause();
-        }
+        t = unwrap(t);
         String msg = t.getMessage();
         String line = msg == null || msg.isBlank() ? t.getClass().getSimpleName() : msg;
         return line.replace('\n', ' ').replace('\r', ' ');
+    }
+
+    /**
+     * The one-line message, then the server's DETAIL and HINT on their own lines as psql prints
+     * them (a role without REPLICATION learns why from the DETAIL).
+     */
+    static String describe(Throwable t) {
+        StringBuilder b = new StringBuilder(oneLine(t));
+        PgException pg = serverError(t);
+        if (pg != null) {
+            if (pg.detail() != null && !pg.detail().isBlank()) b.append("\nDETAIL:  ").append(pg.detail());
+            if (pg.hint() != null && !pg.hint().isBlank()) b.append("\nHINT:  ").append(pg.hint());
+        }
+        return b.toString();
+    }
+
+    /** The server error anywhere in the cause chain, or null. */
+    static PgException serverError(Throwable t) {
+        for (int depth = 0; t != null && depth < 10; depth++, t = t.getCause()) {
+            if (t instanceof PgException pg) return pg;
+        }
+        return null;
+    }
+
+    static Throwable unwrap(Throwable t) {
+        while ((t instanceof CompletionException || t instanceof ExecutionException) && t.getCause() != null) {
+            t = t.getCause();
+        }
+        return t;
     }
 
     /**

@@ -42,17 +42,20 @@ final class DecodeCommand implements Main.Command {
     }
 
     @Override
+    public Opts.Help help() {
+        return new Opts.Help("pgrepl decode [FILE|-]",
+                "Reads LSN<TAB>HEX lines of pgoutput messages (from FILE, or stdin for '-' or none) and prints one\n"
+                        + "JSON object per message in the protocol schema of 'pgrepl stream --format protocol'.",
+                java.util.List.of(),
+                "psql -XAtc \"COPY (SELECT lsn, encode(data, 'hex') FROM pg_logical_slot_peek_binary_changes('s', NULL, NULL,\n"
+                        + "  'proto_version', '1', 'publication_names', 'p')) TO STDOUT\" | pgrepl decode");
+    }
+
+    @Override
     public int run(String[] args, PrintStream out, PrintStream err) throws Exception {
-        if (args.length > 1) throw new UsageException("usage: pgrepl decode [FILE|-]");
-        String source = args.length == 0 ? "-" : args[0];
-        if (source.startsWith("-") && !source.equals("-")) {
-            if (source.equals("-h") || source.equals("--help")) {
-                out.println("usage: pgrepl decode [FILE|-]");
-                out.println("  " + summary());
-                return 0;
-            }
-            throw new UsageException("unknown option " + CliErrors.shown(source) + "; usage: pgrepl decode [FILE|-]");
-        }
+        Opts.Parsed p = Opts.parse(java.util.List.of(), args);
+        if (p.positional.size() > 1) throw new UsageException("more than one FILE");
+        String source = p.positional.isEmpty() ? "-" : p.positional.get(0);
         Writer w = new BufferedWriter(new OutputStreamWriter(out, StandardCharsets.UTF_8));
         try (Reader in = open(source)) {
             String bad = decode(new BufferedReader(in), w);

@@ -25,7 +25,9 @@ final class DemoCommand implements Main.Command {
     static final String TABLE = "pgrepl_demo_items";
     static final String PUBLICATION = "pgrepl_demo_pub";
     static final int BIG_ROWS = 2000;
-    private static final String USAGE = "usage: pgrepl demo [--url URL] [--pg-version N]";
+    private static final java.util.List<Opts.Spec> SPECS = java.util.List.of(
+            Opts.Spec.value("url", "URL", "use this server (a superuser) instead of starting an embedded one", null),
+            Opts.Spec.value("pg-version", "N", "major version of the embedded server (10, 12-18)", "18"));
 
     @Override
     public String summary() {
@@ -33,29 +35,24 @@ final class DemoCommand implements Main.Command {
     }
 
     @Override
+    public Opts.Help help() {
+        return new Opts.Help("pgrepl demo [--url URL] [--pg-version N]",
+                "Starts an embedded PostgreSQL (unless --url), creates a table, a publication and a temporary slot,\n"
+                        + "runs a small workload (insert, update, delete, a streamed large transaction, logical messages)\n"
+                        + "and prints it as 'pgrepl stream --format protocol' does; then cleans up.",
+                SPECS, "pgrepl demo --pg-version 17");
+    }
+
+    @Override
     public int run(String[] args, PrintStream out, PrintStream err) throws Exception {
-        String url = null;
-        int version = 18;
-        for (int i = 0; i < args.length; i++) {
-            switch (args[i]) {
-                case "--url" -> {
-                    if (++i >= args.length) throw new UsageException("--url needs a value");
-                    url = args[i];
-                }
-                case "--pg-version" -> {
-                    if (++i >= args.length) throw new UsageException("--pg-version needs a value");
-                    try {
-                        version = Integer.parseInt(args[i]);
-                    } catch (NumberFormatException e) {
-                        throw new UsageException("--pg-version needs a major version number");
-                    }
-                }
-                case "-h", "--help" -> {
-                    out.println(USAGE);
-                    return 0;
-                }
-                default -> throw new UsageException("unknown argument " + CliErrors.shown(args[i]) + "\n" + USAGE);
-            }
+        Opts.Parsed p = Opts.parse(SPECS, args);
+        if (!p.positional.isEmpty()) throw new UsageException("unknown argument " + CliErrors.shown(p.positional.get(0)));
+        String url = p.get("url");
+        int version;
+        try {
+            version = Integer.parseInt(p.get("pg-version") == null ? "18" : p.get("pg-version"));
+        } catch (NumberFormatException e) {
+            throw new UsageException("--pg-version needs a major version number");
         }
         if (url != null) return demo(url, out, err);
         err.println("pgrepl demo: starting PostgreSQL " + version + " (embedded, SCRAM) ...");
@@ -85,7 +82,8 @@ final class DemoCommand implements Main.Command {
                 err.println("pgrepl demo: slot " + slot + ", publication " + PUBLICATION + "; running the workload");
                 long endLsn = workload(sql, major);
 
-                StreamCommand.Settings s = new StreamCommand.Settings();
+                StreamOptions s = new StreamOptions();
+                s.format = StreamOptions.Format.PROTOCOL;
                 s.url = url;
                 s.slot = slot;
                 s.publications.add(PUBLICATION);
@@ -95,7 +93,7 @@ final class DemoCommand implements Main.Command {
                     s.messages = true;
                     s.streaming = StreamingMode.ON;
                 }
-                int rc = new StreamCommand.Runner(s, out, err).run(repl, null);
+                int rc = new StreamRun(s, Output.stdout(out), err).run(repl, null);
                 // The stream is stopped; the connection is free again for the drop.
                 await(repl.dropReplicationSlot(slot, false));
                 err.println("pgrepl demo: done (stream stopped, slot dropped)");

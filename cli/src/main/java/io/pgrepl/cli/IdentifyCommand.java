@@ -18,9 +18,19 @@ final class IdentifyCommand implements Main.Command {
     }
 
     @Override
+    public Opts.Help help() {
+        return new Opts.Help("pgrepl identify [URL]",
+                "Connects as a logical walsender (physical with replication=true in the URL), runs IDENTIFY_SYSTEM\n"
+                        + "and prints one JSON object. Without a URL the connection comes from PGHOST, PGPORT, PGUSER,\n"
+                        + "PGDATABASE, PGPASSWORD, ... as with psql.",
+                java.util.List.of(), "PGHOST=db PGUSER=repl pgrepl identify");
+    }
+
+    @Override
     public int run(String[] args, PrintStream out, PrintStream err) throws Exception {
-        if (args.length != 1) throw new UsageException("usage: pgrepl identify URL");
-        ConnectionConfig cfg = replicationConfig(args[0]);
+        Opts.Parsed p = Opts.parse(java.util.List.of(), args);
+        if (p.positional.size() > 1) throw new UsageException("more than one URL");
+        ConnectionConfig cfg = replicationConfig(p.positional.isEmpty() ? "" : p.positional.get(0));
         try (PgConnection c = await(PgConnection.connect(cfg))) {
             IdentifySystem id = await(c.identifySystem());
             out.println(Json.object()

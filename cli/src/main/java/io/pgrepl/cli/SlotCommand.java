@@ -18,10 +18,25 @@ import java.util.Locale;
 
 /** {@code pgrepl slot create|drop|list URL ...}: replication slots, JSON output. */
 final class SlotCommand implements Main.Command {
-    private static final String USAGE = "usage: pgrepl slot create URL NAME (--logical PLUGIN | --physical) [--temporary]"
-            + " [--snapshot export|use|nothing] [--two-phase] [--failover] [--reserve-wal]\n"
-            + "       pgrepl slot drop URL NAME [--wait]\n"
-            + "       pgrepl slot list URL";
+    private static final String USAGE = "pgrepl slot create [URL] NAME (--logical PLUGIN | --physical) [options]\n"
+            + "pgrepl slot drop [URL] NAME [--wait]\n"
+            + "pgrepl slot list [URL]";
+    private static final List<Opts.Spec> CREATE = List.of(
+            Opts.Spec.value("logical", "PLUGIN", "a logical slot with this output plugin (pgoutput)", null),
+            Opts.Spec.flag("physical", "a physical slot"),
+            Opts.Spec.flag("temporary", "dropped when the session ends (useless from the command line except for tests)"),
+            Opts.Spec.value("snapshot", "export|use|nothing", "what to do with the slot's snapshot (logical)", "server default"),
+            Opts.Spec.flag("two-phase", "decode prepared transactions (PG 15+)"),
+            Opts.Spec.flag("failover", "synchronise the slot to standbys (PG 17+)"),
+            Opts.Spec.flag("reserve-wal", "reserve WAL at once (physical)"),
+            Opts.Spec.flag("if-not-exists", "succeed without creating when the slot exists"));
+    private static final List<Opts.Spec> DROP = List.of(Opts.Spec.flag("wait", "wait until the slot is not in use"));
+    private static final List<Opts.Spec> ALL = new ArrayList<>();
+
+    static {
+        ALL.addAll(CREATE);
+        ALL.addAll(DROP);
+    }
 
     @Override
     public String summary() {
@@ -29,46 +44,52 @@ final class SlotCommand implements Main.Command {
     }
 
     @Override
+    public Opts.Help help() {
+        return new Opts.Help(USAGE,
+                "Creates or drops a replication slot, or lists slots with what operators check: active pid, lag in\n"
+                        + "bytes behind the current WAL, wal_status and safe_wal_size (13+), invalidation_reason, failover\n"
+                        + "and synced (17+). Without a URL the connection comes from the PG* environment.",
+                ALL, "pgrepl slot create postgresql://repl@db/app app_slot --logical pgoutput --if-not-exists\n"
+                        + "pgrepl slot list postgresql://repl@db/app");
+    }
+
+    @Override
     public int run(String[] args, PrintStream out, PrintStream err) throws Exception {
-        if (args.length < 2) throw new UsageException(USAGE);
+        if (args.length < 1) throw new UsageException("missing create, drop or list");
+        String[] rest = java.util.Arrays.copyOfRange(args, 1, args.length);
         return switch (args[0]) {
-            case "create" -> create(args, out);
-            case "drop" -> drop(args, out);
-            case "list" -> list(args, out);
-            default -> throw new UsageException(USAGE);
+            case "create" -> create(Opts.parse(CREATE, rest), out);
+            case "drop" -> drop(Opts.parse(DROP, rest), out);
+            case "list" -> list(Opts.parse(List.of(), rest), out);
+            default -> throw new UsageException("unknown slot command " + CliErrors.shown(args[0]) + "; use create, drop or list");
         };
     }
 
-    private int create(String[] args, PrintStream out) throws Exception {
-        if (args.length < 3) throw new UsageException(USAGE);
-        String name = args[2];
-        String plugin = null;
-        boolean physical = false;
-        boolean temporary = false;
-        boolean twoPhase = false;
-        boolean failover = false;
-        boolean reserveWal = false;
+    /** [URL] NAME: with one positional argument the URL comes from the environment. */
+    private static String[] urlAndName(Opts.Parsed p) throws UsageException {
+        if (p.positional.size() == 2) return new String[] {p.positional.get(0), p.positional.get(1)};
+        if (p.positional.size() == 1) return new String[] {"", p.positional.get(0)};
+        throw new UsageException(p.positional.isEmpty() ? "missing slot NAME" : "too many arguments");
+    }
+
+    private int create(Opts.Parsed p, PrintStream out) throws Exception {
+        String[] un = urlAndName(p);
+        String name = un[1];
+        String plugin = p.get("logical");
+        boolean physical = p.has("physical");
+        boolean temporary = p.has("temporary");
+        boolean twoPhase = p.has("two-phase");
+        boolean failover = p.has("failover");
+        boolean reserveWal = p.has("reserve-wal");
         SnapshotMode snapshot = null;
-        for (int i = 3; i < args.length; i++) {
-            switch (args[i]) {
-                case "--logical" -> plugin = value(args, ++i, "--logical");
-                case "--physical" -> physical = true;
-                case "--temporary" -> temporary = true;
-                case "--two-phase" -> twoPhase = true;
-                case "--failover" -> failover = true;
-                case "--reserve-wal" -> reserveWal = true;
-                case "--snapshot" -> {
-                    String v = value(args, ++i, "--snapshot");
-                    try {
-                        snapshot = SnapshotMode.valueOf(v.toUpperCase(Locale.ROOT));
-                    } catch (IllegalArgumentException e) {
-                        throw new UsageException("--snapshot takes export, use or nothing, not " + CliErrors.shown(v));
-                    }
-                }
-                default -> throw new UsageException("unknown option " + CliErrors.shown(args[i]) + "\n" + USAGE);
+        if (p.has("snapshot")) {
+            String v = p.get("snapshot");
+            try {
+                snapshot = SnapshotMode.valueOf(v.toUpperCase(Locale.ROOT));
+            } catch (IllegalArgumentException e) {
+                throw new UsageException("--snapshot takes export, use or nothing, not " + CliErrors.shown(v));
             }
         }
-        if ((plugin == null) == !physical) throw new UsageException("give exactly one of --logical PLUGIN and --physical");
         CreateSlotOptions o;
         try {
             o = physical ? CreateSlotOptions.physical(name).withReserveWal(reserveWal)
@@ -78,10 +99,17 @@ final class SlotCommand implements Main.Command {
         } catch (IllegalArgumentException e) {
             throw new UsageException(e.getMessage());
         }
-        ConnectionConfig cfg = IdentifyCommand.parse(args[1]).toBuilder()
+        ConnectionConfig cfg = IdentifyCommand.parse(un[0]).toBuilder()
                 .replication(physical ? ReplicationMode.PHYSICAL : ReplicationMode.DATABASE).build();
         try (PgConnection c = await(PgConnection.connect(cfg))) {
-            SlotCreated s = await(c.createReplicationSlot(o));
+            SlotCreated s;
+            try {
+                s = await(c.createReplicationSlot(o));
+            } catch (io.pgrepl.client.PgException e) {
+                if (!p.has("if-not-exists") || !"42710".equals(e.sqlState())) throw e;
+                out.println(Json.object().put("slot_name", name).put("exists", true));
+                return 0;
+            }
             out.println(Json.object()
                     .put("slot_name", s.slotName())
                     .put("consistent_point", Lsn.format(s.consistentPoint()))
@@ -91,48 +119,65 @@ final class SlotCommand implements Main.Command {
         return 0;
     }
 
-    private int drop(String[] args, PrintStream out) throws Exception {
-        if (args.length < 3 || args.length > 4 || (args.length == 4 && !args[3].equals("--wait"))) throw new UsageException(USAGE);
-        boolean wait = args.length == 4;
-        ConnectionConfig cfg = IdentifyCommand.replicationConfig(args[1]);
+    private int drop(Opts.Parsed p, PrintStream out) throws Exception {
+        String[] un = urlAndName(p);
+        ConnectionConfig cfg = IdentifyCommand.replicationConfig(un[0]);
         try (PgConnection c = await(PgConnection.connect(cfg))) {
-            await(c.dropReplicationSlot(args[2], wait));
-            out.println(Json.object().put("dropped", args[2]));
+            await(c.dropReplicationSlot(un[1], p.has("wait")));
+            out.println(Json.object().put("dropped", un[1]));
         }
         return 0;
     }
 
-    private int list(String[] args, PrintStream out) throws Exception {
-        if (args.length != 2) throw new UsageException(USAGE);
+    private int list(Opts.Parsed p, PrintStream out) throws Exception {
+        if (p.positional.size() > 1) throw new UsageException("too many arguments");
         // A plain SQL session: physical walsenders cannot run SQL.
-        ConnectionConfig cfg = IdentifyCommand.parse(args[1]).toBuilder().replication(ReplicationMode.NONE).build();
+        ConnectionConfig cfg = IdentifyCommand.parse(p.positional.isEmpty() ? "" : p.positional.get(0)).toBuilder()
+                .replication(ReplicationMode.NONE).build();
         try (PgConnection c = await(PgConnection.connect(cfg))) {
+            int major = c.serverMajor();
+            // Lag: bytes of WAL the slot still holds back, from the current WAL position (the replay
+            // position on a standby) to what the consumer confirmed (restart_lsn for physical slots).
+            String current = "CASE WHEN pg_catalog.pg_is_in_recovery() THEN pg_catalog.pg_last_wal_replay_lsn()"
+                    + " ELSE pg_catalog.pg_current_wal_lsn() END";
             QueryResult r = await(c.query("SELECT slot_name, slot_type, plugin, database, temporary, active, active_pid,"
-                    + " restart_lsn, confirmed_flush_lsn FROM pg_catalog.pg_replication_slots ORDER BY slot_name"));
+                    + " restart_lsn, confirmed_flush_lsn, pg_catalog.pg_wal_lsn_diff(" + current
+                    + ", coalesce(confirmed_flush_lsn, restart_lsn))::bigint AS lag_bytes"
+                    + (major >= 13 ? ", wal_status, safe_wal_size" : "")
+                    + (major >= 17 ? ", invalidation_reason, failover, synced" : "")
+                    + " FROM pg_catalog.pg_replication_slots ORDER BY slot_name"));
             List<Object> slots = new ArrayList<>();
             for (Row row : r.rows()) {
-                slots.add(Json.object()
+                Json.Obj o = Json.object()
                         .put("slot_name", row.get("slot_name"))
                         .put("slot_type", row.get("slot_type"))
                         .put("plugin", row.get("plugin"))
                         .put("database", row.get("database"))
                         .put("temporary", bool(row.get("temporary")))
                         .put("active", bool(row.get("active")))
-                        .put("active_pid", row.get("active_pid") == null ? null : Integer.valueOf(row.get("active_pid")))
+                        .put("active_pid", number(row.get("active_pid")))
                         .put("restart_lsn", row.get("restart_lsn"))
-                        .put("confirmed_flush_lsn", row.get("confirmed_flush_lsn")));
+                        .put("confirmed_flush_lsn", row.get("confirmed_flush_lsn"))
+                        .put("lag_bytes", number(row.get("lag_bytes")));
+                if (major >= 13) {
+                    o.put("wal_status", row.get("wal_status")).put("safe_wal_size", number(row.get("safe_wal_size")));
+                }
+                if (major >= 17) {
+                    o.put("invalidation_reason", row.get("invalidation_reason"))
+                            .put("failover", bool(row.get("failover"))).put("synced", bool(row.get("synced")));
+                }
+                slots.add(o);
             }
             out.println(Json.write(slots));
         }
         return 0;
     }
 
-    private static Boolean bool(String pgText) {
-        return pgText == null ? null : pgText.equals("t");
+    private static Long number(String pgText) {
+        return pgText == null ? null : Long.valueOf(pgText);
     }
 
-    private static String value(String[] args, int i, String option) throws UsageException {
-        if (i >= args.length) throw new UsageException(option + " needs a value");
-        return args[i];
+    private static Boolean bool(String pgText) {
+        return pgText == null ? null : pgText.equals("t");
     }
 }

@@ -6,6 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertNotEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.DynamicTest.dynamicTest;
 
+import com.fasterxml.jackson.databind.JsonNode;
 import io.pgrepl.client.ConnectionConfig;
 import io.pgrepl.client.PgConnection;
 import io.pgrepl.client.ReplicationMode;
@@ -22,8 +23,6 @@ import java.nio.charset.StandardCharsets;
 import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
-import java.util.regex.Matcher;
-import java.util.regex.Pattern;
 import java.util.stream.Stream;
 import org.junit.jupiter.api.DynamicTest;
 import org.junit.jupiter.api.TestFactory;
@@ -43,18 +42,12 @@ class IdentifyCommandTest {
         return new Run(exit, out.toString(StandardCharsets.UTF_8), err.toString(StandardCharsets.UTF_8));
     }
 
-    /** The flat object the command prints: string, number or null values. */
+    /** The flat object the command prints, parsed with a real JSON parser; values as text (null kept). */
     private static Map<String, String> parseFlatObject(String line) {
-        assertTrue(line.startsWith("{") && line.endsWith("}"), line);
+        JsonNode n = Cli.parse(line);
+        assertTrue(n.isObject(), line);
         Map<String, String> m = new LinkedHashMap<>();
-        Matcher f = Pattern.compile("\"([a-z_]+)\":(\"([^\"\\\\]*)\"|(-?[0-9]+)|null)(,|$)").matcher(line.substring(1, line.length() - 1));
-        int end = 0;
-        while (f.find()) {
-            assertEquals(end, f.start(), () -> "unparsed text in " + line);
-            m.put(f.group(1), f.group(3) != null ? f.group(3) : f.group(4));
-            end = f.end();
-        }
-        assertEquals(line.length() - 2, end, () -> "unparsed text in " + line);
+        n.fields().forEachRemaining(e -> m.put(e.getKey(), e.getValue().isNull() ? null : e.getValue().asText()));
         return m;
     }
 

@@ -1,27 +1,29 @@
 package io.pgrepl.cli;
 
-import io.pgrepl.testkit.PgServer;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
-import org.junit.jupiter.api.Test;
-
-import java.io.ByteArrayOutputStream;
-import java.io.PrintStream;
-import java.nio.charset.StandardCharsets;
-import java.util.List;
-
+import static io.pgrepl.cli.Cli.query;
+import static io.pgrepl.cli.Cli.run;
+import static io.pgrepl.cli.Cli.url;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-/** {@code pgrepl stream} against a real PostgreSQL 17: output, stop conditions, acknowledgement, errors. */
+import com.fasterxml.jackson.databind.JsonNode;
+import io.pgrepl.testkit.PgServer;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.List;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+
+/** {@code pgrepl stream} against a real PostgreSQL 18: stop conditions, acknowledgement, options, errors. */
 class StreamCommandTest {
     private static PgServer server;
 
     @BeforeAll
     static void start() {
-        server = PgServer.builder().version(17).start();
+        server = PgServer.builder().version(18).start();
     }
 
     @AfterAll
@@ -29,17 +31,14 @@ class StreamCommandTest {
         if (server != null) server.close();
     }
 
-    private record Result(int rc, String out, String err) {}
-
-    private static Result run(String... args) {
-        ByteArrayOutputStream o = new ByteArrayOutputStream();
-        ByteArrayOutputStream e = new ByteArrayOutputStream();
-        int rc = Main.run(args, new PrintStream(o, true, StandardCharsets.UTF_8), new PrintStream(e, true, StandardCharsets.UTF_8));
-        return new Result(rc, o.toString(StandardCharsets.UTF_8), e.toString(StandardCharsets.UTF_8));
+    private static String url() {
+        return Cli.url(server);
     }
 
-    private static String url() {
-        return server.url(server.superuser(), "postgres");
+    private static void assertConfirmedAtLeast(String slot, String lsn) throws Exception {
+        String confirmed = query(server, "SELECT confirmed_flush_lsn FROM pg_replication_slots WHERE slot_name = '" + slot + "'");
+        assertTrue(Long.compareUnsigned(io.pgrepl.codec.Lsn.parse(confirmed), io.pgrepl.codec.Lsn.parse(lsn)) >= 0,
+                confirmed + " >= " + lsn);
     }
 
     @Test
@@ -48,11 +47,39 @@ class StreamCommandTest {
         assertEquals(2, run("stream", url(), "--publication", "p").rc());
         assertEquals(2, run("stream", url(), "--slot", "s", "--publication", "p", "--streaming", "maybe").rc());
         assertEquals(2, run("stream", url(), "--slot", "s", "--publication", "p", "--temporary").rc());
-        Result r = run("stream", url(), "--slot", "s", "--publication", "p", "--end-lsn", "nope");
+        assertEquals(2, run("stream", url(), "--slot", "s", "--publication", "p", "--if-not-exists").rc());
+        assertEquals(2, run("stream", url(), "--slot", "s", "--publication", "p", "--format", "xml").rc());
+        Cli.Result empty = run("stream", url(), "--slot", "s", "--publication", "p,");
+        assertEquals(2, empty.rc());
+        assertTrue(empty.err().contains("empty publication name"), empty.err());
+        Cli.Result r = run("stream", url(), "--slot", "s", "--publication", "p", "--end-lsn", "nope");
         assertEquals(2, r.rc());
         assertTrue(r.err().contains("--end-lsn"), r.err());
-        assertThrows(UsageException.class, () -> StreamCommand.parse(new String[] {"u", "--slot", "s", "--publication",
+        assertThrows(UsageException.class, () -> StreamOptions.parse(new String[] {"u", "--slot", "s", "--publication",
                 "p", "--create-slot", "--temporary", "--reconnect"}));
+    }
+
+    @Test
+    void optionFormsAndPgRecvlogicalShortNames() throws Exception {
+        StreamOptions a = StreamOptions.parse(new String[] {"-d", "host=h", "-S", "s1", "-P", "p1,p2", "-P", "p3",
+                "-E", "0/10", "-I", "0/5", "-s", "3", "-f", "out.jsonl", "-F", "2", "-v"});
+        assertEquals("host=h", a.url);
+        assertEquals("s1", a.slot);
+        assertEquals(List.of("p1", "p2", "p3"), a.publications);
+        assertEquals(0x10, a.endLsn);
+        assertEquals(5, a.startLsn);
+        assertEquals(3, a.statusInterval.toSeconds());
+        assertEquals(Path.of("out.jsonl"), a.file);
+        assertEquals(2, a.fsyncInterval.toSeconds());
+        assertTrue(a.verbose);
+        StreamOptions b = StreamOptions.parse(new String[] {"URL", "--slot=s2", "--publication=p", "--format=protocol",
+                "--idle-exit=4", "-Ss3"});
+        assertEquals("URL", b.url);
+        assertEquals("s3", b.slot, "the last one wins");
+        assertEquals(StreamOptions.Format.PROTOCOL, b.format);
+        assertEquals(4, b.idleExit.toSeconds());
+        assertEquals(StreamOptions.Format.JSON, StreamOptions.parse(new String[] {"u", "-S", "s", "-P", "p"}).format);
+        assertEquals(10, StreamOptions.parse(new String[] {"u", "-S", "s", "-P", "p"}).statusInterval.toSeconds());
     }
 
     @Test
@@ -61,14 +88,20 @@ class StreamCommandTest {
         server.sql("postgres", "SELECT pg_create_logical_replication_slot('sc', 'pgoutput')");
         server.sql("postgres", "INSERT INTO sc VALUES (1, 'a'), (2, 'b')");
         server.sql("postgres", "UPDATE sc SET v = 'c' WHERE id = 2");
-        Result r = run("stream", url(), "--slot", "sc", "--publication", "sc_pub", "--idle-exit", "2");
+        Cli.Result r = run("stream", url(), "--slot", "sc", "--publication", "sc_pub", "--idle-exit", "1", "-v");
         assertEquals(0, r.rc(), r.err());
-        List<String> lines = r.out().lines().toList();
-        assertEquals(List.of("begin", "relation", "insert", "insert", "commit", "begin", "update", "commit"),
-                lines.stream().map(l -> l.replaceAll("^\\{\"type\":\"([a-z_]+)\".*$", "$1")).toList(), r.out());
-        assertTrue(lines.get(3).contains("\"new\":{\"id\":\"2\",\"v\":\"b\"}"), lines.get(3));
-        // everything printed was acknowledged: a second run prints nothing
-        Result again = run("stream", url(), "--slot", "sc", "--publication", "sc_pub", "--idle-exit", "1");
+        assertEquals(List.of("begin", "insert", "insert", "commit", "begin", "update", "commit"), r.types(), r.out());
+        List<JsonNode> lines = r.lines();
+        assertEquals(2, lines.get(2).get("new").get("id").asInt());
+        assertTrue(lines.get(2).get("new").get("id").isInt(), "int4 as a JSON number");
+        assertEquals("b", lines.get(2).get("new").get("v").asText());
+        assertEquals("c", lines.get(5).get("new").get("v").asText());
+        // the idle clock ran only once streaming had started, and -v said so
+        assertTrue(r.err().contains("pgrepl: streaming from slot sc at LSN "), r.err());
+        // everything printed was acknowledged: the slot is at or past (idle keepalives may confirm
+        // WAL without changes) the last commit's end, and a second run prints nothing
+        assertConfirmedAtLeast("sc", lines.get(6).get("end_lsn").asText());
+        Cli.Result again = run("stream", url(), "--slot", "sc", "--publication", "sc_pub", "--idle-exit", "1");
         assertEquals(0, again.rc(), again.err());
         assertEquals("", again.out());
     }
@@ -76,72 +109,81 @@ class StreamCommandTest {
     @Test
     void endLsnStopsAfterThatCommitWithATemporarySlot() throws Exception {
         server.sql("postgres", "CREATE TABLE se (id int PRIMARY KEY); CREATE PUBLICATION se_pub FOR TABLE se");
-        // --create-slot --temporary and a start position: the slot only sees changes made after it
-        // exists, so create it first through a quick run with an immediate idle exit
-        Result none = run("stream", url(), "--slot", "se_tmp", "--publication", "se_pub", "--create-slot",
+        Cli.Result none = run("stream", url(), "--slot", "se_tmp", "--publication", "se_pub", "--create-slot",
                 "--temporary", "--idle-exit", "1");
         assertEquals(0, none.rc(), none.err());
         assertEquals("", none.out());
         server.sql("postgres", "SELECT pg_create_logical_replication_slot('se', 'pgoutput')");
-        server.sql("postgres", "INSERT INTO se VALUES (1)");
-        server.sql("postgres", "INSERT INTO se VALUES (2)");
-        server.sql("postgres", "INSERT INTO se VALUES (3)");
-        Result all = run("stream", url(), "--slot", "se", "--publication", "se_pub", "--idle-exit", "1");
-        assertEquals(0, all.rc(), all.err());
-        // that run acknowledged everything; end-lsn on fresh changes:
         server.sql("postgres", "INSERT INTO se VALUES (4)");
         server.sql("postgres", "INSERT INTO se VALUES (5)");
-        String firstCommitEnd = null;
-        Result peek = run("stream", url(), "--slot", "se", "--publication", "se_pub", "--end-lsn", "0/1");
+        Cli.Result peek = run("stream", url(), "--slot", "se", "--publication", "se_pub", "--end-lsn", "0/1");
         assertEquals(0, peek.rc(), peek.err());
-        for (String l : peek.out().lines().toList()) {
-            if (l.startsWith("{\"type\":\"commit\"")) {
-                firstCommitEnd = l.replaceAll("^.*\"end_lsn\":\"([0-9A-F/]+)\".*$", "$1");
-                break;
-            }
-        }
-        assertEquals(1, peek.out().lines().filter(l -> l.startsWith("{\"type\":\"commit\"")).count(),
-                "exits after the first commit at or past --end-lsn: " + peek.out());
-        assertTrue(peek.out().contains("\"id\":\"4\""), peek.out());
-        assertFalse(peek.out().contains("\"id\":\"5\""), peek.out());
-        assertTrue(firstCommitEnd != null);
-        Result rest = run("stream", url(), "--slot", "se", "--publication", "se_pub", "--idle-exit", "1");
-        assertTrue(rest.out().contains("\"id\":\"5\"") && !rest.out().contains("\"id\":\"4\""),
-                "the commit that ended the run was acknowledged: " + rest.out());
+        assertEquals(List.of("begin", "insert", "commit"), peek.types(), "stops after the first commit past --end-lsn");
+        assertEquals(4, peek.lines().get(1).get("new").get("id").asInt());
+        Cli.Result rest = run("stream", url(), "--slot", "se", "--publication", "se_pub", "--idle-exit", "1");
+        assertEquals(List.of("begin", "insert", "commit"), rest.types(), rest.out());
+        assertEquals(5, rest.lines().get(1).get("new").get("id").asInt(), "the commit that ended the run was acknowledged");
         // the temporary slot went away with its connection
-        Result gone = run("stream", url(), "--slot", "se_tmp", "--publication", "se_pub", "--idle-exit", "1");
+        Cli.Result gone = run("stream", url(), "--slot", "se_tmp", "--publication", "se_pub", "--idle-exit", "1");
         assertEquals(1, gone.rc());
-        assertTrue(gone.err().contains("42704"), gone.err());
+        assertTrue(gone.err().contains("replication slot \"se_tmp\" does not exist"), gone.err());
     }
 
     @Test
-    void reconnectSurvivesATerminatedWalsender() throws Exception {
-        server.sql("postgres", "CREATE TABLE sr (id int PRIMARY KEY); CREATE PUBLICATION sr_pub FOR TABLE sr");
-        server.sql("postgres", "SELECT pg_create_logical_replication_slot('sr', 'pgoutput')");
-        server.sql("postgres", "INSERT INTO sr VALUES (1)");
-        Result[] result = new Result[1];
-        Thread t = new Thread(() -> result[0] = run("stream", url(), "--slot", "sr", "--publication", "sr_pub",
-                "--reconnect", "--idle-exit", "5"));
-        t.start();
-        Thread.sleep(2000);
-        server.sql("postgres", "SELECT pg_terminate_backend(active_pid) FROM pg_replication_slots WHERE slot_name = 'sr'");
-        Thread.sleep(500);
-        server.sql("postgres", "INSERT INTO sr VALUES (2)");
-        t.join(60_000);
-        assertFalse(t.isAlive());
-        assertEquals(0, result[0].rc(), result[0].err());
-        assertTrue(result[0].out().contains("\"id\":\"1\""), result[0].out());
-        assertTrue(result[0].out().contains("\"id\":\"2\""), "row after the reconnect: " + result[0].out());
+    void upFrontChecksFailBeforeStreaming() throws Exception {
+        server.sql("postgres", "CREATE TABLE su (id int PRIMARY KEY); CREATE PUBLICATION su_pub FOR TABLE su");
+        Cli.Result noPub = run("stream", url(), "--slot", "su", "--publication", "su_pub,nope", "--create-slot",
+                "--idle-exit", "1");
+        assertEquals(1, noPub.rc());
+        assertTrue(noPub.err().contains("publication \"nope\" does not exist"), noPub.err());
+        assertEquals(null, query(server, "SELECT slot_name FROM pg_replication_slots WHERE slot_name = 'su'"),
+                "nothing created before the checks passed");
+        Cli.Result noSlot = run("stream", url(), "--slot", "su", "--publication", "su_pub", "--idle-exit", "1");
+        assertEquals(1, noSlot.rc());
+        assertTrue(noSlot.err().contains("replication slot \"su\" does not exist"), noSlot.err());
+        // --create-slot --if-not-exists can be rerun; without --if-not-exists a second create fails
+        for (int i = 0; i < 2; i++) {
+            Cli.Result ok = run("stream", url(), "-S", "su", "-P", "su_pub", "--create-slot", "--if-not-exists", "--idle-exit", "1");
+            assertEquals(0, ok.rc(), ok.err());
+        }
+        Cli.Result twice = run("stream", url(), "-S", "su", "-P", "su_pub", "--create-slot", "--idle-exit", "1");
+        assertEquals(1, twice.rc());
+        assertTrue(twice.err().contains("already exists"), twice.err());
+        assertEquals("", twice.out());
     }
 
     @Test
-    void serverErrorIsOneLineWithSqlStateAndNoSecret() {
-        Result r = run("stream", url(), "--slot", "no_such_slot", "--publication", "p");
-        assertEquals(1, r.rc());
-        List<String> lines = r.err().lines().filter(l -> l.startsWith("pgrepl")).toList();
-        assertEquals(1, lines.size(), r.err());
-        assertTrue(lines.get(0).contains("42704"), lines.get(0));
-        assertFalse(r.err().contains(server.superuser().password()), "no secret");
-        assertEquals("", r.out());
+    void fileOutputIsAcknowledgedAfterFsync() throws Exception {
+        server.sql("postgres", "CREATE TABLE sf (id int PRIMARY KEY); CREATE PUBLICATION sf_pub FOR TABLE sf");
+        server.sql("postgres", "SELECT pg_create_logical_replication_slot('sf', 'pgoutput')");
+        server.sql("postgres", "INSERT INTO sf VALUES (1)");
+        server.sql("postgres", "INSERT INTO sf VALUES (2)");
+        Path file = Files.createTempFile("pgrepl-stream", ".jsonl");
+        try {
+            Cli.Result r = run("stream", url(), "-S", "sf", "-P", "sf_pub", "-f", file.toString(), "-F", "1", "--idle-exit", "2");
+            assertEquals(0, r.rc(), r.err());
+            assertEquals("", r.out(), "nothing on stdout with --file");
+            List<JsonNode> lines = Cli.parseLines(Files.readString(file));
+            assertEquals(6, lines.size(), lines.toString());
+            assertConfirmedAtLeast("sf", lines.get(5).get("end_lsn").asText());
+            Cli.Result again = run("stream", url(), "-S", "sf", "-P", "sf_pub", "-f", file.toString(), "--idle-exit", "1");
+            assertEquals(0, again.rc(), again.err());
+            assertEquals(6, Files.readAllLines(file).size(), "appended nothing: all was confirmed");
+        } finally {
+            Files.deleteIfExists(file);
+        }
+    }
+
+    @Test
+    void serverErrorIsOneLineWithNoSecret() {
+        Cli.Result r = run("stream", url(), "--slot", "no_such_slot", "--publication", "p", "--create-slot", "--proto-version", "9");
+        assertEquals(2, r.rc());
+        Cli.Result e = run("stream", server.url(server.superuser(), "nodb"), "--slot", "x", "--publication", "p");
+        assertEquals(1, e.rc());
+        List<String> lines = e.err().lines().filter(l -> l.startsWith("pgrepl")).toList();
+        assertEquals(1, lines.size(), e.err());
+        assertTrue(lines.get(0).contains("3D000"), lines.get(0));
+        assertFalse(e.err().contains(server.superuser().password()), "no secret");
+        assertEquals("", e.out());
     }
 }

@@ -1,0 +1,162 @@
+package io.pgrepl.cli;
+
+import io.pgrepl.client.stream.LogicalReplicationOptions;
+import io.pgrepl.client.stream.OriginFilter;
+import io.pgrepl.client.stream.StreamingMode;
+import io.pgrepl.codec.Lsn;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+
+/** {@code pgrepl stream}'s options (short forms after pg_recvlogical's) and their parsing. */
+final class StreamOptions {
+    /** Output formats: typed whole transactions, or every pgoutput message as sent. */
+    enum Format { JSON, PROTOCOL }
+
+    static final List<Opts.Spec> SPECS = List.of(
+            Opts.Spec.value("dbname", 'd', "CONNSTR", "connection URI or keyword/value string (instead of the URL argument)", "PG* environment"),
+            Opts.Spec.value("slot", 'S', "NAME", "replication slot to stream from (required)", null),
+            Opts.Spec.value("publication", 'P', "NAME[,NAME]", "publication(s) to stream (required; repeatable)", null),
+            Opts.Spec.value("format", "json|protocol", "json: committed transactions with typed values; protocol: every pgoutput message with exact text values", "json"),
+            Opts.Spec.value("file", 'f', "FILE", "append the output to FILE instead of stdout ('-' = stdout)", "-"),
+            Opts.Spec.value("fsync-interval", 'F', "SECONDS", "with --file: fsync this often and acknowledge only what was fsynced (0: never fsync, acknowledge what was written)", "10"),
+            Opts.Spec.value("status-interval", 's', "SECONDS", "how often a status update goes to the server", "10"),
+            Opts.Spec.flag("create-slot", "create the slot (pgoutput) before streaming"),
+            Opts.Spec.flag("if-not-exists", "with --create-slot: use the slot if it exists already"),
+            Opts.Spec.flag("temporary", "with --create-slot: a temporary slot, dropped when the stream ends"),
+            Opts.Spec.value("proto-version", "N", "pgoutput protocol version 1-4", "highest the server supports"),
+            Opts.Spec.value("streaming", "off|on|parallel", "let the server stream large in-progress transactions (proto 2+)", "server default"),
+            Opts.Spec.flag("binary", "ask for binary column values (the json format decodes them to the same JSON)"),
+            Opts.Spec.flag("messages", "include logical decoding messages (pg_logical_emit_message)"),
+            Opts.Spec.flag("two-phase", "decode prepared transactions (proto 3+; json prints them when committed)"),
+            Opts.Spec.value("origin", "any|none", "changes of any origin, or only those without one", "any"),
+            Opts.Spec.value("start-lsn", 'I', "X/X", "start position", "the slot's confirmed position"),
+            Opts.Spec.value("end-lsn", 'E', "X/X", "stop after the first commit at or past this position", null),
+            Opts.Spec.value("idle-exit", "SECONDS", "stop after this long without changes once streaming has started", null),
+            Opts.Spec.flag("reconnect", "reconnect after transient failures (also retries the first connection)"),
+            Opts.Spec.value("connect-deadline", "SECONDS", "with --reconnect: how long the first connection is retried", "60"),
+            Opts.Spec.value("plugin", "NAME", "output plugin (only pgoutput)", "pgoutput"),
+            Opts.Spec.flag("verbose", 'v', "say what is happening on stderr (start, confirmations, reconnects, progress)"));
+
+    static final Opts.Help HELP = new Opts.Help(
+            "pgrepl stream [URL] --slot S --publication P[,P2] [options]",
+            "Streams a logical replication slot (pgoutput) as JSON lines. A transaction is acknowledged to the\n"
+                    + "server only after its lines were written (and, with --file, fsynced). SIGINT/SIGTERM: finish the\n"
+                    + "current transaction, acknowledge it, stop cleanly, exit 0; a second signal exits at once.",
+            SPECS,
+            "pgrepl stream postgresql://repl@db/app -S app_slot -P app_pub --create-slot --if-not-exists -v\n"
+                    + "pgrepl stream -d 'host=db dbname=app' -S app_slot -P app_pub -f changes.jsonl -F 5");
+
+    String url;
+    String slot;
+    final List<String> publications = new ArrayList<>();
+    Format format = Format.JSON;
+    Path file;
+    Duration fsyncInterval = Duration.ofSeconds(10);
+    Duration statusInterval = Duration.ofSeconds(10);
+    boolean createSlot;
+    boolean ifNotExists;
+    boolean temporary;
+    int protoVersion = LogicalReplicationOptions.PROTO_AUTO;
+    StreamingMode streaming;
+    Boolean binary;
+    Boolean messages;
+    Boolean twoPhase;
+    OriginFilter origin;
+    long startLsn;
+    long endLsn;
+    Duration idleExit;
+    boolean reconnect;
+    Duration connectDeadline = Duration.ofSeconds(60);
+    boolean verbose;
+
+    LogicalReplicationOptions options() {
+        LogicalReplicationOptions.Builder b = LogicalReplicationOptions.builder(slot).publications(publications)
+                .protoVersion(protoVersion).startLsn(startLsn).binary(binary).messages(messages)
+                .twoPhase(twoPhase).origin(origin).statusInterval(statusInterval);
+        if (streaming != null) b.streaming(streaming);
+        return b.build();
+    }
+
+    static StreamOptions parse(String[] args) throws UsageException {
+        Opts.Parsed p = Opts.parse(SPECS, args);
+        StreamOptions s = new StreamOptions();
+        if (p.positional.size() > 1) throw new UsageException("more than one URL");
+        if (!p.positional.isEmpty() && p.has("dbname")) throw new UsageException("give the URL or -d/--dbname, not both");
+        s.url = p.positional.isEmpty() ? p.get("dbname") : p.positional.get(0);
+        if (s.url == null) s.url = ""; // everything from the PG* environment, as libpq does
+        s.slot = p.get("slot");
+        for (String list : p.all("publication")) {
+            for (String name : list.split(",", -1)) {
+                if (name.isBlank()) throw new UsageException("empty publication name in --publication '" + CliErrors.shown(list) + "'");
+                s.publications.add(name.trim());
+            }
+        }
+        String format = p.get("format");
+        if (format != null) {
+            s.format = switch (format) {
+                case "json" -> Format.JSON;
+                case "protocol" -> Format.PROTOCOL;
+                default -> throw new UsageException("--format takes json or protocol");
+            };
+        }
+        String file = p.get("file");
+        if (file != null && !file.equals("-")) s.file = Path.of(file);
+        s.fsyncInterval = Duration.ofSeconds(p.intValue("fsync-interval", 10, 0, 86_400));
+        if (p.has("fsync-interval") && s.file == null) throw new UsageException("--fsync-interval needs --file");
+        s.statusInterval = Duration.ofSeconds(p.intValue("status-interval", 10, 1, 86_400));
+        s.createSlot = p.has("create-slot");
+        s.ifNotExists = p.has("if-not-exists");
+        s.temporary = p.has("temporary");
+        s.protoVersion = p.intValue("proto-version", LogicalReplicationOptions.PROTO_AUTO, 1, 4);
+        String streaming = p.get("streaming");
+        if (streaming != null) {
+            s.streaming = switch (streaming) {
+                case "off" -> StreamingMode.OFF;
+                case "on" -> StreamingMode.ON;
+                case "parallel" -> StreamingMode.PARALLEL;
+                default -> throw new UsageException("--streaming takes off, on or parallel");
+            };
+        }
+        if (p.has("binary")) s.binary = true;
+        if (p.has("messages")) s.messages = true;
+        if (p.has("two-phase")) s.twoPhase = true;
+        String origin = p.get("origin");
+        if (origin != null) {
+            s.origin = switch (origin) {
+                case "any" -> OriginFilter.ANY;
+                case "none" -> OriginFilter.NONE;
+                default -> throw new UsageException("--origin takes any or none");
+            };
+        }
+        if (p.has("start-lsn")) s.startLsn = lsn(p.get("start-lsn"), "--start-lsn");
+        if (p.has("end-lsn")) s.endLsn = lsn(p.get("end-lsn"), "--end-lsn");
+        if (p.has("idle-exit")) s.idleExit = Duration.ofSeconds(p.intValue("idle-exit", 0, 1, Integer.MAX_VALUE));
+        s.reconnect = p.has("reconnect");
+        s.connectDeadline = Duration.ofSeconds(p.intValue("connect-deadline", 60, 0, Integer.MAX_VALUE));
+        if (p.has("connect-deadline") && !s.reconnect) throw new UsageException("--connect-deadline needs --reconnect");
+        String plugin = p.get("plugin");
+        if (plugin != null && !plugin.equals("pgoutput")) {
+            throw new UsageException("only the pgoutput plugin is supported, not '" + CliErrors.shown(plugin) + "'");
+        }
+        s.verbose = p.has("verbose");
+
+        if (s.slot == null) throw new UsageException("missing --slot");
+        if (s.publications.isEmpty()) throw new UsageException("missing --publication");
+        if (s.temporary && !s.createSlot) throw new UsageException("--temporary needs --create-slot");
+        if (s.ifNotExists && !s.createSlot) throw new UsageException("--if-not-exists needs --create-slot");
+        if (s.temporary && s.reconnect) {
+            throw new UsageException("--temporary cannot be combined with --reconnect: the slot dies with the connection");
+        }
+        return s;
+    }
+
+    private static long lsn(String v, String option) throws UsageException {
+        try {
+            return Lsn.parse(v);
+        } catch (RuntimeException e) {
+            throw new UsageException(option + " needs an LSN like 0/16B3748, got '" + CliErrors.shown(v) + "'");
+        }
+    }
+}

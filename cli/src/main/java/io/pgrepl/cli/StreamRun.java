@@ -1,0 +1,270 @@
+package io.pgrepl.cli;
+
+import io.pgrepl.client.ConnectionConfig;
+import io.pgrepl.client.PgConnection;
+import io.pgrepl.client.stream.LogicalReplicationOptions;
+import io.pgrepl.client.stream.LogicalReplicationStream;
+import io.pgrepl.client.stream.LogicalStreamHandler;
+import io.pgrepl.client.stream.ReconnectPolicy;
+import io.pgrepl.client.stream.ReconnectingLogicalStream;
+import io.pgrepl.client.stream.ReplicationException;
+import io.pgrepl.client.tx.Transaction;
+import io.pgrepl.client.tx.TxEvent;
+import io.pgrepl.codec.Lsn;
+import java.io.PrintStream;
+import java.nio.charset.StandardCharsets;
+import java.util.concurrent.CompletionStage;
+import java.util.concurrent.LinkedBlockingQueue;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.LongConsumer;
+
+/**
+ * The printing side of {@code pgrepl stream}: the event loop hands over rendered text
+ * ({@link ProtocolSource}) or assembled transactions ({@link TxSource}); this thread writes them,
+ * then acknowledges them (after an fsync when the output is a file with --fsync-interval). Too much
+ * waiting (by count or by bytes) pauses socket reading; keepalives go on.
+ *
+ * <p>Stops at --end-lsn, --idle-exit (counted from when START_REPLICATION was answered), the
+ * server's end, an error, or SIGINT/SIGTERM: the item being written is finished and flushed, what
+ * was written is acknowledged, and the stream ends with a last status update and CopyDone.
+ */
+final class StreamRun {
+    private static final int HIGH_ITEMS = 1024;
+    private static final long HIGH_BYTES = 16L << 20;
+    private static final Object END = new Object();
+    private static final Object WAKE = new Object();
+
+    private final StreamOptions settings;
+    private final Output output;
+    private final PrintStream err;
+    private final Verbose verbose;
+    private final LinkedBlockingQueue<Object> queue = new LinkedBlockingQueue<>();
+    private final AtomicLong queuedBytes = new AtomicLong();
+    private volatile LogicalReplicationStream current;
+    private volatile boolean paused;
+    private volatile boolean stopRequested;
+    private volatile long startedNanos;
+    private volatile long lastDataNanos;
+    private ReconnectingLogicalStream reconnecting;
+    private LongConsumer acknowledge;
+    private long pendingAckLsn;
+    private TxEvent pendingAckEvent;
+
+    StreamRun(StreamOptions settings, Output output, PrintStream err) {
+        this.settings = settings;
+        this.output = output;
+        this.err = err;
+        this.verbose = new Verbose(settings, err);
+    }
+
+    /** Where the slot resumes, from the up-front check (for the -v start line). */
+    void slotConfirmedLsn(long lsn) {
+        verbose.slotConfirmedLsn = lsn;
+    }
+
+    // ---- event loop side
+
+    /** A source's onStarted: a connection is streaming (START_REPLICATION answered). */
+    void started(LogicalReplicationStream stream) {
+        current = stream;
+        paused = false;
+        startedNanos = System.nanoTime();
+        verbose.started(stream, reconnecting);
+        if (reconnecting != null) {
+            stream.completion().whenComplete((v, e) -> {
+                if (e != null && !stopRequested && CliErrors.unwrap(e) instanceof ReplicationException re && re.isTransient()) {
+                    err.println("pgrepl: connection lost (" + CliErrors.oneLine(e) + "); reconnecting");
+                }
+            });
+        }
+    }
+
+    void dataArrived() {
+        lastDataNanos = System.nanoTime();
+    }
+
+    void handOver(Object item, long bytes) {
+        queuedBytes.addAndGet(bytes);
+        queue.add(new Sized(item, bytes));
+        applyBackpressure();
+    }
+
+    private record Sized(Object item, long bytes) {}
+
+    /** Event loop only: both decisions run there, so they apply in order. */
+    private void applyBackpressure() {
+        LogicalReplicationStream s = current;
+        if (s == null) return;
+        boolean full = queue.size() > HIGH_ITEMS || queuedBytes.get() > HIGH_BYTES;
+        boolean low = queue.size() <= HIGH_ITEMS / 4 && queuedBytes.get() <= HIGH_BYTES / 4;
+        if (!paused && full) {
+            paused = true;
+            s.pauseReading();
+        } else if (paused && low) {
+            paused = false;
+            s.resumeReading();
+        }
+    }
+
+    // ---- printing thread
+
+    /** Asks the loop to stop after the item being written (a signal handler's call). */
+    void requestStop() {
+        stopRequested = true;
+        queue.add(WAKE);
+    }
+
+    /** Streams until a stop condition; returns the exit code. {@code conn} null: reconnecting. */
+    int run(PgConnection conn, ConnectionConfig config) throws Exception {
+        LogicalReplicationOptions options = settings.options();
+        LogicalReplicationStream single = null;
+        TxSource txSource = null;
+        LogicalStreamHandler handler;
+        // Acknowledgements from the transaction assembler go to whichever stream is running.
+        LongConsumer ack = lsn -> {
+            if (reconnecting != null) reconnecting.acknowledge(lsn);
+            else if (current != null) current.acknowledge(lsn);
+        };
+        if (settings.format == StreamOptions.Format.JSON) {
+            txSource = new TxSource(this, ack);
+            handler = txSource;
+        } else {
+            handler = new ProtocolSource(this);
+        }
+        acknowledge = ack;
+        Signals.Registration signals = Main.ownsProcess ? Signals.install(this::requestStop) : null;
+        CompletionStage<Void> completion;
+        if (conn == null) {
+            reconnecting = ReconnectingLogicalStream.start(config, options, handler, ReconnectPolicy.defaults());
+            completion = reconnecting.completion();
+        } else {
+            single = conn.startLogical(options, handler);
+            current = single;
+            completion = single.completion();
+        }
+        completion.whenComplete((v, e) -> queue.add(END));
+        TxJson txJson = new TxJson(Boolean.TRUE.equals(settings.binary));
+        boolean reachedEnd = false;
+        long lastFsync = System.nanoTime();
+        try {
+            while (!stopRequested) {
+                Object o = queue.poll(200, TimeUnit.MILLISECONDS);
+                if (o == END) break;
+                if (o == WAKE) continue;
+                if (o instanceof Sized sized) {
+                    queuedBytes.addAndGet(-sized.bytes);
+                    long ackLsn = write(sized.item, txJson);
+                    maybeResume();
+                    if (ackLsn != 0 && settings.endLsn != 0 && Long.compareUnsigned(ackLsn, settings.endLsn) >= 0) {
+                        reachedEnd = true;
+                        break;
+                    }
+                } else if (o == null && settings.idleExit != null && idle()) {
+                    break;
+                }
+                if (output.fsyncs() && System.nanoTime() - lastFsync >= settings.fsyncInterval.toNanos()) {
+                    acknowledgeWritten();
+                    lastFsync = System.nanoTime();
+                }
+                verbose.tick(current);
+            }
+            flushJson(txJson);
+            acknowledgeWritten();
+        } finally {
+            verbose.end();
+            if (signals != null) signals.stopping();
+        }
+        CompletionStage<Void> stopped = reconnecting != null ? reconnecting.stop() : single.stop();
+        try {
+            StreamCommand.await(stopped);
+        } catch (Exception e) {
+            if (!reachedEnd && !stopRequested) throw e;
+        } finally {
+            releaseQueued();
+            if (txSource != null) txSource.close();
+        }
+        return 0;
+    }
+
+    /** Writes one handed-over item; returns the LSN it lets us confirm (0: none). */
+    private long write(Object item, TxJson txJson) throws Exception {
+        long ackLsn;
+        if (item instanceof ProtocolSource.Chunk c) {
+            output.stream().write(c.text().getBytes(StandardCharsets.UTF_8));
+            output.flush();
+            verbose.printed(c.text());
+            ackLsn = c.ackLsn();
+            if (ackLsn != 0) written(ackLsn, null);
+        } else {
+            TxEvent e = (TxEvent) item;
+            txJson.write(e, output.stream());
+            if (e instanceof Transaction t) {
+                t.close(); // its spill file, if any, is no longer needed
+                verbose.transaction(t.size());
+            }
+            ackLsn = e.ackLsn();
+            unflushed = e;
+            // A backlog goes out in large writes; the last of a burst (or --end-lsn) at once.
+            boolean end = settings.endLsn != 0 && Long.compareUnsigned(ackLsn, settings.endLsn) >= 0;
+            if (queue.isEmpty() || end || txJson.buffered() >= JsonBytes.CHUNK / 2 || stopRequested) {
+                flushJson(txJson);
+            }
+        }
+        return ackLsn;
+    }
+
+    /** Rendered but not yet flushed: the latest such event (acknowledgements are cumulative). */
+    private TxEvent unflushed;
+
+    private void flushJson(TxJson txJson) throws Exception {
+        if (unflushed == null) return;
+        txJson.drain(output.stream());
+        output.flush();
+        TxEvent e = unflushed;
+        unflushed = null;
+        written(e.ackLsn(), e);
+    }
+
+    /** Written and flushed: acknowledged now, or at the next fsync for a file. */
+    private void written(long lsn, TxEvent event) {
+        if (output.fsyncs()) {
+            // Acknowledgements are cumulative: the latest one stands for all before it.
+            if (event != null) pendingAckEvent = event;
+            else pendingAckLsn = Lsn.max(pendingAckLsn, lsn);
+        } else if (event != null) {
+            event.acknowledge(); // through the assembler: never past a kept PREPARE
+        } else {
+            acknowledge.accept(lsn);
+        }
+    }
+
+    private void acknowledgeWritten() throws Exception {
+        if (pendingAckLsn == 0 && pendingAckEvent == null) return;
+        output.fsync();
+        if (pendingAckEvent != null) pendingAckEvent.acknowledge();
+        if (pendingAckLsn != 0) acknowledge.accept(pendingAckLsn);
+        pendingAckLsn = 0;
+        pendingAckEvent = null;
+    }
+
+    private boolean idle() {
+        long started = startedNanos;
+        if (started == 0 || !queue.isEmpty()) return false; // the clock starts when streaming does
+        long since = Math.max(started, lastDataNanos);
+        return System.nanoTime() - since >= settings.idleExit.toNanos();
+    }
+
+    private void maybeResume() {
+        if (!paused) return;
+        LogicalReplicationStream s = current;
+        if (s != null) s.eventLoop().execute(this::applyBackpressure);
+    }
+
+    /** Transactions handed over but not printed (a stop): their spill files go. */
+    private void releaseQueued() {
+        for (Object o; (o = queue.poll()) != null; ) {
+            if (o instanceof Sized s && s.item instanceof Transaction t) t.close();
+        }
+    }
+}

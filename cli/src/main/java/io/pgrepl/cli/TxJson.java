@@ -1,0 +1,252 @@
+package io.pgrepl.cli;
+
+import io.pgrepl.client.tx.NonTransactionalMessage;
+import io.pgrepl.client.tx.Transaction;
+import io.pgrepl.client.tx.TwoPhaseOutcome;
+import io.pgrepl.client.tx.TxEvent;
+import io.pgrepl.codec.PgTime;
+import io.pgrepl.codec.pgoutput.ColumnInfo;
+import io.pgrepl.codec.pgoutput.ColumnKind;
+import io.pgrepl.codec.pgoutput.record.ColumnValue;
+import io.pgrepl.codec.pgoutput.record.Delete;
+import io.pgrepl.codec.pgoutput.record.Insert;
+import io.pgrepl.codec.pgoutput.record.Message;
+import io.pgrepl.codec.pgoutput.record.PgOutputRecord;
+import io.pgrepl.codec.pgoutput.record.Relation;
+import io.pgrepl.codec.pgoutput.record.Truncate;
+import io.pgrepl.codec.pgoutput.record.Tuple;
+import io.pgrepl.codec.pgoutput.record.Type;
+import io.pgrepl.codec.pgoutput.record.Update;
+import java.io.IOException;
+import java.io.OutputStream;
+import java.nio.ByteBuffer;
+import java.nio.charset.CharacterCodingException;
+import java.nio.charset.CodingErrorAction;
+import java.nio.charset.StandardCharsets;
+import java.util.HashMap;
+import java.util.Map;
+
+/**
+ * The {@code --format json} writer: each committed transaction as a {@code begin} line, one line
+ * per change with typed values (see {@link ValueJson}) and its columns' type names, and a
+ * {@code commit} line. Runs on the printing thread; reads spilled transactions back from disk
+ * and hands the bytes to the output every {@link JsonBytes#CHUNK}, so a huge transaction never
+ * sits in memory as text.
+ */
+final class TxJson {
+    private final boolean binary;
+    private final JsonBytes o = new JsonBytes();
+    /** Type names from Type messages (user-defined types); built-in ones come from {@link TypeNames}. */
+    private final Map<Integer, String> typeNames = new HashMap<>();
+    /** Per relation OID: the Relation it was rendered from and its {@code "schema"...column_types} bytes. */
+    private final Map<Integer, Rendered> relations = new HashMap<>();
+
+    private record Rendered(Relation relation, byte[] head) {}
+
+    TxJson(boolean binary) {
+        this.binary = binary;
+    }
+
+    /**
+     * Renders the event's lines into the buffer, handing full chunks to {@code out}; the rest
+     * stays buffered until {@link #drain}. Returns whether the event printed anything.
+     */
+    boolean write(TxEvent e, OutputStream out) throws IOException {
+        int before = o.length();
+        if (e instanceof Transaction tx) {
+            if (!transaction(tx, out)) return false;
+        } else if (e instanceof NonTransactionalMessage m) {
+            message(m.message(), false);
+        } else if (e instanceof TwoPhaseOutcome t) {
+            if (!t.committed() || t.changesKept()) return false; // rolled back: nothing was committed
+            // The PREPARE was confirmed before this run, so its changes are not available here.
+            o.ascii("{\"type\":\"commit_prepared\",\"xid\":").num(t.xid()).ascii(",\"gid\":").str(t.gid())
+                    .ascii(",\"end_lsn\":").lsn(t.endLsn()).ascii(",\"commit_time\":").str(time(t.timeMicros()))
+                    .ascii(",\"changes\":\"unavailable\"}\n");
+        }
+        o.drainIfFull(out);
+        return o.length() != before || e instanceof Transaction;
+    }
+
+    /** Bytes rendered and not yet handed to the output. */
+    int buffered() {
+        return o.length();
+    }
+
+    /** Hands everything rendered to {@code out}. */
+    void drain(OutputStream out) throws IOException {
+        o.drain(out);
+    }
+
+    /** Change lines written for the current transaction. */
+    private int changes;
+
+    private boolean transaction(Transaction tx, OutputStream out) throws IOException {
+        int mark = o.length();
+        changes = 0;
+        o.ascii("{\"type\":\"begin\",\"xid\":").num(tx.xid()).ascii(",\"commit_lsn\":").lsn(tx.commitLsn())
+                .ascii(",\"end_lsn\":").lsn(tx.endLsn()).ascii(",\"commit_time\":").str(time(tx.commitTimeMicros()));
+        if (tx.gid() != null) o.ascii(",\"gid\":").str(tx.gid());
+        if (tx.origin() != null) o.ascii(",\"origin\":").str(tx.origin());
+        if (tx.streamed()) o.ascii(",\"streamed\":true");
+        o.ascii("}\n");
+        for (PgOutputRecord r : tx.changes()) {
+            change(tx, r);
+            o.drainIfFull(out);
+        }
+        if (changes == 0) {
+            // Nothing of the publications in it (servers before 15 send such transactions): no lines.
+            o.truncate(mark);
+            return false;
+        }
+        o.ascii("{\"type\":\"commit\",\"xid\":").num(tx.xid()).ascii(",\"commit_lsn\":").lsn(tx.commitLsn())
+                .ascii(",\"end_lsn\":").lsn(tx.endLsn()).ascii(",\"commit_time\":").str(time(tx.commitTimeMicros()))
+                .ascii("}\n");
+        return true;
+    }
+
+    private void change(Transaction tx, PgOutputRecord r) {
+        if (r instanceof Insert i) {
+            dml("insert", tx, i.relationOid());
+            tuple("new", i.newTuple());
+            toast(i.newTuple());
+        } else if (r instanceof Update u) {
+            dml("update", tx, u.relationOid());
+            if (u.oldTuple() != null) tuple(u.oldTupleKind() == 'K' ? "key" : "old", u.oldTuple());
+            tuple("new", u.newTuple());
+            toast(u.newTuple());
+        } else if (r instanceof Delete d) {
+            dml("delete", tx, d.relationOid());
+            tuple(d.oldTupleKind() == 'K' ? "key" : "old", d.oldTuple());
+        } else if (r instanceof Truncate t) {
+            o.ascii("{\"type\":\"truncate\",\"xid\":").num(tx.xid()).ascii(",\"relations\":[");
+            for (int i = 0; i < t.relationOids().size(); i++) {
+                if (i > 0) o.raw(',');
+                int oid = t.relationOids().get(i);
+                Relation rel = relation(tx, oid);
+                o.ascii("{\"schema\":").str(rel == null ? null : schema(rel)).ascii(",\"table\":")
+                        .str(rel == null ? null : rel.name()).ascii(",\"relation_id\":").num(Integer.toUnsignedLong(oid)).raw('}');
+            }
+            o.ascii("],\"cascade\":").ascii((t.options() & 1) != 0 ? "true" : "false")
+                    .ascii(",\"restart_identity\":").ascii((t.options() & 2) != 0 ? "true" : "false");
+        } else if (r instanceof Message m) {
+            message(m, true);
+            changes++;
+            return;
+        } else if (r instanceof Relation rel) {
+            relations.put(rel.oid(), render(rel, rel.oid())); // in stream order: changes after it use it
+            return;
+        } else if (r instanceof Type t) {
+            String name = t.namespace().isEmpty() || t.namespace().equals("pg_catalog") ? t.name()
+                    : t.namespace() + "." + t.name();
+            if (!name.equals(typeNames.put(t.oid(), name))) {
+                relations.replaceAll((oid, rendered) -> render(rendered.relation, oid)); // type names changed
+            }
+            return;
+        } else {
+            return; // Origin: on the begin line
+        }
+        o.ascii("}\n");
+        changes++;
+    }
+
+    private void message(Message m, boolean transactional) {
+        o.ascii("{\"type\":\"message\"");
+        if (transactional) o.ascii(",\"xid\":").num(m.xid());
+        o.ascii(",\"transactional\":").ascii(transactional ? "true" : "false")
+                .ascii(",\"message_lsn\":").lsn(m.messageLsn()).ascii(",\"prefix\":").str(m.prefix());
+        byte[] c = m.content();
+        if (isUtf8(c)) o.ascii(",\"content\":").utf8(c, 0, c.length);
+        else o.ascii(",\"content_base64\":").base64(c, 0, c.length);
+        o.ascii("}\n");
+    }
+
+    private void dml(String type, Transaction tx, int relationOid) {
+        o.ascii("{\"type\":\"").ascii(type).ascii("\",\"xid\":").num(tx.xid());
+        Rendered r = relations.get(relationOid);
+        if (r == null) {
+            r = render(tx.relation(relationOid), relationOid);
+            relations.put(relationOid, r);
+        }
+        o.raw(r.head);
+    }
+
+    private Relation relation(Transaction tx, int oid) {
+        Rendered r = relations.get(oid);
+        return r != null && r.relation != null ? r.relation : tx.relation(oid);
+    }
+
+    private Rendered render(Relation rel, int oid) {
+        JsonBytes h = new JsonBytes();
+        if (rel == null) {
+            // Without its Relation message only the OID is known (cannot happen with pgoutput).
+            h.ascii(",\"schema\":null,\"table\":null,\"relation_id\":").num(Integer.toUnsignedLong(oid));
+        } else {
+            h.ascii(",\"schema\":").str(schema(rel)).ascii(",\"table\":").str(rel.name()).ascii(",\"column_types\":{");
+            for (int i = 0; i < rel.columns().size(); i++) {
+                ColumnInfo c = rel.columns().get(i);
+                if (i > 0) h.raw(',');
+                h.str(c.name()).raw(':').str(typeName(c.typeOid()));
+            }
+            h.raw('}');
+            boolean any = false;
+            for (ColumnInfo c : rel.columns()) {
+                if (!c.isKey()) continue;
+                h.ascii(any ? "," : ",\"key_columns\":[").str(c.name());
+                any = true;
+            }
+            if (any) h.raw(']');
+        }
+        return new Rendered(rel, h.toString().getBytes(StandardCharsets.UTF_8));
+    }
+
+    private String typeName(int oid) {
+        String n = typeNames.get(oid);
+        return n != null ? n : TypeNames.name(oid);
+    }
+
+    private static String schema(Relation rel) {
+        return rel.namespace().isEmpty() ? "pg_catalog" : rel.namespace();
+    }
+
+    private void tuple(String name, Tuple t) {
+        o.ascii(",\"").ascii(name).ascii("\":{");
+        boolean first = true;
+        for (int i = 0; i < t.size(); i++) {
+            ColumnValue c = t.get(i);
+            if (c.kind() == ColumnKind.ABSENT || c.kind() == ColumnKind.UNCHANGED_TOAST) continue;
+            if (!first) o.raw(',');
+            first = false;
+            o.str(c.name()).raw(':');
+            if (c.kind() == ColumnKind.NULL) o.ascii("null");
+            else ValueJson.write(o, c.typeOid(), c.kind() == ColumnKind.BINARY, c.bytes());
+        }
+        o.raw('}');
+    }
+
+    /** Columns whose unchanged TOASTed value the server did not send: left out of {@code new}. */
+    private void toast(Tuple t) {
+        boolean any = false;
+        for (int i = 0; i < t.size(); i++) {
+            ColumnValue c = t.get(i);
+            if (c.kind() != ColumnKind.UNCHANGED_TOAST) continue;
+            o.ascii(any ? "," : ",\"unchanged_toast\":[").str(c.name());
+            any = true;
+        }
+        if (any) o.raw(']');
+    }
+
+    private static String time(long pgMicros) {
+        return PgTime.toInstant(pgMicros).toString();
+    }
+
+    private static boolean isUtf8(byte[] b) {
+        try {
+            StandardCharsets.UTF_8.newDecoder().onMalformedInput(CodingErrorAction.REPORT)
+                    .onUnmappableCharacter(CodingErrorAction.REPORT).decode(ByteBuffer.wrap(b));
+            return true;
+        } catch (CharacterCodingException e) {
+            return false;
+        }
+    }
+}

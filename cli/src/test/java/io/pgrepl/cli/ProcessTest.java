@@ -1,0 +1,121 @@
+package io.pgrepl.cli;
+
+import static io.pgrepl.cli.Cli.query;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import io.pgrepl.testkit.PgServer;
+import java.io.BufferedReader;
+import java.io.InputStreamReader;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+
+/** The CLI as a real child process on PostgreSQL 18: signals and the PG* environment. */
+class ProcessTest {
+    private static PgServer server;
+
+    @BeforeAll
+    static void start() {
+        server = PgServer.builder().version(18).start();
+    }
+
+    @AfterAll
+    static void stop() {
+        if (server != null) server.close();
+    }
+
+    private static ProcessBuilder cli(String... args) {
+        List<String> cmd = new ArrayList<>(List.of(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
+                "-cp", System.getProperty("java.class.path"), "io.pgrepl.cli.Main"));
+        cmd.addAll(List.of(args));
+        return new ProcessBuilder(cmd);
+    }
+
+    /** Collected lines of a process stream; {@link #done()} waits for its end. */
+    private record Lines(List<String> lines, Thread reader) {
+        List<String> done() throws InterruptedException {
+            reader.join(10_000);
+            return lines;
+        }
+    }
+
+    /** Collects the process's stdout lines on a thread. */
+    private static Lines collect(java.io.InputStream in) {
+        List<String> lines = new CopyOnWriteArrayList<>();
+        Thread t = new Thread(() -> {
+            try (BufferedReader r = new BufferedReader(new InputStreamReader(in, StandardCharsets.UTF_8))) {
+                for (String l; (l = r.readLine()) != null; ) lines.add(l);
+            } catch (Exception ignored) {
+                // the process ended
+            }
+        });
+        t.setDaemon(true);
+        t.start();
+        return new Lines(lines, t);
+    }
+
+    @Test
+    void sigtermConfirmsWhatWasPrintedAndExitsZero() throws Exception {
+        server.sql("postgres", "CREATE TABLE ps (id int PRIMARY KEY); CREATE PUBLICATION ps_pub FOR TABLE ps");
+        server.sql("postgres", "SELECT pg_create_logical_replication_slot('ps', 'pgoutput')");
+        String created = query(server, "SELECT confirmed_flush_lsn FROM pg_replication_slots WHERE slot_name = 'ps'");
+        for (int i = 1; i <= 3; i++) server.sql("postgres", "INSERT INTO ps VALUES (" + i + ")");
+        // The default status interval (10 s) would not confirm anything before the signal.
+        Process p = cli("stream", Cli.url(server), "-S", "ps", "-P", "ps_pub").redirectError(ProcessBuilder.Redirect.PIPE).start();
+        Lines outLines = collect(p.getInputStream());
+        Lines errLines = collect(p.getErrorStream());
+        List<String> out = outLines.lines();
+        List<String> err = errLines.lines();
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
+        while (out.size() < 9 && System.nanoTime() < deadline && p.isAlive()) Thread.sleep(50);
+        assertEquals(9, out.size(), "three transactions printed: " + out + " " + err);
+        // SIGTERM through the handle: Process.destroy() would also close our ends of the pipes
+        assertTrue(p.toHandle().destroy());
+        assertTrue(p.waitFor(60, TimeUnit.SECONDS), "exited");
+        errLines.done();
+        outLines.done();
+        assertEquals(0, p.exitValue(), String.join("\n", err));
+        List<JsonNode> lines = Cli.parseLines(String.join("\n", out));
+        JsonNode last = lines.get(lines.size() - 1);
+        assertEquals("commit", last.get("type").asText());
+        assertEquals(3, lines.get(7).get("new").get("id").intValue());
+        String confirmed = query(server, "SELECT confirmed_flush_lsn FROM pg_replication_slots WHERE slot_name = 'ps'");
+        assertTrue(!confirmed.equals(created), "moved from " + created);
+        assertEquals(last.get("end_lsn").asText(), confirmed, "the last printed commit is confirmed");
+        assertTrue(String.join("\n", err).contains("pgrepl: stopping (signal TERM)"), String.join("\n", err));
+        assertEquals("f", query(server, "SELECT active FROM pg_replication_slots WHERE slot_name = 'ps'"), "stream ended");
+    }
+
+    @Test
+    void identifyWithoutUrlUsesThePgEnvironment() throws Exception {
+        ProcessBuilder pb = cli("identify");
+        Map<String, String> env = pb.environment();
+        env.keySet().removeIf(k -> k.startsWith("PG"));
+        env.put("PGHOST", server.host());
+        env.put("PGPORT", Integer.toString(server.port()));
+        env.put("PGUSER", server.replicationUser().name());
+        env.put("PGPASSWORD", server.replicationUser().password());
+        env.put("PGDATABASE", "postgres");
+        env.put("PGSSLMODE", "disable");
+        Process p = pb.start();
+        Lines outLines = collect(p.getInputStream());
+        Lines errLines = collect(p.getErrorStream());
+        assertTrue(p.waitFor(60, TimeUnit.SECONDS));
+        List<String> out = outLines.done();
+        List<String> err = errLines.done();
+        assertEquals(0, p.exitValue(), String.join("\n", err));
+        JsonNode id = Cli.parse(String.join("\n", out));
+        assertEquals("postgres", id.get("dbname").asText());
+        assertEquals(server.version(), id.get("server_version").asText());
+        assertTrue(err.stream().noneMatch(l -> l.contains("SLF4J")), "no logging-binding warning: " + err);
+    }
+}
