@@ -45,6 +45,19 @@ import org.postgresql.replication.PGReplicationStream;
 public final class DrainClient {
     private DrainClient() {}
 
+    /** Wall-clock millis of the first change (Insert) seen, for the start-up split. */
+    static volatile long firstChange;
+    /** Wall-clock millis when the connection was ready (authenticated). */
+    static volatile long connected;
+
+    private static long startMillis() {
+        return ProcessHandle.current().info().startInstant().orElseThrow().toEpochMilli();
+    }
+
+    private static void firstChange() {
+        if (firstChange == 0) firstChange = System.currentTimeMillis();
+    }
+
     public static void main(String[] args) throws Exception {
         if (args.length != 9) throw new IllegalArgumentException("usage: handler|reactive|pgjdbc HOST PORT USER PASSWORD SLOT PUB PROTO END_LSN");
         String face = args[0];
@@ -62,7 +75,10 @@ public final class DrainClient {
             case "pgjdbc" -> pgjdbc(host, port, user, password, slot, publication, proto, end);
             default -> throw new IllegalArgumentException("unknown face " + face);
         };
-        System.err.println("rows=" + result[0] + " sum=" + result[1]);
+        long sinceStart = java.time.Duration.between(ProcessHandle.current().info().startInstant().orElseThrow(),
+                java.time.Instant.now()).toMillis();
+        System.err.println("rows=" + result[0] + " sum=" + result[1] + " connected_ms=" + (connected - startMillis()) + " first_change_ms=" + (firstChange - startMillis())
+                + " end_ms=" + sinceStart);
         System.exit(0);
     }
 
@@ -72,9 +88,11 @@ public final class DrainClient {
     }
 
     private static PgConnection connect(String host, int port, String user, String password) throws Exception {
-        return PgConnection.connect(ConnectionConfig.builder().host(host).port(port).user(user).password(password)
+        PgConnection c = PgConnection.connect(ConnectionConfig.builder().host(host).port(port).user(user).password(password)
                 .database("postgres").sslMode(SslMode.DISABLE).replication(ReplicationMode.DATABASE).build())
                 .toCompletableFuture().get(60, TimeUnit.SECONDS);
+        connected = System.currentTimeMillis();
+        return c;
     }
 
     private static LogicalReplicationOptions options(String slot, String publication, int proto) {
@@ -99,7 +117,7 @@ public final class DrainClient {
 
                 @Override
                 public void onInsert(InsertMessage m) {
-                    rows++;
+                    if (rows++ == 0) firstChange();
                     TupleView t = m.newTuple();
                     sum += t.int4(0) + t.int4(1) + t.int8(2);
                     for (int i = 3; i < 5; i++) {
@@ -143,7 +161,7 @@ public final class DrainClient {
                 public void onNext(ChangeEvent e) {
                     PgOutputRecord r = e.record();
                     if (r instanceof Insert i) {
-                        rows++;
+                        if (rows++ == 0) firstChange();
                         var cols = i.newTuple().columns();
                         sum += parseInt(cols.get(0).bytes()) + parseInt(cols.get(1).bytes()) + parseInt(cols.get(2).bytes());
                         for (int c = 3; c < 5; c++) {
@@ -193,6 +211,7 @@ public final class DrainClient {
         PGProperty.PREFER_QUERY_MODE.set(p, "simple");
         PGProperty.SSL_MODE.set(p, "disable");
         try (java.sql.Connection c = DriverManager.getConnection("jdbc:postgresql://" + host + ":" + port + "/postgres", p)) {
+            connected = System.currentTimeMillis();
             PGConnection pg = c.unwrap(PGConnection.class);
             try (PGReplicationStream stream = pg.getReplicationAPI().replicationStream().logical().withSlotName(slot)
                     .withSlotOption("proto_version", proto).withSlotOption("publication_names", pub)
@@ -204,7 +223,7 @@ public final class DrainClient {
                     int off = b.arrayOffset() + b.position();
                     byte type = b.array()[off];
                     if (type == 'I') {
-                        rows++;
+                        if (rows++ == 0) firstChange();
                         sum += b.remaining();
                     } else if (type == 'C') {
                         long endLsn = b.getLong(b.position() + 10);

@@ -24,7 +24,7 @@ import java.util.concurrent.TimeUnit;
  *
  * <pre>java -cp benchmarks/target/benchmarks.jar io.pgrepl.benchmarks.drain.DrainHarness
  *     [--version 17] [--rows 1000000] [--batch 1000] [--rounds 3] [--startup-rounds 3] [--proto-version 1]
- *     [--clients handler,reactive,cli,pgjdbc,recvlogical] [--cli ./pgrepl] [--out FILE.tsv] [--verify]</pre>
+ *     [--clients handler,reactive,cli,pgjdbc,recvlogical] [--cli ./pgrepl] [--out FILE.tsv] [--verify] [--jfr DIR]</pre>
  *
  * Run it from the repository root (the CLI is {@code ./pgrepl}, the launcher of {@code cli/target/pgrepl.jar}).
  * {@code --verify} sends the CLI's and pg_recvlogical's output to a file and counts the rows in it;
@@ -48,6 +48,8 @@ public final class DrainHarness {
         Path cli = Path.of("pgrepl");
         Path out;
         boolean verify;
+        /** With --jfr DIR: every JVM client records a JFR profile (settings=profile) into DIR. */
+        Path jfr;
         long timeoutSeconds = 1800;
 
         static Options parse(String[] args) {
@@ -65,6 +67,7 @@ public final class DrainHarness {
                     case "--cli" -> o.cli = Path.of(args[++i]);
                     case "--out" -> o.out = Path.of(args[++i]);
                     case "--verify" -> o.verify = true;
+                    case "--jfr" -> o.jfr = Path.of(args[++i]).toAbsolutePath();
                     default -> throw new IllegalArgumentException("unknown option " + args[i] + "; see the class comment");
                 }
                 if (v == null && !args[i].equals("--verify")) throw new IllegalArgumentException(args[i] + " needs a value");
@@ -197,8 +200,12 @@ public final class DrainHarness {
         try {
             String user = s.superuser().name();
             String password = s.superuser().password();
+            String jfr = o.jfr == null ? null : "-XX:StartFlightRecording=settings=profile,filename="
+                    + o.jfr.resolve(client + "-" + phase + "-" + round + ".jfr");
+            Map<String, String> env = new java.util.HashMap<>(Map.of("PGPASSWORD", password));
+            if (jfr != null) env.put("PGREPL_JAVA_OPTS", (System.getenv().getOrDefault("PGREPL_JAVA_OPTS", "") + " " + jfr).strip());
             List<String> cmd = switch (client) {
-                case "handler", "reactive", "pgjdbc" -> List.of(javaCommand(), "-cp", System.getProperty("java.class.path"),
+                case "handler", "reactive", "pgjdbc" -> javaClient(jfr, javaCommand(), "-cp", System.getProperty("java.class.path"),
                         DrainClient.class.getName(), client, s.host(), Integer.toString(s.port()), user, password, slot,
                         PUBLICATION, Integer.toString(o.proto), end);
                 case "cli" -> List.of(o.cli.toAbsolutePath().toString(), "stream", s.url(s.superuser(), "postgres"), "--slot", slot,
@@ -208,7 +215,7 @@ public final class DrainHarness {
                         "-o", "proto_version=" + o.proto, "-o", "publication_names=" + PUBLICATION);
                 default -> throw new IllegalArgumentException(client);
             };
-            MeasuredProcess.Result r = MeasuredProcess.run(cmd, stdout, Map.of("PGPASSWORD", password), o.timeoutSeconds);
+            MeasuredProcess.Result r = MeasuredProcess.run(cmd, stdout, env, o.timeoutSeconds);
             if (r.exitCode() != 0) {
                 throw new IllegalStateException(client + " exited with " + r.exitCode() + ": " + r.stderr().strip());
             }
@@ -219,13 +226,25 @@ public final class DrainHarness {
                 rows = reportedRows(client, r.stderr());
                 if (rows != expectedRows) throw new IllegalStateException(client + " drained " + rows + " rows, expected " + expectedRows);
             }
-            System.out.printf("%-8s round %d %-11s %6.2f s wall %6.2f s user %6.2f s sys %7.1f MB peak RSS%s%n", phase, round,
+            System.out.printf("%-8s round %d %-11s %6.2f s wall %6.2f s user %6.2f s sys %7.1f MB peak RSS%s%s%n", phase, round,
                     client, r.wallSeconds(), r.userSeconds(), r.sysSeconds(), r.peakRssKb() / 1024.0,
-                    rows < 0 ? "" : "  " + rows + " rows");
+                    rows < 0 ? "" : "  " + rows + " rows", timing(r.stderr()));
             return new Run(client, phase, round, rows, r);
         } finally {
             if (toFile) Files.deleteIfExists(stdout);
         }
+    }
+
+    private static List<String> javaClient(String jfr, String... cmd) {
+        List<String> l = new ArrayList<>(List.of(cmd));
+        if (jfr != null) l.add(1, jfr);
+        return l;
+    }
+
+    /** The Java clients' own split: millis from process start to the first change and to the end. */
+    private static String timing(String stderr) {
+        int i = stderr.indexOf("first_change_ms=");
+        return i < 0 ? "" : "  (" + stderr.substring(i).strip() + ")";
     }
 
     private static long reportedRows(String client, String stderr) {
