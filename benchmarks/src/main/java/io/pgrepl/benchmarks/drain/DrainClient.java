@@ -78,7 +78,7 @@ public final class DrainClient {
         long sinceStart = java.time.Duration.between(ProcessHandle.current().info().startInstant().orElseThrow(),
                 java.time.Instant.now()).toMillis();
         System.err.println("rows=" + result[0] + " sum=" + result[1] + " connected_ms=" + (connected - startMillis()) + " first_change_ms=" + (firstChange - startMillis())
-                + " end_ms=" + sinceStart);
+                + " end_ms=" + sinceStart + " cpu_s: " + ThreadCpu.summary());
         System.exit(0);
     }
 

@@ -24,7 +24,8 @@ import java.util.concurrent.TimeUnit;
  *
  * <pre>java -cp benchmarks/target/benchmarks.jar io.pgrepl.benchmarks.drain.DrainHarness
  *     [--version 17] [--rows 1000000] [--batch 1000] [--rounds 3] [--startup-rounds 3] [--proto-version 1]
- *     [--clients handler,reactive,cli,pgjdbc,recvlogical] [--cli ./pgrepl] [--out FILE.tsv] [--verify] [--jfr DIR]</pre>
+ *     [--clients handler,reactive,cli,pgjdbc,recvlogical] [--cli ./pgrepl] [--out FILE.tsv] [--verify] [--jfr DIR]
+ *     [--cli-variant NAME=JVM_OPTS ...  (then list NAME in --clients)]</pre>
  *
  * Run it from the repository root (the CLI is {@code ./pgrepl}, the launcher of {@code cli/target/pgrepl.jar}).
  * {@code --verify} sends the CLI's and pg_recvlogical's output to a file and counts the rows in it;
@@ -50,6 +51,8 @@ public final class DrainHarness {
         boolean verify;
         /** With --jfr DIR: every JVM client records a JFR profile (settings=profile) into DIR. */
         Path jfr;
+        /** --cli-variant NAME=JVM_OPTS adds a client NAME: the CLI with PGREPL_JAVA_OPTS=JVM_OPTS (launcher flags compared side by side). */
+        final Map<String, String> cliVariants = new java.util.LinkedHashMap<>();
         long timeoutSeconds = 1800;
 
         static Options parse(String[] args) {
@@ -68,12 +71,17 @@ public final class DrainHarness {
                     case "--out" -> o.out = Path.of(args[++i]);
                     case "--verify" -> o.verify = true;
                     case "--jfr" -> o.jfr = Path.of(args[++i]).toAbsolutePath();
+                    case "--cli-variant" -> {
+                        String[] kv = args[++i].split("=", 2);
+                        if (kv.length != 2 || ALL_CLIENTS.contains(kv[0])) throw new IllegalArgumentException("--cli-variant NAME=JVM_OPTS");
+                        o.cliVariants.put(kv[0], kv[1]);
+                    }
                     default -> throw new IllegalArgumentException("unknown option " + args[i] + "; see the class comment");
                 }
                 if (v == null && !args[i].equals("--verify")) throw new IllegalArgumentException(args[i] + " needs a value");
             }
             for (String c : o.clients) {
-                if (!ALL_CLIENTS.contains(c)) throw new IllegalArgumentException("unknown client " + c + "; known: " + ALL_CLIENTS);
+                if (!ALL_CLIENTS.contains(c) && !o.cliVariants.containsKey(c)) throw new IllegalArgumentException("unknown client " + c + "; known: " + ALL_CLIENTS);
             }
             return o;
         }
@@ -103,7 +111,7 @@ public final class DrainHarness {
         if (recvlogical == null && clients.remove("recvlogical")) {
             System.out.println("pg_recvlogical is not installed (apt-get install postgresql-client): left out");
         }
-        if (clients.contains("cli") && !Files.isExecutable(o.cli)) {
+        if ((clients.contains("cli") || !o.cliVariants.isEmpty()) && !Files.isExecutable(o.cli)) {
             throw new IllegalStateException(o.cli.toAbsolutePath() + " is not executable: build the CLI (mvn -B -q -DskipTests package)"
                     + " and run from the repository root, or pass --cli");
         }
@@ -195,7 +203,8 @@ public final class DrainHarness {
 
     private static Run drain(PgServer s, Options o, String client, String phase, int round, String slot, String end,
                              long expectedRows) throws Exception {
-        boolean toFile = o.verify && (client.equals("cli") || client.equals("recvlogical"));
+        boolean cli = client.equals("cli") || o.cliVariants.containsKey(client);
+        boolean toFile = o.verify && (cli || client.equals("recvlogical"));
         Path stdout = toFile ? Files.createTempFile("drain-" + client, ".out") : Path.of("/dev/null");
         try {
             String user = s.superuser().name();
@@ -203,13 +212,15 @@ public final class DrainHarness {
             String jfr = o.jfr == null ? null : "-XX:StartFlightRecording=settings=profile,filename="
                     + o.jfr.resolve(client + "-" + phase + "-" + round + ".jfr");
             Map<String, String> env = new java.util.HashMap<>(Map.of("PGPASSWORD", password));
-            if (jfr != null) env.put("PGREPL_JAVA_OPTS", (System.getenv().getOrDefault("PGREPL_JAVA_OPTS", "") + " " + jfr).strip());
-            List<String> cmd = switch (client) {
+            String cliOpts = o.cliVariants.getOrDefault(client, System.getenv().getOrDefault("PGREPL_JAVA_OPTS", ""));
+            if (cliOpts.startsWith("java")) cliOpts = "";
+            env.put("PGREPL_JAVA_OPTS", (cliOpts + " " + (jfr == null ? "" : jfr)).strip());
+            List<String> cmd = cli ? cliCommand(o, client, List.of("stream", s.url(s.superuser(), "postgres"), "--slot", slot,
+                    "--publication", PUBLICATION, "--proto-version", Integer.toString(o.proto), "--end-lsn", end))
+                    : switch (client) {
                 case "handler", "reactive", "pgjdbc" -> javaClient(jfr, javaCommand(), "-cp", System.getProperty("java.class.path"),
                         DrainClient.class.getName(), client, s.host(), Integer.toString(s.port()), user, password, slot,
                         PUBLICATION, Integer.toString(o.proto), end);
-                case "cli" -> List.of(o.cli.toAbsolutePath().toString(), "stream", s.url(s.superuser(), "postgres"), "--slot", slot,
-                        "--publication", PUBLICATION, "--proto-version", Integer.toString(o.proto), "--end-lsn", end);
                 case "recvlogical" -> List.of("pg_recvlogical", "-h", s.host(), "-p", Integer.toString(s.port()), "-U", user,
                         "-d", "postgres", "--slot", slot, "--start", "--endpos", end, "--no-loop", "-f", "-",
                         "-o", "proto_version=" + o.proto, "-o", "publication_names=" + PUBLICATION);
@@ -220,7 +231,7 @@ public final class DrainHarness {
                 throw new IllegalStateException(client + " exited with " + r.exitCode() + ": " + r.stderr().strip());
             }
             long rows;
-            if (client.equals("cli") || client.equals("recvlogical")) {
+            if (cli || client.equals("recvlogical")) {
                 rows = toFile ? countMarkers(stdout) : -1; // -1: not counted (output to /dev/null)
             } else {
                 rows = reportedRows(client, r.stderr());
@@ -233,6 +244,26 @@ public final class DrainHarness {
         } finally {
             if (toFile) Files.deleteIfExists(stdout);
         }
+    }
+
+    /**
+     * The launcher ({@code --cli}), with a variant's options in PGREPL_JAVA_OPTS; a variant whose options
+     * start with {@code java} bypasses the launcher: {@code java OPTS -jar cli/target/pgrepl.jar} (the
+     * JVM's defaults, as before the launcher set any).
+     */
+    private static List<String> cliCommand(Options o, String client, List<String> args) {
+        String opts = o.cliVariants.get(client);
+        List<String> cmd = new ArrayList<>();
+        if (opts != null && opts.startsWith("java")) {
+            cmd.add(javaCommand());
+            for (String x : opts.substring(4).trim().split("\\s+")) if (!x.isEmpty()) cmd.add(x);
+            cmd.add("-jar");
+            cmd.add(o.cli.toAbsolutePath().getParent().resolve("cli/target/pgrepl.jar").toString());
+        } else {
+            cmd.add(o.cli.toAbsolutePath().toString());
+        }
+        cmd.addAll(args);
+        return cmd;
     }
 
     private static List<String> javaClient(String jfr, String... cmd) {
