@@ -36,8 +36,10 @@ def medians(runs):
             by.setdefault(r["client"], []).append(r)
     out = []
     for c, rs in by.items():
-        out.append((c, statistics.median(r["rows"] / r["wall"] for r in rs),
-                    statistics.median(r["cpu"] / r["rows"] * 1e6 for r in rs)))
+        # As DrainReport prints them: rows over the median wall time, the median CPU over rows.
+        rows = rs[0]["rows"]
+        out.append((c, rows / statistics.median(r["wall"] for r in rs),
+                    statistics.median(r["cpu"] for r in rs) / rows * 1e6))
     return out
 
 

@@ -25,7 +25,8 @@ import java.util.concurrent.TimeUnit;
  * <pre>java -cp benchmarks/target/benchmarks.jar io.pgrepl.benchmarks.drain.DrainHarness
  *     [--version 17] [--rows 1000000] [--batch 1000] [--rounds 3] [--startup-rounds 3] [--proto-version 1]
  *     [--clients handler,reactive,cli,pgjdbc,recvlogical] [--cli ./pgrepl] [--out FILE.tsv] [--verify] [--jfr DIR]
- *     [--cli-variant NAME=JVM_OPTS ...  (then list NAME in --clients)]</pre>
+ *     [--cli-variant NAME=JVM_OPTS ...] [--variant NAME=handler|reactive|pgjdbc:JVM_OPTS ...]  (then list NAME in --clients;
+ *     names are slot names: lower case, digits, underscores)</pre>
  *
  * Run it from the repository root (the CLI is {@code ./pgrepl}, the launcher of {@code cli/target/pgrepl.jar}).
  * {@code --verify} sends the CLI's and pg_recvlogical's output to a file and counts the rows in it;
@@ -53,6 +54,8 @@ public final class DrainHarness {
         Path jfr;
         /** --cli-variant NAME=JVM_OPTS adds a client NAME: the CLI with PGREPL_JAVA_OPTS=JVM_OPTS (launcher flags compared side by side). */
         final Map<String, String> cliVariants = new java.util.LinkedHashMap<>();
+        /** --variant NAME=FACE:JVM_OPTS adds a client NAME: a Java face (handler, reactive, pgjdbc) with extra JVM options. */
+        final Map<String, String[]> javaVariants = new java.util.LinkedHashMap<>();
         long timeoutSeconds = 1800;
 
         static Options parse(String[] args) {
@@ -71,6 +74,14 @@ public final class DrainHarness {
                     case "--out" -> o.out = Path.of(args[++i]);
                     case "--verify" -> o.verify = true;
                     case "--jfr" -> o.jfr = Path.of(args[++i]).toAbsolutePath();
+                    case "--variant" -> {
+                        String[] kv = args[++i].split("=", 2);
+                        String[] fo = kv.length == 2 ? kv[1].split(":", 2) : new String[0];
+                        if (fo.length != 2 || !List.of("handler", "reactive", "pgjdbc").contains(fo[0])) {
+                            throw new IllegalArgumentException("--variant NAME=handler|reactive|pgjdbc:JVM_OPTS");
+                        }
+                        o.javaVariants.put(kv[0], fo);
+                    }
                     case "--cli-variant" -> {
                         String[] kv = args[++i].split("=", 2);
                         if (kv.length != 2 || ALL_CLIENTS.contains(kv[0])) throw new IllegalArgumentException("--cli-variant NAME=JVM_OPTS");
@@ -81,7 +92,7 @@ public final class DrainHarness {
                 if (v == null && !args[i].equals("--verify")) throw new IllegalArgumentException(args[i] + " needs a value");
             }
             for (String c : o.clients) {
-                if (!ALL_CLIENTS.contains(c) && !o.cliVariants.containsKey(c)) throw new IllegalArgumentException("unknown client " + c + "; known: " + ALL_CLIENTS);
+                if (!ALL_CLIENTS.contains(c) && !o.cliVariants.containsKey(c) && !o.javaVariants.containsKey(c)) throw new IllegalArgumentException("unknown client " + c + "; known: " + ALL_CLIENTS);
             }
             return o;
         }
@@ -217,9 +228,9 @@ public final class DrainHarness {
             env.put("PGREPL_JAVA_OPTS", (cliOpts + " " + (jfr == null ? "" : jfr)).strip());
             List<String> cmd = cli ? cliCommand(o, client, List.of("stream", s.url(s.superuser(), "postgres"), "--slot", slot,
                     "--publication", PUBLICATION, "--proto-version", Integer.toString(o.proto), "--end-lsn", end))
-                    : switch (client) {
-                case "handler", "reactive", "pgjdbc" -> javaClient(jfr, javaCommand(), "-cp", System.getProperty("java.class.path"),
-                        DrainClient.class.getName(), client, s.host(), Integer.toString(s.port()), user, password, slot,
+                    : switch (face(o, client)) {
+                case "handler", "reactive", "pgjdbc" -> javaClient(jfr, o.javaVariants.containsKey(client) ? o.javaVariants.get(client)[1] : "",
+                        javaCommand(), "-cp", System.getProperty("java.class.path"), DrainClient.class.getName(), face(o, client), s.host(), Integer.toString(s.port()), user, password, slot,
                         PUBLICATION, Integer.toString(o.proto), end);
                 case "recvlogical" -> List.of("pg_recvlogical", "-h", s.host(), "-p", Integer.toString(s.port()), "-U", user,
                         "-d", "postgres", "--slot", slot, "--start", "--endpos", end, "--no-loop", "-f", "-",
@@ -266,10 +277,15 @@ public final class DrainHarness {
         return cmd;
     }
 
-    private static List<String> javaClient(String jfr, String... cmd) {
+    private static List<String> javaClient(String jfr, String opts, String... cmd) {
         List<String> l = new ArrayList<>(List.of(cmd));
         if (jfr != null) l.add(1, jfr);
+        for (String x : opts.trim().split("\\s+")) if (!x.isEmpty()) l.add(1, x);
         return l;
+    }
+
+    private static String face(Options o, String client) {
+        return o.javaVariants.containsKey(client) ? o.javaVariants.get(client)[0] : client;
     }
 
     /** The Java clients' own split: millis from process start to the first change and to the end. */
