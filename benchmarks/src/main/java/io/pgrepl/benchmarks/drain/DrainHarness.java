@@ -277,10 +277,18 @@ public final class DrainHarness {
         return cmd;
     }
 
+    /** {@code cmd} is java, -cp, the harness's class path, ...; a variant's own {@code -cp X} replaces that class path. */
     private static List<String> javaClient(String jfr, String opts, String... cmd) {
         List<String> l = new ArrayList<>(List.of(cmd));
+        List<String> extra = new ArrayList<>();
+        for (String x : opts.trim().split("\\s+")) if (!x.isEmpty()) extra.add(x);
+        int cp = extra.indexOf("-cp");
+        if (cp >= 0 && cp + 1 < extra.size()) {
+            l.set(2, extra.get(cp + 1)); // e.g. an older build's benchmarks.jar, side by side
+            extra.subList(cp, cp + 2).clear();
+        }
+        l.addAll(1, extra);
         if (jfr != null) l.add(1, jfr);
-        for (String x : opts.trim().split("\\s+")) if (!x.isEmpty()) l.add(1, x);
         return l;
     }
 

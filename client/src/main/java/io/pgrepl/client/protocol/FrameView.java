@@ -3,6 +3,7 @@ package io.pgrepl.client.protocol;
 import io.netty.buffer.AbstractByteBuf;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.ByteBufAllocator;
+import io.netty.buffer.WrappedByteBuf;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.OutputStream;
@@ -27,6 +28,8 @@ import java.nio.channels.ScatteringByteChannel;
  */
 final class FrameView extends AbstractByteBuf {
     private ByteBuf parent;
+    /** What the getters read: the parent, or the buffer inside its leak-detection wrapper. */
+    private ByteBuf source;
     private int offset;
     private int length;
 
@@ -36,6 +39,7 @@ final class FrameView extends AbstractByteBuf {
 
     FrameView reset(ByteBuf parent, int offset, int length) {
         this.parent = parent;
+        this.source = readTarget(parent);
         this.offset = offset;
         this.length = length;
         maxCapacity(length);
@@ -43,6 +47,20 @@ final class FrameView extends AbstractByteBuf {
         markReaderIndex();
         markWriterIndex();
         return this;
+    }
+
+    /**
+     * Netty's leak detector wraps a sample of allocated buffers (1 in 128 at its default level) in a
+     * {@link WrappedByteBuf}. Reading through the parent made every getter's call site meet a second
+     * receiver class at random moments, and each such meeting deoptimised the compiled decode path
+     * (JFR: {@code class_check} deoptimisations of getByte/getInt/getLong, then recompilation). A
+     * wrapper reads the same bytes at the same indices, so reads go to the buffer inside it;
+     * reference counting, and so the leak record, still goes through the parent. (At the ADVANCED
+     * and PARANOID levels the wrapper would also record each read; frame reads are not recorded.)
+     */
+    private static ByteBuf readTarget(ByteBuf parent) {
+        ByteBuf inner = parent instanceof WrappedByteBuf ? parent.unwrap() : null;
+        return inner != null ? inner : parent;
     }
 
     private int idx(int index) {
@@ -218,7 +236,7 @@ final class FrameView extends AbstractByteBuf {
         return parent.release(decrement);
     }
 
-    // ---- hot getters: one bounds check here, then the parent's own (which also checks liveness).
+    // ---- hot getters: one bounds check here, then the source's own (which also checks liveness).
     // AbstractByteBuf's versions would check liveness twice per byte (once on the view, once on
     // the parent): measurably slower than a Netty slice, which reaches the parent unchecked.
 
@@ -240,85 +258,85 @@ final class FrameView extends AbstractByteBuf {
 
     @Override
     public byte getByte(int index) {
-        return parent.getByte(at(index, 1));
+        return source.getByte(at(index, 1));
     }
 
     @Override
     public short getUnsignedByte(int index) {
-        return parent.getUnsignedByte(at(index, 1));
+        return source.getUnsignedByte(at(index, 1));
     }
 
     @Override
     public short getShort(int index) {
-        return parent.getShort(at(index, 2));
+        return source.getShort(at(index, 2));
     }
 
     @Override
     public int getUnsignedShort(int index) {
-        return parent.getUnsignedShort(at(index, 2));
+        return source.getUnsignedShort(at(index, 2));
     }
 
     @Override
     public int getInt(int index) {
-        return parent.getInt(at(index, 4));
+        return source.getInt(at(index, 4));
     }
 
     @Override
     public long getUnsignedInt(int index) {
-        return parent.getUnsignedInt(at(index, 4));
+        return source.getUnsignedInt(at(index, 4));
     }
 
     @Override
     public long getLong(int index) {
-        return parent.getLong(at(index, 8));
+        return source.getLong(at(index, 8));
     }
 
     @Override
     public byte readByte() {
-        return parent.getByte(readAt(1));
+        return source.getByte(readAt(1));
     }
 
     @Override
     public short readUnsignedByte() {
-        return parent.getUnsignedByte(readAt(1));
+        return source.getUnsignedByte(readAt(1));
     }
 
     @Override
     public short readShort() {
-        return parent.getShort(readAt(2));
+        return source.getShort(readAt(2));
     }
 
     @Override
     public int readUnsignedShort() {
-        return parent.getUnsignedShort(readAt(2));
+        return source.getUnsignedShort(readAt(2));
     }
 
     @Override
     public int readInt() {
-        return parent.getInt(readAt(4));
+        return source.getInt(readAt(4));
     }
 
     @Override
     public long readUnsignedInt() {
-        return parent.getUnsignedInt(readAt(4));
+        return source.getUnsignedInt(readAt(4));
     }
 
     @Override
     public long readLong() {
-        return parent.getLong(readAt(8));
+        return source.getLong(readAt(8));
     }
 
     @Override
     public int forEachByte(int index, int len, io.netty.util.ByteProcessor processor) {
         checkIndex(index, len);
-        int i = parent.forEachByte(idx(index), len, processor);
+        int i = source.forEachByte(idx(index), len, processor);
         return i < 0 ? i : i - offset;
     }
 
     @Override
     public int forEachByteDesc(int index, int len, io.netty.util.ByteProcessor processor) {
         checkIndex(index, len);
-        int i = parent.forEachByteDesc(idx(index), len, processor);
+        int i = source.forEachByteDesc(idx(index), len, processor);
         return i < 0 ? i : i - offset;
     }
 
@@ -326,47 +344,47 @@ final class FrameView extends AbstractByteBuf {
 
     @Override
     protected byte _getByte(int index) {
-        return parent.getByte(idx(index));
+        return source.getByte(idx(index));
     }
 
     @Override
     protected short _getShort(int index) {
-        return parent.getShort(idx(index));
+        return source.getShort(idx(index));
     }
 
     @Override
     protected short _getShortLE(int index) {
-        return parent.getShortLE(idx(index));
+        return source.getShortLE(idx(index));
     }
 
     @Override
     protected int _getUnsignedMedium(int index) {
-        return parent.getUnsignedMedium(idx(index));
+        return source.getUnsignedMedium(idx(index));
     }
 
     @Override
     protected int _getUnsignedMediumLE(int index) {
-        return parent.getUnsignedMediumLE(idx(index));
+        return source.getUnsignedMediumLE(idx(index));
     }
 
     @Override
     protected int _getInt(int index) {
-        return parent.getInt(idx(index));
+        return source.getInt(idx(index));
     }
 
     @Override
     protected int _getIntLE(int index) {
-        return parent.getIntLE(idx(index));
+        return source.getIntLE(idx(index));
     }
 
     @Override
     protected long _getLong(int index) {
-        return parent.getLong(idx(index));
+        return source.getLong(idx(index));
     }
 
     @Override
     protected long _getLongLE(int index) {
-        return parent.getLongLE(idx(index));
+        return source.getLongLE(idx(index));
     }
 
     @Override
