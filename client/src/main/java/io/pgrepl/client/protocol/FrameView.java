@@ -3,7 +3,6 @@ package io.pgrepl.client.protocol;
 import io.netty.buffer.AbstractByteBuf;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.ByteBufAllocator;
-import io.netty.buffer.WrappedByteBuf;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.OutputStream;
@@ -28,8 +27,6 @@ import java.nio.channels.ScatteringByteChannel;
  */
 final class FrameView extends AbstractByteBuf {
     private ByteBuf parent;
-    /** What the getters read: the parent, or the buffer inside its leak-detection wrapper. */
-    private ByteBuf source;
     private int offset;
     private int length;
 
@@ -39,7 +36,6 @@ final class FrameView extends AbstractByteBuf {
 
     FrameView reset(ByteBuf parent, int offset, int length) {
         this.parent = parent;
-        this.source = readTarget(parent);
         this.offset = offset;
         this.length = length;
         maxCapacity(length);
@@ -47,20 +43,6 @@ final class FrameView extends AbstractByteBuf {
         markReaderIndex();
         markWriterIndex();
         return this;
-    }
-
-    /**
-     * Netty's leak detector wraps a sample of allocated buffers (1 in 128 at its default level) in a
-     * {@link WrappedByteBuf}. Reading through the parent made every getter's call site meet a second
-     * receiver class at random moments, and each such meeting deoptimised the compiled decode path
-     * (JFR: {@code class_check} deoptimisations of getByte/getInt/getLong, then recompilation). A
-     * wrapper reads the same bytes at the same indices, so reads go to the buffer inside it;
-     * reference counting, and so the leak record, still goes through the parent. (At the ADVANCED
-     * and PARANOID levels the wrapper would also record each read; frame reads are not recorded.)
-     */
-    private static ByteBuf readTarget(ByteBuf parent) {
-        ByteBuf inner = parent instanceof WrappedByteBuf ? parent.unwrap() : null;
-        return inner != null ? inner : parent;
     }
 
     private int idx(int index) {
@@ -236,7 +218,7 @@ final class FrameView extends AbstractByteBuf {
         return parent.release(decrement);
     }
 
-    // ---- hot getters: one bounds check here, then the source's own (which also checks liveness).
+    // ---- hot getters: one bounds check here, then the parent's own (which also checks liveness).
     // AbstractByteBuf's versions would check liveness twice per byte (once on the view, once on
     // the parent): measurably slower than a Netty slice, which reaches the parent unchecked.
 
@@ -258,85 +240,85 @@ final class FrameView extends AbstractByteBuf {
 
     @Override
     public byte getByte(int index) {
-        return source.getByte(at(index, 1));
+        return parent.getByte(at(index, 1));
     }
 
     @Override
     public short getUnsignedByte(int index) {
-        return source.getUnsignedByte(at(index, 1));
+        return parent.getUnsignedByte(at(index, 1));
     }
 
     @Override
     public short getShort(int index) {
-        return source.getShort(at(index, 2));
+        return parent.getShort(at(index, 2));
     }
 
     @Override
     public int getUnsignedShort(int index) {
-        return source.getUnsignedShort(at(index, 2));
+        return parent.getUnsignedShort(at(index, 2));
     }
 
     @Override
     public int getInt(int index) {
-        return source.getInt(at(index, 4));
+        return parent.getInt(at(index, 4));
     }
 
     @Override
     public long getUnsignedInt(int index) {
-        return source.getUnsignedInt(at(index, 4));
+        return parent.getUnsignedInt(at(index, 4));
     }
 
     @Override
     public long getLong(int index) {
-        return source.getLong(at(index, 8));
+        return parent.getLong(at(index, 8));
     }
 
     @Override
     public byte readByte() {
-        return source.getByte(readAt(1));
+        return parent.getByte(readAt(1));
     }
 
     @Override
     public short readUnsignedByte() {
-        return source.getUnsignedByte(readAt(1));
+        return parent.getUnsignedByte(readAt(1));
     }
 
     @Override
     public short readShort() {
-        return source.getShort(readAt(2));
+        return parent.getShort(readAt(2));
     }
 
     @Override
     public int readUnsignedShort() {
-        return source.getUnsignedShort(readAt(2));
+        return parent.getUnsignedShort(readAt(2));
     }
 
     @Override
     public int readInt() {
-        return source.getInt(readAt(4));
+        return parent.getInt(readAt(4));
     }
 
     @Override
     public long readUnsignedInt() {
-        return source.getUnsignedInt(readAt(4));
+        return parent.getUnsignedInt(readAt(4));
     }
 
     @Override
     public long readLong() {
-        return source.getLong(readAt(8));
+        return parent.getLong(readAt(8));
     }
 
     @Override
     public int forEachByte(int index, int len, io.netty.util.ByteProcessor processor) {
         checkIndex(index, len);
-        int i = source.forEachByte(idx(index), len, processor);
+        int i = parent.forEachByte(idx(index), len, processor);
         return i < 0 ? i : i - offset;
     }
 
     @Override
     public int forEachByteDesc(int index, int len, io.netty.util.ByteProcessor processor) {
         checkIndex(index, len);
-        int i = source.forEachByteDesc(idx(index), len, processor);
+        int i = parent.forEachByteDesc(idx(index), len, processor);
         return i < 0 ? i : i - offset;
     }
 
@@ -344,47 +326,47 @@ final class FrameView extends AbstractByteBuf {
 
     @Override
     protected byte _getByte(int index) {
-        return source.getByte(idx(index));
+        return parent.getByte(idx(index));
     }
 
     @Override
     protected short _getShort(int index) {
-        return source.getShort(idx(index));
+        return parent.getShort(idx(index));
     }
 
     @Override
     protected short _getShortLE(int index) {
-        return source.getShortLE(idx(index));
+        return parent.getShortLE(idx(index));
     }
 
     @Override
     protected int _getUnsignedMedium(int index) {
-        return source.getUnsignedMedium(idx(index));
+        return parent.getUnsignedMedium(idx(index));
     }
 
     @Override
     protected int _getUnsignedMediumLE(int index) {
-        return source.getUnsignedMediumLE(idx(index));
+        return parent.getUnsignedMediumLE(idx(index));
     }
 
     @Override
     protected int _getInt(int index) {
-        return source.getInt(idx(index));
+        return parent.getInt(idx(index));
     }
 
     @Override
     protected int _getIntLE(int index) {
-        return source.getIntLE(idx(index));
+        return parent.getIntLE(idx(index));
     }
 
     @Override
     protected long _getLong(int index) {
-        return source.getLong(idx(index));
+        return parent.getLong(idx(index));
     }
 
     @Override
     protected long _getLongLE(int index) {
-        return source.getLongLE(idx(index));
+        return parent.getLongLE(idx(index));
     }
 
     @Override
