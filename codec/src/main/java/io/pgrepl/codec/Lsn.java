@@ -44,7 +44,20 @@ public final class Lsn {
 
     /** Formats as the server does in 10 to 18: {@code %X/%X}. */
     public static String format(long lsn) {
-        return Long.toHexString(lsn >>> 32).toUpperCase() + '/' + Long.toHexString(lsn & 0xFFFF_FFFFL).toUpperCase();
+        byte[] b = new byte[17];
+        int n = appendHex(b, 0, lsn >>> 32);
+        b[n++] = '/';
+        n = appendHex(b, n, lsn & 0xFFFF_FFFFL);
+        return new String(b, 0, n, java.nio.charset.StandardCharsets.US_ASCII);
+    }
+
+    private static final byte[] HEX = "0123456789ABCDEF".getBytes(java.nio.charset.StandardCharsets.US_ASCII);
+
+    /** Upper-case hex of a 32-bit half without leading zeros (one digit for 0), as {@code %X} prints it. */
+    private static int appendHex(byte[] b, int at, long half) {
+        int digits = Math.max(1, (67 - Long.numberOfLeadingZeros(half)) >> 2);
+        for (int shift = (digits - 1) * 4; shift >= 0; shift -= 4) b[at++] = HEX[(int) (half >>> shift) & 0xF];
+        return at;
     }
 
     /** Unsigned comparison: LSNs above 2^63 must still sort after smaller ones. */

@@ -15,6 +15,11 @@ class CodecPrimitivesTest {
         assertEquals(0xFFFFFFFF_FFFFFFFFL, Lsn.parse("FFFFFFFF/FFFFFFFF"));
         assertEquals("0/16B3748", Lsn.format(0x16B3748L));
         assertEquals("FFFFFFFF/0", Lsn.format(0xFFFFFFFF_00000000L));
+        assertEquals("0/0", Lsn.format(0L));
+        assertEquals("A/F", Lsn.format(0xA_0000000FL));
+        assertEquals("10/10", Lsn.format(0x10_00000010L));
+        assertEquals("12345678/9ABCDEF0", Lsn.format(0x12345678_9ABCDEF0L));
+        assertEquals("FFFFFFFF/FFFFFFFF", Lsn.format(-1L));
         for (String bad : new String[] {"", "/1", "1/", "1/2/3", "123456789/1", "0/x", "0/123456789"}) {
             assertThrows(IllegalArgumentException.class, () -> Lsn.parse(bad), bad);
         }

@@ -1,0 +1,242 @@
+package io.pgrepl.benchmarks.drain;
+
+import io.pgrepl.client.ConnectionConfig;
+import io.pgrepl.client.PgConnection;
+import io.pgrepl.client.ReplicationMode;
+import io.pgrepl.client.config.SslMode;
+import io.pgrepl.client.reactive.ChangeEvent;
+import io.pgrepl.client.reactive.FlowOptions;
+import io.pgrepl.client.reactive.ReactiveReplication;
+import io.pgrepl.client.reactive.ReplicationPublisher;
+import io.pgrepl.client.stream.LogicalReplicationOptions;
+import io.pgrepl.client.stream.LogicalReplicationStream;
+import io.pgrepl.client.stream.LogicalStreamHandler;
+import io.pgrepl.codec.pgoutput.ColumnKind;
+import io.pgrepl.codec.pgoutput.CommitMessage;
+import io.pgrepl.codec.pgoutput.InsertMessage;
+import io.pgrepl.codec.pgoutput.TupleView;
+import io.pgrepl.codec.pgoutput.record.ColumnValue;
+import io.pgrepl.codec.pgoutput.record.Commit;
+import io.pgrepl.codec.pgoutput.record.Insert;
+import io.pgrepl.codec.pgoutput.record.PgOutputRecord;
+import java.nio.ByteBuffer;
+import java.sql.DriverManager;
+import java.time.Duration;
+import java.util.Properties;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.Flow;
+import java.util.concurrent.TimeUnit;
+import org.postgresql.PGConnection;
+import org.postgresql.PGProperty;
+import org.postgresql.replication.LogSequenceNumber;
+import org.postgresql.replication.PGReplicationStream;
+
+/**
+ * One drain client of {@link DrainHarness}, run as its own process so that its CPU time and peak
+ * RSS are its own: it streams a slot from its start to a given commit end LSN, acknowledging each
+ * commit, then prints {@code rows=N sum=S} on stderr and exits.
+ *
+ * <pre>java -cp benchmarks.jar io.pgrepl.benchmarks.drain.DrainClient handler|reactive|pgjdbc HOST PORT USER PASSWORD SLOT PUBLICATION PROTO END_LSN</pre>
+ *
+ * <p>Every face reads what the table {@code t(id int, a int, b bigint, c text, d timestamptz)} holds:
+ * the pgrepl faces parse the three integers and touch the text and timestamp (length and first byte);
+ * pgjdbc only looks at each message's type byte (its API has no decoder: the raw-read floor).
+ */
+public final class DrainClient {
+    private DrainClient() {}
+
+    /** Wall-clock millis of the first change (Insert) seen, for the start-up split. */
+    static volatile long firstChange;
+    /** Wall-clock millis when the connection was ready (authenticated). */
+    static volatile long connected;
+
+    private static long startMillis() {
+        return ProcessHandle.current().info().startInstant().orElseThrow().toEpochMilli();
+    }
+
+    private static void firstChange() {
+        if (firstChange == 0) firstChange = System.currentTimeMillis();
+    }
+
+    public static void main(String[] args) throws Exception {
+        if (args.length != 9) throw new IllegalArgumentException("usage: handler|reactive|pgjdbc HOST PORT USER PASSWORD SLOT PUB PROTO END_LSN");
+        String face = args[0];
+        String host = args[1];
+        int port = Integer.parseInt(args[2]);
+        String user = args[3];
+        String password = args[4];
+        String slot = args[5];
+        String publication = args[6];
+        int proto = Integer.parseInt(args[7]);
+        long end = parseLsn(args[8]);
+        long[] result = switch (face) {
+            case "handler" -> handler(host, port, user, password, slot, publication, proto, end);
+            case "reactive" -> reactive(host, port, user, password, slot, publication, proto, end);
+            case "pgjdbc" -> pgjdbc(host, port, user, password, slot, publication, proto, end);
+            default -> throw new IllegalArgumentException("unknown face " + face);
+        };
+        long sinceStart = java.time.Duration.between(ProcessHandle.current().info().startInstant().orElseThrow(),
+                java.time.Instant.now()).toMillis();
+        System.err.println("rows=" + result[0] + " sum=" + result[1] + " connected_ms=" + (connected - startMillis()) + " first_change_ms=" + (firstChange - startMillis())
+                + " end_ms=" + sinceStart + " cpu_s: " + ThreadCpu.summary());
+        System.exit(0);
+    }
+
+    static long parseLsn(String s) {
+        int slash = s.indexOf('/');
+        return (Long.parseLong(s.substring(0, slash), 16) << 32) | Long.parseLong(s.substring(slash + 1), 16);
+    }
+
+    private static PgConnection connect(String host, int port, String user, String password) throws Exception {
+        PgConnection c = PgConnection.connect(ConnectionConfig.builder().host(host).port(port).user(user).password(password)
+                .database("postgres").sslMode(SslMode.DISABLE).replication(ReplicationMode.DATABASE).build())
+                .toCompletableFuture().get(60, TimeUnit.SECONDS);
+        connected = System.currentTimeMillis();
+        return c;
+    }
+
+    private static LogicalReplicationOptions options(String slot, String publication, int proto) {
+        return LogicalReplicationOptions.builder(slot).publications(publication).protoVersion(proto)
+                .statusInterval(Duration.ofSeconds(10)).build();
+    }
+
+    /** The handler face: flyweight views on the event loop, every column read in place. */
+    private static long[] handler(String host, int port, String user, String password, String slot, String pub,
+                                  int proto, long end) throws Exception {
+        try (PgConnection conn = connect(host, port, user, password)) {
+            CompletableFuture<long[]> done = new CompletableFuture<>();
+            LogicalStreamHandler h = new LogicalStreamHandler() {
+                LogicalReplicationStream stream;
+                long rows;
+                long sum;
+
+                @Override
+                public void onStarted(LogicalReplicationStream s) {
+                    stream = s;
+                }
+
+                @Override
+                public void onInsert(InsertMessage m) {
+                    if (rows++ == 0) firstChange();
+                    TupleView t = m.newTuple();
+                    sum += t.int4(0) + t.int4(1) + t.int8(2);
+                    for (int i = 3; i < 5; i++) {
+                        if (t.kind(i) == ColumnKind.NULL) continue;
+                        sum += t.valueLength(i) + t.buffer().getByte(t.valueIndex(i));
+                    }
+                }
+
+                @Override
+                public void onCommit(CommitMessage m) {
+                    stream.acknowledge(m.endLsn());
+                    if (Long.compareUnsigned(m.endLsn(), end) >= 0) done.complete(new long[] {rows, sum});
+                }
+            };
+            LogicalReplicationStream stream = conn.startLogical(options(slot, pub, proto), h);
+            stream.completion().whenComplete((v, e) -> done.completeExceptionally(
+                    e != null ? e : new IllegalStateException("stream ended before the end LSN")));
+            long[] r = done.get(30, TimeUnit.MINUTES);
+            stream.stop().toCompletableFuture().get(60, TimeUnit.SECONDS);
+            return r;
+        }
+    }
+
+    /** The reactive face: one ChangeEvent (record with copied values) per message, unbounded demand. */
+    private static long[] reactive(String host, int port, String user, String password, String slot, String pub,
+                                   int proto, long end) throws Exception {
+        try (PgConnection conn = connect(host, port, user, password)) {
+            CompletableFuture<long[]> done = new CompletableFuture<>();
+            ReplicationPublisher<ChangeEvent> publisher =
+                    ReactiveReplication.changes(conn, options(slot, pub, proto), FlowOptions.defaults());
+            publisher.subscribe(new Flow.Subscriber<>() {
+                long rows;
+                long sum;
+
+                @Override
+                public void onSubscribe(Flow.Subscription s) {
+                    s.request(Long.MAX_VALUE);
+                }
+
+                @Override
+                public void onNext(ChangeEvent e) {
+                    PgOutputRecord r = e.record();
+                    if (r instanceof Insert i) {
+                        if (rows++ == 0) firstChange();
+                        var cols = i.newTuple().columns();
+                        sum += parseInt(cols.get(0).bytes()) + parseInt(cols.get(1).bytes()) + parseInt(cols.get(2).bytes());
+                        for (int c = 3; c < 5; c++) {
+                            ColumnValue v = cols.get(c);
+                            if (v.bytes() != null) sum += v.bytes().length + v.bytes()[0];
+                        }
+                    } else if (r instanceof Commit c) {
+                        e.acknowledge();
+                        if (Long.compareUnsigned(c.endLsn(), end) >= 0) done.complete(new long[] {rows, sum});
+                    }
+                }
+
+                @Override
+                public void onError(Throwable t) {
+                    done.completeExceptionally(t);
+                }
+
+                @Override
+                public void onComplete() {
+                    done.completeExceptionally(new IllegalStateException("stream ended before the end LSN"));
+                }
+            });
+            long[] r = done.get(30, TimeUnit.MINUTES);
+            publisher.stream().stop().toCompletableFuture().get(60, TimeUnit.SECONDS);
+            return r;
+        }
+    }
+
+    /** ASCII decimal digits of a text-format integer (records hold bytes, not parsed values). */
+    private static long parseInt(byte[] b) {
+        long v = 0;
+        int i = 0;
+        boolean negative = b[0] == '-';
+        if (negative) i = 1;
+        for (; i < b.length; i++) v = v * 10 + (b[i] - '0');
+        return negative ? -v : v;
+    }
+
+    /** pgjdbc's PGReplicationStream: raw message bytes, only the type byte and the Commit end LSN read. */
+    private static long[] pgjdbc(String host, int port, String user, String password, String slot, String pub,
+                                 int proto, long end) throws Exception {
+        Properties p = new Properties();
+        PGProperty.USER.set(p, user);
+        PGProperty.PASSWORD.set(p, password);
+        PGProperty.ASSUME_MIN_SERVER_VERSION.set(p, "10");
+        PGProperty.REPLICATION.set(p, "database");
+        PGProperty.PREFER_QUERY_MODE.set(p, "simple");
+        PGProperty.SSL_MODE.set(p, "disable");
+        try (java.sql.Connection c = DriverManager.getConnection("jdbc:postgresql://" + host + ":" + port + "/postgres", p)) {
+            connected = System.currentTimeMillis();
+            PGConnection pg = c.unwrap(PGConnection.class);
+            try (PGReplicationStream stream = pg.getReplicationAPI().replicationStream().logical().withSlotName(slot)
+                    .withSlotOption("proto_version", proto).withSlotOption("publication_names", pub)
+                    .withStatusInterval(10, TimeUnit.SECONDS).start()) {
+                long rows = 0;
+                long sum = 0;
+                while (true) {
+                    ByteBuffer b = stream.read();
+                    int off = b.arrayOffset() + b.position();
+                    byte type = b.array()[off];
+                    if (type == 'I') {
+                        if (rows++ == 0) firstChange();
+                        sum += b.remaining();
+                    } else if (type == 'C') {
+                        long endLsn = b.getLong(b.position() + 10);
+                        LogSequenceNumber lsn = LogSequenceNumber.valueOf(endLsn);
+                        stream.setAppliedLSN(lsn);
+                        stream.setFlushedLSN(lsn);
+                        if (Long.compareUnsigned(endLsn, end) >= 0) {
+                            stream.forceUpdateStatus();
+                            return new long[] {rows, sum};
+                        }
+                    }
+                }
+            }
+        }
+    }
+}
