@@ -80,7 +80,10 @@ class ProtocolNegotiationTest {
                 .maxProtocolVersion(null).minProtocolVersion(ProtocolVersion.V3_0).build()))) {
             String active = "SELECT count(*) FROM pg_stat_activity WHERE pid = " + c.backendPid()
                     + " AND state = 'active' AND query LIKE 'SELECT pg_sleep%'";
-            for (int i = 0; i < 200 && !await(watcher.query(active)).singleRow().get(0).equals("1"); i++) {
+            // Cancel only once the server runs the query: a cancel that arrives before it is lost.
+            int polls = 0;
+            while (!await(watcher.query(active)).singleRow().get(0).equals("1")) {
+                assertTrue(++polls < 1200, "the query never showed up as active in pg_stat_activity");
                 Thread.sleep(50);
             }
         }
