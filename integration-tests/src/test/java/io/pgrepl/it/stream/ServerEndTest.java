@@ -89,6 +89,7 @@ class ServerEndTest {
             // status interval is 25 s: these are replies, not periodic updates.
             waitUntil("the waiting walsender's keepalives", WAIT,
                     () -> updatesSent(st) - updatesBefore > 20 || stopping.isDone());
+            Thread.sleep(1000); // a window in which a busy ping-pong would show (the server waits for the ack)
             assertFalse(stopping.isDone(), "the server must wait for the unacknowledged commit's flush");
             assertFalse(st.completion().toCompletableFuture().isDone(), "stream still up while the server waits");
             assertTrue(st.flushedLsn() < end2, "nothing beyond the application's acknowledgement was confirmed");
