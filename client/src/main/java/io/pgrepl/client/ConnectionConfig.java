@@ -316,6 +316,14 @@ public final class ConnectionConfig {
             return this;
         }
 
+        /**
+         * The largest backend frame accepted (type byte, length word and payload), default 256 MiB.
+         * A logical walsender sends one row change per frame, so a row bigger than this ends the
+         * stream with a {@link io.pgrepl.client.stream.ReplicationProtocolException} whose cause,
+         * a {@link io.pgrepl.client.protocol.FrameTooLargeException}, names the limit and the
+         * frame's size; it is not retried, since the server would send the same row again. A
+         * frame is buffered whole, so this also bounds the memory one message can take.
+         */
         public Builder maxFrameSize(int v) {
             if (v < 1024) throw new IllegalArgumentException("maxFrameSize too small: " + v);
             maxFrameSize = v;

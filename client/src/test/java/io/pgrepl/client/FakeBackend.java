@@ -11,11 +11,17 @@ import java.net.ServerSocket;
 import java.net.Socket;
 import java.nio.charset.StandardCharsets;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.atomic.AtomicInteger;
 
 /**
  * A FAKE PostgreSQL backend: a scripted TCP peer for the misbehaviour no real server shows on
- * demand (buffer stuffing, malformed frames, out-of-order authentication). One connection.
+ * demand (buffer stuffing, malformed frames, out-of-order authentication). It serves
+ * {@code connections} connections one after the other (default one), each with the same script.
  * The streaming tests' FakeWalSender builds on it.
+ *
+ * <p>A script that fails (an assertion on what the client sent, an unexpected EOF) fails the test:
+ * {@link #close()} rethrows it. Only I/O errors caused by {@code close()} itself (the script was
+ * still waiting for the client when the test ended) are not failures.
  */
 public final class FakeBackend implements AutoCloseable {
     public interface Script {
@@ -23,24 +29,46 @@ public final class FakeBackend implements AutoCloseable {
     }
 
     private final ServerSocket socket;
+    private final Thread thread;
+    private final AtomicInteger accepted = new AtomicInteger();
+    private volatile Socket current;
+    private volatile boolean closing;
+    private volatile Throwable scriptFailure;
+    /** Completes when every connection's script ran and its client closed; fails with the script's failure. */
     public final CompletableFuture<Void> done = new CompletableFuture<>();
 
     public FakeBackend(Script script) throws IOException {
-        socket = new ServerSocket(0, 1, InetAddress.getLoopbackAddress());
-        Thread t = new Thread(() -> {
-            try (Socket s = socket.accept()) {
-                script.run(new DataInputStream(s.getInputStream()), new DataOutputStream(s.getOutputStream()));
-                s.getOutputStream().flush();
-                // Keep the socket until the client closes, so its reaction is not a mere EOF.
-                s.setSoTimeout(10_000);
-                while (s.getInputStream().read() >= 0) { /* drain */ }
+        this(1, script);
+    }
+
+    public FakeBackend(int connections, Script script) throws IOException {
+        socket = new ServerSocket(0, connections, InetAddress.getLoopbackAddress());
+        thread = new Thread(() -> {
+            try {
+                for (int i = 0; i < connections; i++) {
+                    try (Socket s = socket.accept()) {
+                        current = s;
+                        accepted.incrementAndGet();
+                        script.run(new DataInputStream(s.getInputStream()), new DataOutputStream(s.getOutputStream()));
+                        s.getOutputStream().flush();
+                        // Keep the socket until the client closes, so its reaction is not a mere EOF.
+                        s.setSoTimeout(10_000);
+                        while (s.getInputStream().read() >= 0) { /* drain */ }
+                    }
+                }
                 done.complete(null);
             } catch (Throwable e) {
+                if (!(closing && e instanceof IOException)) scriptFailure = e;
                 done.completeExceptionally(e);
             }
         }, "fake-backend");
-        t.setDaemon(true);
-        t.start();
+        thread.setDaemon(true);
+        thread.start();
+    }
+
+    /** Connections accepted so far. */
+    public int accepted() {
+        return accepted.get();
     }
 
     public int port() {
@@ -52,9 +80,20 @@ public final class FakeBackend implements AutoCloseable {
                 .database("db").sslMode(SslMode.DISABLE).connectTimeout(java.time.Duration.ofSeconds(5));
     }
 
+    /** Ends the fake; rethrows a failure of its script (see the class comment). */
     @Override
     public void close() throws IOException {
+        closing = true;
         socket.close();
+        Socket s = current;
+        if (s != null) s.close();
+        try {
+            thread.join(5_000);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+        Throwable f = scriptFailure;
+        if (f != null) throw new AssertionError("the fake backend's script failed", f);
     }
 
     /** Reads the untyped StartupMessage / SSLRequest; returns its body after the length. */

@@ -359,9 +359,15 @@ final class EmbeddedPgServer implements PgServer {
             shutDown(StopMode.FAST);
         } finally {
             running = false;
+            scanLogForSecrets();
             deleteQuietly(serverDir);
             ServerRegistry.unregister(this);
         }
+    }
+
+    /** The server log goes with the directory: look for leaked test passwords first. */
+    private void scanLogForSecrets() {
+        io.pgrepl.testkit.secrets.SecretLeakWatch.scanFile(logFile);
     }
 
     /** From the shutdown hook: no time for a checkpoint. */

@@ -25,9 +25,10 @@ public record PgServerSpec(
     public static final String SUPERUSER = "postgres";
     public static final String REPLICATION_USER = "repl_user";
     public static final String PLAIN_USER = "plain_user";
-    public static final String DEFAULT_SUPERUSER_PASSWORD = "secret";
-    static final String REPLICATION_PASSWORD = "repl-secret";
-    static final String PLAIN_PASSWORD = "plain-secret";
+    /** Test passwords: distinctive, so that finding one in the suite's output means a leak (see secrets.SecretLeakWatch). */
+    public static final String DEFAULT_SUPERUSER_PASSWORD = "su-pw-Zq7xK2vR";
+    public static final String REPLICATION_PASSWORD = "repl-pw-Hm4tN8wC";
+    public static final String PLAIN_PASSWORD = "plain-pw-Bd9sL3yF";
 
     public PgServerSpec {
         Objects.requireNonNull(auth, "auth");

@@ -101,8 +101,11 @@ public final class BackendFrameDecoder extends ChannelDuplexHandler {
                 if (length < 4 || length > maxFrameSize - 1) {
                     broken = true;
                     buf.skipBytes(buf.readableBytes());
-                    throw new MalformedMessageException(BackendMessage.name(type), 1,
-                            "frame length " + length + " outside [4, " + (maxFrameSize - 1) + "]");
+                    if (length < 4) {
+                        throw new MalformedMessageException(BackendMessage.name(type), 1,
+                                "frame length " + length + " below the minimum of 4");
+                    }
+                    throw new FrameTooLargeException(BackendMessage.name(type), 1L + length, maxFrameSize);
                 }
                 if (buf.readableBytes() < 1 + length) break;
                 buf.readerIndex(start + 1 + length);

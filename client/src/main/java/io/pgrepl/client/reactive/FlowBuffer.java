@@ -54,6 +54,7 @@ public final class FlowBuffer<T> implements Flow.Subscription {
     private volatile java.util.function.ToLongFunction<? super T> weigher;
     private volatile long maxWeight = Long.MAX_VALUE;
     private final AtomicLong weight = new AtomicLong();
+    private volatile java.util.function.Consumer<? super T> onDiscard;
 
     public FlowBuffer(Flow.Subscriber<? super T> subscriber, Executor executor, int highWatermark, int lowWatermark) {
         this.subscriber = Objects.requireNonNull(subscriber, "subscriber");
@@ -79,6 +80,25 @@ public final class FlowBuffer<T> implements Flow.Subscription {
         if (maxWeight < 1) throw new IllegalArgumentException("maxWeight must be positive");
         this.weigher = w;
         this.maxWeight = maxWeight;
+    }
+
+    /**
+     * Receives every item that will never reach the subscriber: still queued at cancel or at a
+     * failure, or pushed after it. Items that own resources (a transaction's spill file) release
+     * them here. Set before {@link #start()}.
+     */
+    public void onDiscard(java.util.function.Consumer<? super T> hook) {
+        this.onDiscard = hook;
+    }
+
+    private void discard(T item) {
+        java.util.function.Consumer<? super T> hook = onDiscard;
+        if (hook == null) return;
+        try {
+            hook.accept(item);
+        } catch (RuntimeException ignored) {
+            // releasing is best effort; the item is dropped either way
+        }
     }
 
     /** Current weight of the queued items (0 without a weigher). */
@@ -108,7 +128,10 @@ public final class FlowBuffer<T> implements Flow.Subscription {
     // ---- source side (any thread)
 
     public void push(T item) {
-        if (cancelled || done) return;
+        if (cancelled || done) {
+            discard(item);
+            return;
+        }
         long w = weight.addAndGet(weigh(item));
         queue.offer(item);
         int n = queued.incrementAndGet();
@@ -294,6 +317,7 @@ public final class FlowBuffer<T> implements Flow.Subscription {
         while ((item = queue.poll()) != null) {
             queued.decrementAndGet();
             weight.addAndGet(-weigh(item));
+            discard(item);
         }
     }
 }

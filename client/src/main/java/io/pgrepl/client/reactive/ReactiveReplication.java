@@ -36,7 +36,10 @@ public final class ReactiveReplication {
     /**
      * One {@link TxEvent} per transaction (in commit order), non-transactional message or two-phase
      * outcome, assembled by a {@link TransactionAssembler} with {@link FlowOptions#assembler()}.
-     * Spill files are deleted when a transaction is acknowledged/closed, or when the stream ends.
+     * A spilled transaction's file lives until the transaction is acknowledged or closed, even past
+     * the stream's end (queued transactions stay readable); transactions dropped undelivered at
+     * cancel are closed here, and one the subscriber received but never closed loses its file when
+     * it is garbage collected. Transactions still being assembled lose theirs when the stream ends.
      *
      * <p>Heap stays near twice the assembler's memory budget: the budget for changes still being
      * assembled, and the same again for delivered in-memory transactions waiting for demand
@@ -52,7 +55,10 @@ public final class ReactiveReplication {
         return new ReplicationPublisher<>(connection, options, flow,
                 (sink, ack) -> new AssemblingHandler(new TransactionAssembler(flow.assembler(), ack, sink)),
                 TxEvent::acknowledge)
-                .weigher(ReactiveReplication::heapWeight, Math.max(1, flow.assembler().memoryBudgetBytes()));
+                .weigher(ReactiveReplication::heapWeight, Math.max(1, flow.assembler().memoryBudgetBytes()))
+                .discarder(e -> {
+                    if (e instanceof Transaction t) t.close(); // its spill file; nothing is acknowledged
+                });
     }
 
     private static long heapWeight(TxEvent e) {

@@ -53,6 +53,7 @@ public final class ReplicationPublisher<T> implements Flow.Publisher<T> {
     private volatile FlowBuffer<T> buffer;
     private java.util.function.ToLongFunction<? super T> weigher;
     private long maxWeight;
+    private Consumer<? super T> discarder;
 
     /**
      * @param acknowledge how the auto-acknowledge option acknowledges one event (null: no auto-ack support)
@@ -73,6 +74,15 @@ public final class ReplicationPublisher<T> implements Flow.Publisher<T> {
         return this;
     }
 
+    /**
+     * Releases events that never reach the subscriber (queued at cancel or failure); see
+     * {@link FlowBuffer#onDiscard}. Call before subscribing.
+     */
+    public ReplicationPublisher<T> discarder(Consumer<? super T> d) {
+        this.discarder = d;
+        return this;
+    }
+
     @Override
     public void subscribe(Flow.Subscriber<? super T> subscriber) {
         Objects.requireNonNull(subscriber, "subscriber"); // §1.9
@@ -85,6 +95,7 @@ public final class ReplicationPublisher<T> implements Flow.Publisher<T> {
         }
         buffer = b;
         if (weigher != null) b.weigher(weigher, maxWeight);
+        if (discarder != null) b.onDiscard(discarder);
         if (flow.autoAcknowledge() && acknowledge != null) b.afterOnNext(acknowledge);
         b.start();
         EarlyAcknowledger ack = new EarlyAcknowledger();
@@ -128,10 +139,13 @@ public final class ReplicationPublisher<T> implements Flow.Publisher<T> {
         });
         s.completion().whenComplete((v, e) -> {
             if (handler instanceof AutoCloseable c) {
+                // Frees what the handler still holds (e.g. the spill files of transactions not yet
+                // complete). Events already pushed own their resources: they are delivered below,
+                // after which the subscriber releases them, or discarded on cancel.
                 try {
                     c.close();
                 } catch (Exception ignored) {
-                    // closing frees spill files; nothing else to do if it fails
+                    // nothing else to do if it fails
                 }
             }
             if (e != null) b.error(e instanceof CompletionException && e.getCause() != null ? e.getCause() : e);

@@ -11,6 +11,7 @@ import io.pgrepl.client.protocol.ExchangeContext;
 import io.pgrepl.client.protocol.Frontend;
 import io.pgrepl.client.replication.ReplicationCommands;
 import io.pgrepl.codec.Lsn;
+import io.pgrepl.codec.MalformedMessageException;
 import io.pgrepl.codec.PgTime;
 import io.pgrepl.codec.backend.BackendMessage;
 import io.pgrepl.codec.backend.DataRow;
@@ -133,6 +134,10 @@ abstract class CopyBothStream implements Exchange {
                 t = ReplicationServerErrorException.classify(pe, state == State.STARTING || state == State.QUEUED);
             } else if (cause instanceof ReplicationException) {
                 t = cause;
+            } else if (cause instanceof MalformedMessageException m) {
+                t = new ReplicationProtocolException(m); // framing or message layout: the same bytes come again
+            } else if (cause instanceof PgClientException p && p.kind() == PgClientException.Kind.PROTOCOL) {
+                t = new ReplicationProtocolException(p);
             } else {
                 t = new ReplicationConnectionLostException("replication connection lost"
                         + (cause == null || cause.getMessage() == null ? "" : ": " + cause.getMessage()), cause);
@@ -356,7 +361,8 @@ abstract class CopyBothStream implements Exchange {
      * (ErrorResponse, e.g. FATAL 57P01 from pg_terminate_backend), {@link ReplicationShutdownException}
      * (clean server shutdown), {@link ReplicationConnectionLostException} (EOF, e.g. after
      * wal_sender_timeout, or the receive timeout), {@link ReplicationProtocolException} (pgoutput
-     * that does not decode), {@link ReplicationHandlerException}.
+     * that does not decode, a frame over {@code maxFrameSize}, broken framing; never transient),
+     * {@link ReplicationHandlerException}.
      */
     public CompletionStage<Void> completion() {
         return completion;

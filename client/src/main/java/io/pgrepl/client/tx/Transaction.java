@@ -5,6 +5,8 @@ import io.pgrepl.codec.PgTime;
 import io.pgrepl.codec.pgoutput.record.PgOutputRecord;
 import io.pgrepl.codec.pgoutput.record.Relation;
 
+import java.lang.ref.Cleaner;
+import java.lang.ref.Reference;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Iterator;
@@ -16,9 +18,16 @@ import java.util.function.LongConsumer;
  * One assembled transaction: its changes (Relation/Type/Origin records in their places, then
  * Insert/Update/Delete/Truncate/transactional Message) in server order, without Begin/Commit and
  * stream framing. Changes that were spilled to disk are read back on iteration; {@link #close()}
- * (or {@link #acknowledge()}) deletes the spill file, after which the changes are gone.
+ * (or {@link #acknowledge()}) deletes the spill file, after which the changes are gone. The file
+ * belongs to this object, not to the stream: it outlives the stream's end.
  */
 public final class Transaction implements TxEvent, AutoCloseable {
+    /**
+     * The last resort for a spilled transaction that the application received and dropped without
+     * closing or acknowledging it: its file goes when the transaction is garbage collected.
+     */
+    private static final Cleaner SPILL_CLEANER = Cleaner.create();
+
     /** Why this transaction was delivered. */
     public enum Kind {
         /** B…C or a streamed transaction ended by Stream Commit. */
@@ -40,11 +49,11 @@ public final class Transaction implements TxEvent, AutoCloseable {
     private final TxBuffer buffer;
     private final LongConsumer acknowledger;
     private final IntFunction<Relation> relations;
-    private final Runnable onClose;
+    /** Deletes the spill file once: at close(), or when an unclosed transaction is collected. */
+    private final Cleaner.Cleanable spillCleanup;
 
     Transaction(Kind kind, long xid, String gid, long commitLsn, long endLsn, long commitTimeMicros, String origin,
-                boolean streamed, TxBuffer buffer, LongConsumer acknowledger, IntFunction<Relation> relations,
-                Runnable onClose) {
+                boolean streamed, TxBuffer buffer, LongConsumer acknowledger, IntFunction<Relation> relations) {
         this.kind = kind;
         this.xid = xid;
         this.gid = gid;
@@ -56,7 +65,8 @@ public final class Transaction implements TxEvent, AutoCloseable {
         this.buffer = buffer;
         this.acknowledger = acknowledger;
         this.relations = relations;
-        this.onClose = onClose;
+        // The action holds the buffer, never this transaction, or it would never become unreachable.
+        this.spillCleanup = buffer.spilled() ? SPILL_CLEANER.register(this, buffer::delete) : null;
     }
 
     public Kind kind() {
@@ -121,14 +131,40 @@ public final class Transaction implements TxEvent, AutoCloseable {
      * changes are read back from disk on each iteration, so memory stays bounded.
      */
     public Iterable<PgOutputRecord> changes() {
-        return buffer::iterator;
+        return this::iterator;
     }
 
     /** All changes in one list: loads spilled changes into memory. */
     public List<PgOutputRecord> changeList() {
         List<PgOutputRecord> l = new ArrayList<>(buffer.count());
-        for (Iterator<PgOutputRecord> it = buffer.iterator(); it.hasNext(); ) l.add(it.next());
+        for (Iterator<PgOutputRecord> it = iterator(); it.hasNext(); ) l.add(it.next());
         return l;
+    }
+
+    /** An iterator that keeps this transaction reachable, so the cleaner cannot delete the file under it. */
+    private Iterator<PgOutputRecord> iterator() {
+        Iterator<PgOutputRecord> records = buffer.iterator();
+        if (spillCleanup == null) return records;
+        Transaction owner = this;
+        return new Iterator<>() {
+            @Override
+            public boolean hasNext() {
+                try {
+                    return records.hasNext();
+                } finally {
+                    Reference.reachabilityFence(owner);
+                }
+            }
+
+            @Override
+            public PgOutputRecord next() {
+                try {
+                    return records.next();
+                } finally {
+                    Reference.reachabilityFence(owner);
+                }
+            }
+        };
     }
 
     /** The latest Relation seen for {@code oid} on this stream, or null. */
@@ -148,11 +184,16 @@ public final class Transaction implements TxEvent, AutoCloseable {
         if (acknowledger != null) acknowledger.accept(endLsn);
     }
 
-    /** Deletes the spill file, if any. Idempotent; does not acknowledge. */
+    /**
+     * Deletes the spill file, if any, and drops the changes. Idempotent; does not acknowledge. A
+     * transaction owns its file from delivery on: the stream's end does not delete it, so one still
+     * queued for a subscriber stays readable. The reactive face closes the transactions it drops
+     * undelivered (cancel); one received and never closed loses its file when garbage collected.
+     */
     @Override
     public void close() {
         buffer.delete();
-        onClose.run();
+        if (spillCleanup != null) spillCleanup.clean();
     }
 
     @Override

@@ -40,7 +40,8 @@ import java.util.function.LongConsumer;
  * </ul>
  * Buffered changes share one memory budget; beyond it the largest buffer spills to a temp file.
  * Not thread-safe: feed it from one thread (events are delivered on that thread). Delivered
- * transactions may be read, acknowledged and closed from any thread.
+ * transactions may be read, acknowledged and closed from any thread; each owns its spill file from
+ * delivery on, so closing the assembler never takes the changes of a delivered transaction away.
  */
 public final class TransactionAssembler implements AutoCloseable {
     private final AssemblerOptions options;
@@ -54,8 +55,6 @@ public final class TransactionAssembler implements AutoCloseable {
     private Open inStream;
     private final Map<Long, Open> keptPrepared = new HashMap<>();
     private final Set<Long> deliveredPrepared = new HashSet<>();
-    /** Delivered, spilled, not yet closed: their files go at {@link #close()}. */
-    private final Set<TxBuffer> deliveredSpilled = ConcurrentHashMap.newKeySet();
     private long memoryBytes;
     private long peakMemoryBytes;
     private boolean closed;
@@ -277,10 +276,10 @@ public final class TransactionAssembler implements AutoCloseable {
         memoryBytes -= tx.buffer.memoryBytes();
         tx.buffer.seal();
         if (!Lsn.isValid(endLsn) || isNew(endLsn)) {
-            TxBuffer buf = tx.buffer;
-            if (buf.spilled()) deliveredSpilled.add(buf);
+            // From here the Transaction owns the buffer (and its spill file): it may still wait in a
+            // queue when this assembler closes, and must stay readable until it is consumed.
             sink.accept(new Transaction(kind, tx.xid, tx.gid, commitLsn, endLsn, timeMicros, tx.origin, tx.streamed,
-                    buf, acknowledger, relations::get, () -> deliveredSpilled.remove(buf)));
+                    tx.buffer, acknowledger, relations::get));
         } else {
             tx.buffer.delete();
         }
@@ -290,14 +289,15 @@ public final class TransactionAssembler implements AutoCloseable {
         if (isNew(endLsn)) sink.accept(e);
     }
 
-    /** Deletes every spill file: open transactions' and delivered-but-unclosed ones'. */
+    /**
+     * Deletes the spill files of transactions not delivered yet. Delivered transactions own their
+     * files and are not touched: they may still be queued for a subscriber (see {@link Transaction#close()}).
+     */
     @Override
     public void close() {
         if (closed) return;
         closed = true;
         for (Open o : allOpen()) o.buffer.delete();
-        for (TxBuffer b : deliveredSpilled) b.delete();
-        deliveredSpilled.clear();
         streams.clear();
         keptPrepared.clear();
         current = null;

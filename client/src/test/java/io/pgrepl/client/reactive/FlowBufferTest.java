@@ -116,6 +116,42 @@ class FlowBufferTest {
     }
 
     @Test
+    void itemsNeverDeliveredAreDiscardedAndDeliveredOnesAreNot() throws Exception {
+        Sub sub = new Sub(2);
+        FlowBuffer<Integer> b = new FlowBuffer<>(sub, executor, 1000, 10);
+        List<Integer> discarded = new CopyOnWriteArrayList<>();
+        b.onDiscard(discarded::add);
+        b.upstream(new RecordingUpstream());
+        b.start();
+        for (int i = 0; i < 5; i++) b.push(i);
+        settle();
+        assertEquals(List.of(0, 1), sub.items);
+        sub.subscription.cancel();
+        settle();
+        b.push(5); // in flight from the event loop after the cancel
+        settle();
+        assertEquals(List.of(2, 3, 4, 5), discarded, "queued at cancel, or pushed after it");
+    }
+
+    @Test
+    void theStreamsEndDiscardsNothing() throws Exception {
+        Sub sub = new Sub(1);
+        FlowBuffer<Integer> b = new FlowBuffer<>(sub, executor, 1000, 10);
+        List<Integer> discarded = new CopyOnWriteArrayList<>();
+        b.onDiscard(discarded::add);
+        b.upstream(new RecordingUpstream());
+        b.start();
+        for (int i = 0; i < 4; i++) b.push(i);
+        b.error(new IllegalStateException("stream ended"));
+        settle();
+        assertEquals(List.of(0), sub.items);
+        sub.subscription.request(10);
+        assertTrue(sub.terminal.await(5, TimeUnit.SECONDS));
+        assertEquals(List.of(0, 1, 2, 3), sub.items, "queued items are delivered before the error");
+        assertEquals(List.of(), discarded);
+    }
+
+    @Test
     void pausesAboveHighWatermarkAndResumesBelowLow() throws Exception {
         Sub sub = new Sub(0);
         RecordingUpstream up = new RecordingUpstream();

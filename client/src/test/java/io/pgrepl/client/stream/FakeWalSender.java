@@ -12,8 +12,8 @@ import java.util.concurrent.CompletableFuture;
 
 /**
  * A FAKE walsender: a scripted TCP peer for what no real server does on demand (malformed
- * pgoutput, exact silences). One connection; trust authentication; the script runs after
- * the startup exchange.
+ * pgoutput, exact silences). One connection unless told otherwise; trust authentication; the
+ * script runs after the startup exchange. {@link #close()} fails the test if the script failed.
  */
 final class FakeWalSender implements AutoCloseable {
     interface Script {
@@ -24,7 +24,12 @@ final class FakeWalSender implements AutoCloseable {
     final CompletableFuture<Void> done;
 
     FakeWalSender(Script script) throws IOException {
-        backend = new FakeBackend((in, out) -> {
+        this(1, script);
+    }
+
+    /** Serves {@code connections} connections one after the other, each with {@code script}. */
+    FakeWalSender(int connections, Script script) throws IOException {
+        backend = new FakeBackend(connections, (in, out) -> {
             FakeBackend.readUntyped(in); // StartupMessage
             out.write(FakeBackend.startupOk("17.6")); // trust
             out.flush();
@@ -34,10 +39,20 @@ final class FakeWalSender implements AutoCloseable {
     }
 
     ConnectionConfig config() {
-        return ConnectionConfig.builder().host("127.0.0.1").port(backend.port()).user("alice")
-                .database("db").sslMode(SslMode.DISABLE).connectTimeout(Duration.ofSeconds(5)).build();
+        return configBuilder().build();
     }
 
+    ConnectionConfig.Builder configBuilder() {
+        return ConnectionConfig.builder().host("127.0.0.1").port(backend.port()).user("alice")
+                .database("db").sslMode(SslMode.DISABLE).connectTimeout(Duration.ofSeconds(5));
+    }
+
+    /** Connections accepted so far. */
+    int accepted() {
+        return backend.accepted();
+    }
+
+    /** Rethrows a failure of the script (an assertion on what the client sent, say). */
     @Override
     public void close() throws IOException {
         backend.close();
@@ -49,6 +64,11 @@ final class FakeWalSender implements AutoCloseable {
             byte[] m = FakeBackend.readTyped(in);
             if (m[0] == type) return m;
         }
+    }
+
+    /** Says nothing and reads (status updates) until the client closes the connection. */
+    static void silentUntilClientCloses(DataInputStream in) throws IOException {
+        while (in.read() >= 0) { /* status updates */ }
     }
 
     /** Reads the Query, answers CopyBothResponse. */

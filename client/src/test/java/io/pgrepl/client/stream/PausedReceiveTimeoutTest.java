@@ -53,7 +53,7 @@ class PausedReceiveTimeoutTest {
     void receiveTimeoutCountsAgainAfterResume() throws Exception {
         try (FakeWalSender fake = new FakeWalSender((in, out) -> {
             FakeWalSender.enterCopyBoth(in, out);
-            FakeWalSender.readUntil(in, 'X'); // silent until the client gives up and closes (EOF ends this)
+            FakeWalSender.silentUntilClientCloses(in); // the client gives up (receive timeout) and closes
         })) {
             PgConnection conn = PgConnection.connect(fake.config()).toCompletableFuture().get(10, TimeUnit.SECONDS);
             try {

@@ -295,12 +295,16 @@ class TransactionAssemblerTest {
     }
 
     @Test
-    void closeDeletesSpillFilesOfOpenAndUnclosedTransactions() throws Exception {
+    void closeDeletesSpillFilesOfOpenTransactionsButDeliveredOnesStayReadable() throws Exception {
         var a = assembler(PreparedDelivery.AT_PREPARE, 0);
         feed(a, new StreamStart(10, 1), insert(10, 1, "a"), new StreamStop(),
                 new StreamStart(20, 1), insert(20, 2, "b"), new StreamStop(), new StreamCommit(20, 0, 1, 2, 3));
         assertEquals(2, spillFiles());
         a.close();
+        assertEquals(1, spillFiles(), "the delivered transaction owns its file");
+        Transaction delivered = (Transaction) events.get(0);
+        assertEquals(List.of(2), ids(delivered), "still readable after the assembler closed");
+        delivered.close();
         assertEquals(0, spillFiles());
     }
 

@@ -9,10 +9,12 @@ import io.netty.buffer.Unpooled;
 import io.pgrepl.codec.MalformedMessageException;
 import io.pgrepl.codec.PgTime;
 import io.pgrepl.codec.pgoutput.record.*;
+import java.lang.reflect.Proxy;
 import java.nio.charset.StandardCharsets;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.function.Consumer;
 import org.junit.jupiter.api.Test;
 
 class PgOutputDecoderTest {
@@ -29,6 +31,27 @@ class PgOutputDecoderTest {
 
     private void decodeHex(String hex, PgOutputHandler h) {
         decoder.decode(hex(hex), h);
+    }
+
+    /**
+     * Decodes {@code bytes} and asserts that exactly one callback ran, the named one, with a view
+     * of exactly {@code type}; {@code check} runs inside it (views are valid only there).
+     */
+    private <M extends PgOutputMessage> void expectOne(ByteBuf bytes, String callback, Class<M> type, Consumer<M> check) {
+        List<String> calls = new ArrayList<>();
+        PgOutputHandler h = (PgOutputHandler) Proxy.newProxyInstance(PgOutputHandler.class.getClassLoader(),
+                new Class<?>[] {PgOutputHandler.class}, (proxy, method, args) -> {
+                    if (method.getDeclaringClass() == Object.class) {
+                        return method.getName().equals("equals") ? proxy == args[0]
+                                : method.getName().equals("hashCode") ? System.identityHashCode(proxy) : "expectOne";
+                    }
+                    calls.add(method.getName());
+                    assertEquals(type, args[0].getClass(), method.getName());
+                    check.accept(type.cast(args[0]));
+                    return null;
+                });
+        decoder.decode(bytes, h);
+        assertEquals(List.of(callback), calls, "callbacks that ran");
     }
 
     @Test
@@ -68,13 +91,10 @@ class PgOutputDecoderTest {
     @Test
     void commitFieldOrder() {
         // C, flags 0, commit_lsn 0/10, end_lsn 0/20, time 0x30
-        decodeHex("43 00 0000000000000010 0000000000000020 0000000000000030", new PgOutputHandler() {
-            @Override
-            public void onCommit(CommitMessage m) {
-                assertEquals(0x10, m.commitLsn());
-                assertEquals(0x20, m.endLsn());
-                assertEquals(0x30, m.commitTimeMicros());
-            }
+        expectOne(hex("43 00 0000000000000010 0000000000000020 0000000000000030"), "onCommit", CommitMessage.class, m -> {
+            assertEquals(0x10, m.commitLsn());
+            assertEquals(0x20, m.endLsn());
+            assertEquals(0x30, m.commitTimeMicros());
         });
     }
 
@@ -82,13 +102,10 @@ class PgOutputDecoderTest {
     void origin() {
         Origin o = new Origin(77, "pg_16395");
         assertEquals(o, roundTrip(o));
-        decoder.decode(PgOutputTestEncoder.encode(o), new PgOutputHandler() {
-            @Override
-            public void onOrigin(OriginMessage m) {
-                assertTrue(m.nameEquals("pg_16395"));
-                assertFalse(m.nameEquals("pg_1639"));
-                assertEquals("pg_16395", m.nameBytes().toString(StandardCharsets.UTF_8));
-            }
+        expectOne(PgOutputTestEncoder.encode(o), "onOrigin", OriginMessage.class, m -> {
+            assertTrue(m.nameEquals("pg_16395"));
+            assertFalse(m.nameEquals("pg_1639"));
+            assertEquals("pg_16395", m.nameBytes().toString(StandardCharsets.UTF_8));
         });
     }
 
@@ -135,27 +152,24 @@ class PgOutputDecoderTest {
                 kind("bio", 25, ColumnKind.NULL),
                 kind("avatar", 17, ColumnKind.UNCHANGED_TOAST)));
         assertEquals(ins, roundTrip(ins));
-        decoder.decode(PgOutputTestEncoder.encode(ins), new PgOutputHandler() {
-            @Override
-            public void onInsert(InsertMessage m) {
-                TupleView t = m.newTuple();
-                assertSame(decoder.state().relation(USERS), m.relation());
-                assertEquals(4, t.columnCount());
-                assertEquals(42L, t.int8(0));
-                assertEquals(ColumnKind.BINARY, t.kind(0));
-                assertEquals(8, t.valueLength(0));
-                assertEquals(42L, t.buffer().getLong(t.valueIndex(0)));
-                assertEquals("Zoë", t.text(1));
-                assertEquals("Zoë", t.value(1).toString(StandardCharsets.UTF_8));
-                assertTrue(t.isNull(2));
-                assertNull(t.decode(2));
-                assertEquals(-1, t.valueIndex(2));
-                assertTrue(t.isUnchangedToast(3));
-                assertFalse(t.isNull(3));
-                assertThrows(IllegalStateException.class, () -> t.decode(3));
-                assertEquals(42L, t.decode(0));
-                assertThrows(IndexOutOfBoundsException.class, () -> t.kind(4));
-            }
+        expectOne(PgOutputTestEncoder.encode(ins), "onInsert", InsertMessage.class, m -> {
+            TupleView t = m.newTuple();
+            assertSame(decoder.state().relation(USERS), m.relation());
+            assertEquals(4, t.columnCount());
+            assertEquals(42L, t.int8(0));
+            assertEquals(ColumnKind.BINARY, t.kind(0));
+            assertEquals(8, t.valueLength(0));
+            assertEquals(42L, t.buffer().getLong(t.valueIndex(0)));
+            assertEquals("Zoë", t.text(1));
+            assertEquals("Zoë", t.value(1).toString(StandardCharsets.UTF_8));
+            assertTrue(t.isNull(2));
+            assertNull(t.decode(2));
+            assertEquals(-1, t.valueIndex(2));
+            assertTrue(t.isUnchangedToast(3));
+            assertFalse(t.isNull(3));
+            assertThrows(IllegalStateException.class, () -> t.decode(3));
+            assertEquals(42L, t.decode(0));
+            assertThrows(IndexOutOfBoundsException.class, () -> t.kind(4));
         });
     }
 
@@ -176,17 +190,14 @@ class PgOutputDecoderTest {
                 tuple(text("id", 20, "2"), text("name", 25, "a"), kind("bio", 25, ColumnKind.NULL),
                         kind("avatar", 17, ColumnKind.NULL)));
         assertEquals(u, roundTrip(u));
-        decoder.decode(PgOutputTestEncoder.encode(u), new PgOutputHandler() {
-            @Override
-            public void onUpdate(UpdateMessage m) {
-                assertEquals('K', m.oldTupleKind());
-                assertTrue(m.oldTuple().isKeyOnly());
-                assertFalse(m.oldTuple().isPresent(1));
-                assertFalse(m.oldTuple().isNull(1));
-                assertTrue(m.oldTuple().isPresent(0));
-                assertTrue(m.newTuple().isNull(2));
-                assertFalse(m.newTuple().isKeyOnly());
-            }
+        expectOne(PgOutputTestEncoder.encode(u), "onUpdate", UpdateMessage.class, m -> {
+            assertEquals('K', m.oldTupleKind());
+            assertTrue(m.oldTuple().isKeyOnly());
+            assertFalse(m.oldTuple().isPresent(1));
+            assertFalse(m.oldTuple().isNull(1));
+            assertTrue(m.oldTuple().isPresent(0));
+            assertTrue(m.newTuple().isNull(2));
+            assertFalse(m.newTuple().isKeyOnly());
         });
     }
 
@@ -214,13 +225,10 @@ class PgOutputDecoderTest {
                 List.of(1, 2, -5));
         assertEquals(t, roundTrip(t));
         roundTrip(USERS_RELATION);
-        decoder.decode(PgOutputTestEncoder.encode(new Truncate(0, 0, List.of(USERS, 99))), new PgOutputHandler() {
-            @Override
-            public void onTruncate(TruncateMessage m) {
-                assertFalse(m.cascade());
-                assertEquals("users", m.relation(0).name());
-                assertNull(m.relation(1));
-            }
+        expectOne(PgOutputTestEncoder.encode(new Truncate(0, 0, List.of(USERS, 99))), "onTruncate", TruncateMessage.class, m -> {
+            assertFalse(m.cascade());
+            assertEquals("users", m.relation(0).name());
+            assertNull(m.relation(1));
         });
     }
 
@@ -230,13 +238,10 @@ class PgOutputDecoderTest {
         assertEquals(m, roundTrip(m));
         Message empty = new Message(0, 0, 5, "", new byte[0]);
         assertEquals(empty, roundTrip(empty));
-        decoder.decode(PgOutputTestEncoder.encode(m), new PgOutputHandler() {
-            @Override
-            public void onMessage(LogicalMessage v) {
-                assertTrue(v.transactional());
-                assertTrue(v.prefixEquals("audit"));
-                assertEquals(4, v.content().readableBytes());
-            }
+        expectOne(PgOutputTestEncoder.encode(m), "onMessage", LogicalMessage.class, v -> {
+            assertTrue(v.transactional());
+            assertTrue(v.prefixEquals("audit"));
+            assertEquals(4, v.content().readableBytes());
         });
     }
 
@@ -273,12 +278,9 @@ class PgOutputDecoderTest {
         assertEquals(shortForm, roundTrip(shortForm));
         StreamAbort longForm = new StreamAbort(10, 10, true, 0xABC, 0xDEF);
         assertEquals(longForm, roundTrip(longForm));
-        decoder.decode(PgOutputTestEncoder.encode(shortForm), new PgOutputHandler() {
-            @Override
-            public void onStreamAbort(StreamAbortMessage m) {
-                assertTrue(m.isSubtransactionAbort());
-                assertNull(m.abortTime());
-            }
+        expectOne(PgOutputTestEncoder.encode(shortForm), "onStreamAbort", StreamAbortMessage.class, m -> {
+            assertTrue(m.isSubtransactionAbort());
+            assertNull(m.abortTime());
         });
         MalformedMessageException e = assertThrows(MalformedMessageException.class,
                 () -> decodeHex("41 0000000A 0000000A 00000000", collect));
@@ -298,29 +300,23 @@ class PgOutputDecoderTest {
     @Test
     void rollbackPreparedFieldOrder() {
         String hex = "72 00 0000000000000001 0000000000000002 0000000000000003 0000000000000004 00000005 6700";
-        decodeHex(hex, new PgOutputHandler() {
-            @Override
-            public void onRollbackPrepared(RollbackPreparedMessage m) {
-                assertEquals(1, m.prepareEndLsn());
-                assertEquals(2, m.rollbackEndLsn());
-                assertEquals(3, m.prepareTimeMicros());
-                assertEquals(4, m.rollbackTimeMicros());
-                assertEquals(5, m.xid());
-                assertEquals("g", m.gid());
-            }
+        expectOne(hex(hex), "onRollbackPrepared", RollbackPreparedMessage.class, m -> {
+            assertEquals(1, m.prepareEndLsn());
+            assertEquals(2, m.rollbackEndLsn());
+            assertEquals(3, m.prepareTimeMicros());
+            assertEquals(4, m.rollbackTimeMicros());
+            assertEquals(5, m.xid());
+            assertEquals("g", m.gid());
         });
     }
 
     @Test
     void beginPrepareHasNoFlagsByte() {
         String hex = "62 0000000000000001 0000000000000002 0000000000000003 00000004 676964 00";
-        decodeHex(hex, new PgOutputHandler() {
-            @Override
-            public void onBeginPrepare(BeginPrepareMessage m) {
-                assertEquals(1, m.prepareLsn());
-                assertEquals(4, m.xid());
-                assertTrue(m.gidEquals("gid"));
-            }
+        expectOne(hex(hex), "onBeginPrepare", BeginPrepareMessage.class, m -> {
+            assertEquals(1, m.prepareLsn());
+            assertEquals(4, m.xid());
+            assertTrue(m.gidEquals("gid"));
         });
     }
 

@@ -18,6 +18,7 @@ import io.pgrepl.testkit.AuthMethod;
 import io.pgrepl.testkit.PgServer;
 import io.pgrepl.testkit.PgVersions;
 import io.pgrepl.testkit.TlsOptions;
+import io.pgrepl.testkit.secrets.TestSecrets;
 import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
@@ -79,7 +80,10 @@ class ProtocolNegotiationTest {
                 .maxProtocolVersion(null).minProtocolVersion(ProtocolVersion.V3_0).build()))) {
             String active = "SELECT count(*) FROM pg_stat_activity WHERE pid = " + c.backendPid()
                     + " AND state = 'active' AND query LIKE 'SELECT pg_sleep%'";
-            for (int i = 0; i < 200 && !await(watcher.query(active)).singleRow().get(0).equals("1"); i++) {
+            // Cancel only once the server runs the query: a cancel that arrives before it is lost.
+            int polls = 0;
+            while (!await(watcher.query(active)).singleRow().get(0).equals("1")) {
+                assertTrue(++polls < 1200, "the query never showed up as active in pg_stat_activity");
                 Thread.sleep(50);
             }
         }
@@ -88,31 +92,57 @@ class ProtocolNegotiationTest {
         assertEquals("2", await(c.query("SELECT 2")).singleRow().get(0));
     }
 
+    private static final String SLOW_PASSWORD = "slow-scram-pw-Jt6vQ1";
+
+    /**
+     * With a raised scram_iterations, the client's PBKDF2 must not run on the event loop: another
+     * connection on the same single-thread loop completes round trips <em>while</em> the
+     * derivation runs. "While" is observed, not timed: a round trip counts only if a thread is
+     * inside {@code ScramSha256Client.pbkdf2} both before it starts and after it completes (one
+     * slow login, so one derivation). On the event loop, no round trip could complete in there.
+     */
     @TestFactory
     Stream<DynamicNode> highScramIterations() {
-        return PgVersions.matrix().stream().filter(v -> v >= 16).map(v -> dynamicTest("PG " + v + ": scram_iterations=200000", () -> {
+        TestSecrets.register(SLOW_PASSWORD);
+        return PgVersions.matrix().stream().filter(v -> v >= 16).map(v -> dynamicTest("PG " + v + ": scram_iterations=1000000", () -> {
             try (PgServer s = PgServer.builder().version(v).auth(AuthMethod.SCRAM_SHA_256).start();
                  PgClient client = PgClient.create(1)) {
-                s.sql("postgres", "SET scram_iterations = 200000; CREATE ROLE slow_scram LOGIN PASSWORD 'slow-secret'");
+                s.sql("postgres", "SET scram_iterations = 1000000; CREATE ROLE slow_scram LOGIN PASSWORD '" + SLOW_PASSWORD + "'");
                 try (PgConnection admin = await(client.connect(cfg(s, s.superuser(), SslMode.DISABLE).build()))) {
                     assertTrue(await(admin.query("SELECT rolpassword FROM pg_authid WHERE rolname = 'slow_scram'"))
-                            .singleRow().get(0).startsWith("SCRAM-SHA-256$200000:"));
-                    var slowCfg = cfg(s, s.superuser(), SslMode.DISABLE).user("slow_scram").password("slow-secret")
-                            .connectTimeout(Duration.ofSeconds(60)).build();
-                    // Several at once on a single event-loop thread, with queries on another connection meanwhile.
-                    List<CompletableFuture<PgConnection>> slow = Stream.generate(() -> client.connect(slowCfg).toCompletableFuture())
-                            .limit(3).toList();
-                    for (int i = 0; i < 20; i++) {
-                        assertEquals(Integer.toString(i), await(admin.query("SELECT " + i)).singleRow().get(0));
+                            .singleRow().get(0).startsWith("SCRAM-SHA-256$1000000:"));
+                    var slowCfg = cfg(s, s.superuser(), SslMode.DISABLE).user("slow_scram").password(SLOW_PASSWORD)
+                            .connectTimeout(Duration.ofSeconds(120)).build();
+                    CompletableFuture<PgConnection> slow = client.connect(slowCfg).toCompletableFuture();
+                    long deadline = System.nanoTime() + Duration.ofSeconds(60).toNanos();
+                    while (!derivationRunning()) {
+                        assertTrue(System.nanoTime() < deadline && !slow.isDone(), "the key derivation was never seen running");
+                        Thread.sleep(1);
                     }
-                    for (CompletableFuture<PgConnection> f : slow) {
-                        try (PgConnection c = await(f)) {
-                            assertEquals("slow_scram", await(c.query("SELECT current_user")).singleRow().get(0));
-                            assertEquals(admin.eventLoop(), c.eventLoop());
-                        }
+                    int during = 0;
+                    while (derivationRunning()) {
+                        await(admin.query("SELECT 1"));
+                        if (derivationRunning()) during++;
+                    }
+                    assertTrue(during >= 3, "round trips on the same event loop during the derivation: " + during);
+                    try (PgConnection c = await(slow)) {
+                        assertEquals("slow_scram", await(c.query("SELECT current_user")).singleRow().get(0));
+                        assertEquals(admin.eventLoop(), c.eventLoop(), "one event loop for both");
                     }
                 }
             }
         }));
+    }
+
+    /** True while some thread is inside the client's PBKDF2. */
+    private static boolean derivationRunning() {
+        for (StackTraceElement[] stack : Thread.getAllStackTraces().values()) {
+            for (StackTraceElement f : stack) {
+                if (f.getMethodName().equals("pbkdf2") && f.getClassName().equals("io.pgrepl.client.auth.ScramSha256Client")) {
+                    return true;
+                }
+            }
+        }
+        return false;
     }
 }

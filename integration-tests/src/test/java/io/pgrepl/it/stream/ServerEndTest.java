@@ -81,24 +81,32 @@ class ServerEndTest {
             end2 = h.commitEnds.get(1);
             int timeoutsBefore = count(serverLog(s), "replication timeout");
 
-            long updatesBefore = st.metrics() == null ? 0 : st.metrics().statusUpdatesSent();
+            long updatesBefore = updatesSent(st);
             long t0 = System.nanoTime();
             CompletableFuture<Void> stopping = CompletableFuture.runAsync(() -> s.stop(StopMode.FAST));
-            Thread.sleep(1500);
+            // Waiting is observed, not timed: the walsender keeps asking (reply-requested keepalives)
+            // and the client keeps answering, so the replies pile up while the server waits. The
+            // status interval is 25 s: these are replies, not periodic updates.
+            waitUntil("the waiting walsender's keepalives", WAIT,
+                    () -> updatesSent(st) - updatesBefore > 20 || stopping.isDone());
+            Thread.sleep(1000); // a window in which a busy ping-pong would show (the server waits for the ack)
             assertFalse(stopping.isDone(), "the server must wait for the unacknowledged commit's flush");
             assertFalse(st.completion().toCompletableFuture().isDone(), "stream still up while the server waits");
             assertTrue(st.flushedLsn() < end2, "nothing beyond the application's acknowledgement was confirmed");
 
-            long updatesWhileWaiting = st.metrics().statusUpdatesSent() - updatesBefore;
-            // The waiting walsender pings again after every answer: replies are spaced (>= 10 ms),
-            // not a busy loop (answered at once, PG 10-18 went through 20-90 thousand a second).
-            assertTrue(updatesWhileWaiting > 10 && updatesWhileWaiting < 500,
-                    updatesWhileWaiting + " keepalive replies while the server waited 1.5 s");
+            long waitedMs = (System.nanoTime() - t0) / 1_000_000;
+            long updatesWhileWaiting = updatesSent(st) - updatesBefore;
+            // The waiting walsender pings again after every answer: replies are spaced (>= 10 ms, so
+            // at most one per 10 ms however loaded the machine), not a busy loop (answered at once,
+            // PG 10-18 went through 20-90 thousand a second).
+            assertTrue(updatesWhileWaiting <= waitedMs / 10 + 20,
+                    updatesWhileWaiting + " keepalive replies while the server waited " + waitedMs + " ms");
             long ackAt = System.nanoTime();
             st.acknowledge(end2);
             Throwable end = failure(st.completion());
             long afterAckMs = (System.nanoTime() - ackAt) / 1_000_000;
-            assertTrue(afterAckMs < 5_000, "shutdown finished " + afterAckMs + " ms after the acknowledgement");
+            // Well inside wal_sender_timeout (30 s), and the server log shows no timeout (below).
+            assertTrue(afterAckMs < 20_000, "shutdown finished " + afterAckMs + " ms after the acknowledgement");
             assertInstanceOf(ReplicationShutdownException.class, end, "clean shutdown, not an error or EOF: " + end);
             stopping.get(WAIT.toSeconds(), java.util.concurrent.TimeUnit.SECONDS);
             long ms = (System.nanoTime() - t0) / 1_000_000;
@@ -106,8 +114,8 @@ class ServerEndTest {
             assertFalse(repl.isOpen(), "the walsender closed the connection after CommandComplete");
             assertEquals(timeoutsBefore, count(serverLog(s), "replication timeout"), "no wal_sender_timeout involved");
             log.info("PG{}: fast shutdown with a live stream took {} ms, {} ms after the ack; final flush {};"
-                    + " {} keepalive replies while the server waited 1.5 s",
-                    s.majorVersion(), ms, afterAckMs, Lsn.format(st.flushedLsn()), updatesWhileWaiting);
+                    + " {} keepalive replies while the server waited {} ms",
+                    s.majorVersion(), ms, afterAckMs, Lsn.format(st.flushedLsn()), updatesWhileWaiting, waitedMs);
         }
         s.start();
         try (PgConnection sql = connect(s, ReplicationMode.NONE); PgConnection repl = connect(s, ReplicationMode.DATABASE)) {
@@ -156,14 +164,15 @@ class ServerEndTest {
     @PgMatrixTest
     void silentWalsenderTripsTheReceiveTimeout(PgServer s) throws Exception {
         setup(s, "it_mute", "it_mute_pub");
-        Duration receiveTimeout = Duration.ofSeconds(1);
+        // Long enough that a loaded machine answers a ping well within half of it.
+        Duration receiveTimeout = Duration.ofSeconds(2);
         long pid = 0;
         try (PgConnection repl = connect(s, ReplicationMode.DATABASE); PgConnection sql = connect(s, ReplicationMode.NONE)) {
             createLogicalSlot(repl, "it_mute", false);
             LogicalReplicationStream st = repl.startLogical(opts("it_mute", "it_mute_pub").receiveTimeout(receiveTimeout)
                     .build(), new RecordingHandler());
             await(st.started());
-            Thread.sleep(3 * receiveTimeout.toMillis());
+            Thread.sleep(2 * receiveTimeout.toMillis());
             assertFalse(st.completion().toCompletableFuture().isDone(), "an idle, live walsender answers the pings");
             pid = walsenderPid(sql, "it_mute");
             assertTrue(pid > 0);
@@ -174,15 +183,21 @@ class ServerEndTest {
             long ms = (System.nanoTime() - t0) / 1_000_000;
             assertInstanceOf(ReplicationConnectionLostException.class, end);
             assertTrue(end.getMessage().contains("receive timeout"), end.getMessage());
-            // lastReceive is at most half a timeout before the SIGSTOP (the ping), the check runs every 200 ms.
-            assertTrue(ms >= receiveTimeout.toMillis() / 2 - 100 && ms <= receiveTimeout.toMillis() + 1500,
-                    "receive timeout fired after " + ms + " ms");
+            // The receive timeout, not wal_sender_timeout (30 s) nor anything else, ended it: the
+            // message says so, and it came long before the server would have given up.
+            assertTrue(ms < 15_000, "receive timeout fired after " + ms + " ms");
             log.info("PG{}: receive timeout {} ms fired {} ms after SIGSTOP", s.majorVersion(), receiveTimeout.toMillis(), ms);
         } finally {
             if (pid > 0) s.signal(pid, ServerSignal.CONT);
             dropWhenInactive(s, "it_mute");
             s.sql("postgres", "DROP PUBLICATION it_mute_pub; DROP TABLE it_mute");
         }
+    }
+
+    /** Status updates sent, from the snapshot taken at the last one (null before any). */
+    private static long updatesSent(LogicalReplicationStream st) {
+        var m = st.metrics();
+        return m == null ? 0 : m.statusUpdatesSent();
     }
 
     private static int count(String text, String needle) {

@@ -1,0 +1,11 @@
+package io.pgrepl.testkit.secrets;
+
+import java.lang.annotation.ElementType;
+import java.lang.annotation.Retention;
+import java.lang.annotation.RetentionPolicy;
+import java.lang.annotation.Target;
+
+/** Marks a test class that {@link RunLastOrderer} runs after all others (the leak check). */
+@Retention(RetentionPolicy.RUNTIME)
+@Target(ElementType.TYPE)
+public @interface RunLast {}
