@@ -48,13 +48,14 @@ final class SlotChecks {
     /**
      * Why a slot START_REPLICATION refused with 55000 cannot be used: INVALIDATED with the
      * server's reason when the catalog says so (17+: invalidation_reason; 13-16: wal_status
-     * 'lost', which only WAL removal causes for a primary's slot; 16: conflicting), else
+     * 'lost', which only WAL removal causes for a primary's slot; 16 sets conflicting for every
+     * invalidated logical slot, so it names a conflict only on a standby), else
      * {@code refused} unchanged. Never fails.
      */
     static CompletionStage<ReplicationSlotException> explain(PgConnection conn, String slot, ReplicationSlotException refused) {
         int major = conn.serverMajor();
         if (major < 13) return CompletableFuture.completedFuture(refused);
-        String reason = major >= 17 ? "invalidation_reason" : major == 16 ? "CASE WHEN conflicting THEN 'conflicting' END" : "NULL";
+        String reason = major >= 17 ? "invalidation_reason" : major == 16 ? "CASE WHEN conflicting AND pg_is_in_recovery() THEN 'conflicting' END" : "NULL";
         String sql = "SELECT wal_status, " + reason + " FROM pg_replication_slots WHERE slot_name = " + literal(slot);
         return conn.query(sql).handle((QueryResult r, Throwable e) -> {
             if (e != null || r.rows().isEmpty()) return refused;
