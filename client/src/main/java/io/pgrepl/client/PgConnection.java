@@ -17,6 +17,7 @@ import io.pgrepl.client.replication.ReplicationCommands;
 import io.pgrepl.client.replication.ReplicationSlotStatus;
 import io.pgrepl.client.replication.SlotCreated;
 import io.pgrepl.client.replication.TimelineHistory;
+import io.pgrepl.client.replication.WalSenderCommands;
 import io.pgrepl.codec.backend.BackendKeyData;
 import io.pgrepl.codec.backend.ErrorFields;
 import java.nio.charset.StandardCharsets;
@@ -162,6 +163,11 @@ public final class PgConnection implements AutoCloseable {
 
     /** Runs a simple query (possibly several statements); one {@link QueryResult} per statement. */
     public CompletionStage<List<QueryResult>> simpleQuery(String sql) {
+        try {
+            WalSenderCommands.requireFor(config.replication(), sql); // before sending: say which parameter is missing
+        } catch (PgClientException e) {
+            return CompletableFuture.failedFuture(e);
+        }
         SimpleQueryExchange q = new SimpleQueryExchange(sql);
         handler.submit(q);
         return q.future();
@@ -231,7 +237,10 @@ public final class PgConnection implements AutoCloseable {
 
     /** CREATE_REPLICATION_SLOT, in the syntax this server version takes; unsupported options fail before sending. */
     public CompletionStage<SlotCreated> createReplicationSlot(CreateSlotOptions options) {
-        return ReplicationCommands.checked(() -> ReplicationCommands.createSlot(options, serverVersionNum()))
+        return ReplicationCommands.checked(() -> {
+                    WalSenderCommands.require(config.replication(), "CREATE_REPLICATION_SLOT", options.logical());
+                    return ReplicationCommands.createSlot(options, serverVersionNum());
+                })
                 .thenCompose(this::query).thenApply(ReplicationCommands::slotCreated);
     }
 
