@@ -22,6 +22,9 @@ public final class WalSenderCommands {
      * (a logical slot or START_REPLICATION ... LOGICAL) also needs a database, i.e.
      * {@code replication=database}.
      *
+     * @param mode    the connection's replication mode
+     * @param command the command's name, for the message
+     * @param logical whether the command needs a logical (database) walsender
      * @throws PgClientException of kind {@link PgClientException.Kind#INVALID_ARGUMENT} naming the fix
      */
     public static void require(ReplicationMode mode, String command, boolean logical) {
@@ -41,6 +44,9 @@ public final class WalSenderCommands {
     /**
      * The walsender command {@code sql} starts with (after white space, any case), or null: lets a
      * raw query on a plain connection be refused like the typed methods.
+     *
+     * @param sql a statement
+     * @return the command's name, or null when {@code sql} is not a walsender command
      */
     public static String commandOf(String sql) {
         int i = 0;
@@ -60,6 +66,10 @@ public final class WalSenderCommands {
      * {@link #require} for a raw statement; statements that are not walsender commands pass. Only
      * plain connections are checked: telling a logical command from a physical one would need a
      * parser, and the server's own error on a replication=true connection is clear enough.
+     *
+     * @param mode the connection's replication mode
+     * @param sql  the statement about to be sent
+     * @throws PgClientException if {@code sql} is a walsender command and the connection a plain one
      */
     public static void requireFor(ReplicationMode mode, String sql) {
         if (mode != ReplicationMode.NONE) return;
