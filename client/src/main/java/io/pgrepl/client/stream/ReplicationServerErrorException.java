@@ -12,21 +12,41 @@ public final class ReplicationServerErrorException extends ReplicationException 
 
     private final boolean beforeCopy;
 
+    /**
+     * The server's error ended or refused the stream.
+     *
+     * @param cause      the server's error, with every field
+     * @param beforeCopy whether it came before CopyBothResponse
+     */
     public ReplicationServerErrorException(PgException cause, boolean beforeCopy) {
         super((beforeCopy ? "START_REPLICATION refused: " : "replication stream ended by server error: ") + cause.getMessage(),
                 cause);
         this.beforeCopy = beforeCopy;
     }
 
+    /**
+     * The server's error.
+     *
+     * @return the ErrorResponse as an exception: severity, SQLSTATE, message, detail, hint, ...
+     */
     public PgException serverError() {
         return (PgException) getCause();
     }
 
+    /**
+     * The server error's SQLSTATE.
+     *
+     * @return e.g. {@code 42704} for a missing slot, {@code 55006} for an active one
+     */
     public String sqlState() {
         return serverError().sqlState();
     }
 
-    /** True when the error came before the server entered copy mode. */
+    /**
+     * Whether the error came before the server entered copy mode.
+     *
+     * @return true for a refused START_REPLICATION
+     */
     public boolean beforeCopy() {
         return beforeCopy;
     }
