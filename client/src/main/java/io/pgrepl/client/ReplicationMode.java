@@ -2,7 +2,12 @@ package io.pgrepl.client;
 
 /** The startup {@code replication} parameter: absent, {@code database} (logical walsender), {@code true} (physical). */
 public enum ReplicationMode {
-    NONE(null), DATABASE("database"), PHYSICAL("true");
+    /** An ordinary SQL connection (no {@code replication} parameter). */
+    NONE(null),
+    /** {@code replication=database}: a logical walsender connected to a database (SQL works too). */
+    DATABASE("database"),
+    /** {@code replication=true}: a physical walsender, WAL only. */
+    PHYSICAL("true");
 
     private final String startupValue;
 
@@ -10,12 +15,22 @@ public enum ReplicationMode {
         this.startupValue = startupValue;
     }
 
-    /** The value sent in the StartupMessage, or null when the parameter is omitted. */
+    /**
+     * The value sent in the StartupMessage.
+     *
+     * @return {@code database}, {@code true}, or null when the parameter is omitted
+     */
     public String startupValue() {
         return startupValue;
     }
 
-    /** Accepts libpq's spellings: database, true/on/yes/1, false/off/no/0. */
+    /**
+     * Accepts libpq's spellings: database, true/on/yes/1, false/off/no/0.
+     *
+     * @param s the parameter's value
+     * @return the mode
+     * @throws IllegalArgumentException for any other value
+     */
     public static ReplicationMode parse(String s) {
         return switch (s.toLowerCase(java.util.Locale.ROOT)) {
             case "database" -> DATABASE;

@@ -17,33 +17,74 @@ public final class Row {
         this.values = values;
     }
 
-    /** Wraps decoded values (owned by the row from now on); {@code null} entries are SQL NULLs. */
+    /**
+     * Wraps decoded values (owned by the row from now on).
+     *
+     * @param columns the result's columns
+     * @param values  one value per column; {@code null} entries are SQL NULLs
+     * @return the row
+     */
     public static Row of(List<Column> columns, byte[][] values) {
         return new Row(columns, values);
     }
 
+    /**
+     * The number of columns.
+     *
+     * @return the column count
+     */
     public int size() {
         return values.length;
     }
 
+    /**
+     * Whether column {@code i} is SQL NULL.
+     *
+     * @param i the column index, from 0
+     * @return true for NULL
+     */
     public boolean isNull(int i) {
         return values[i] == null;
     }
 
-    /** The value as UTF-8 text (client_encoding is always UTF8), or null for SQL NULL. */
+    /**
+     * Column {@code i} as text (client_encoding is always UTF8).
+     *
+     * @param i the column index, from 0
+     * @return the value's text form, or null for SQL NULL
+     */
     public String get(int i) {
         return values[i] == null ? null : new String(values[i], StandardCharsets.UTF_8);
     }
 
+    /**
+     * The column named {@code column} as text.
+     *
+     * @param column a column name of the result
+     * @return the value's text form, or null for SQL NULL
+     * @throws IllegalArgumentException if the result has no such column
+     */
     public String get(String column) {
         return get(indexOf(column));
     }
 
-    /** A copy of the raw value bytes, or null. */
+    /**
+     * A copy of column {@code i}'s raw bytes.
+     *
+     * @param i the column index, from 0
+     * @return the bytes, or null for SQL NULL
+     */
     public byte[] bytes(int i) {
         return values[i] == null ? null : values[i].clone();
     }
 
+    /**
+     * Where the column named {@code column} is.
+     *
+     * @param column a column name
+     * @return its index
+     * @throws IllegalArgumentException if the result has no such column
+     */
     public int indexOf(String column) {
         for (int i = 0; i < columns.size(); i++) {
             if (columns.get(i).name().equals(column)) return i;

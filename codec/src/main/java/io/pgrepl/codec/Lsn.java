@@ -13,7 +13,13 @@ public final class Lsn {
 
     private Lsn() {}
 
-    /** Parses {@code X/X} (one to eight hex digits per half). */
+    /**
+     * Parses {@code X/X} (one to eight hex digits per half).
+     *
+     * @param text the LSN as PostgreSQL prints it, e.g. {@code 16/B374D848}
+     * @return the LSN
+     * @throws IllegalArgumentException if {@code text} is not an LSN
+     */
     public static long parse(CharSequence text) {
         int slash = -1;
         for (int i = 0; i < text.length(); i++) {
@@ -42,7 +48,12 @@ public final class Lsn {
         return new IllegalArgumentException("not an LSN (expected X/X in hex): '" + text + "'");
     }
 
-    /** Formats as the server does in 10 to 18: {@code %X/%X}. */
+    /**
+     * Formats as the server does in 10 to 18: {@code %X/%X}.
+     *
+     * @param lsn the LSN
+     * @return upper-case hex halves, unpadded, e.g. {@code 0/1A2B3C8}
+     */
     public static String format(long lsn) {
         byte[] b = new byte[17];
         int n = appendHex(b, 0, lsn >>> 32);
@@ -60,15 +71,34 @@ public final class Lsn {
         return at;
     }
 
-    /** Unsigned comparison: LSNs above 2^63 must still sort after smaller ones. */
+    /**
+     * Unsigned comparison: LSNs above 2^63 must still sort after smaller ones.
+     *
+     * @param a an LSN
+     * @param b another LSN
+     * @return negative, zero or positive as {@code a} is before, at or after {@code b}
+     */
     public static int compare(long a, long b) {
         return Long.compareUnsigned(a, b);
     }
 
+    /**
+     * The later of two LSNs (unsigned).
+     *
+     * @param a an LSN
+     * @param b another LSN
+     * @return the larger one
+     */
     public static long max(long a, long b) {
         return Long.compareUnsigned(a, b) >= 0 ? a : b;
     }
 
+    /**
+     * Whether {@code lsn} is a position at all.
+     *
+     * @param lsn the LSN
+     * @return false for {@link #INVALID} (0/0)
+     */
     public static boolean isValid(long lsn) {
         return lsn != INVALID;
     }

@@ -8,11 +8,16 @@ package io.pgrepl.codec;
 public class MalformedMessageException extends RuntimeException {
     private static final long serialVersionUID = 1L;
 
+    /** The message being decoded (serialized form). */
     private final String messageType;
+    /** Where decoding stopped (serialized form). */
     private final int offset;
+    /** What was wrong (serialized form). */
     private final String reason;
 
     /**
+     * Bad bytes in a message.
+     *
      * @param messageType the protocol name or type byte of the message being decoded, e.g. {@code "R"}
      * @param offset      byte offset within the message where the problem was found
      * @param reason      what was wrong, without any payload bytes (they may hold secrets or user data)
@@ -24,14 +29,29 @@ public class MalformedMessageException extends RuntimeException {
         this.reason = reason;
     }
 
+    /**
+     * The message being decoded.
+     *
+     * @return its protocol name or type byte, e.g. {@code "Insert"}
+     */
     public String messageType() {
         return messageType;
     }
 
+    /**
+     * Where decoding stopped.
+     *
+     * @return the byte offset within the message
+     */
     public int offset() {
         return offset;
     }
 
+    /**
+     * What was wrong.
+     *
+     * @return the reason, without payload bytes
+     */
     public String reason() {
         return reason;
     }

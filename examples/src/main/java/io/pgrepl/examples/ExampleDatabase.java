@@ -17,9 +17,12 @@ import java.util.concurrent.TimeUnit;
  * What every example needs: a server (embedded PostgreSQL 18 from the test kit, or {@code --url
  * URL}), two published tables, a temporary slot on a replication connection, and a workload
  * running on a second connection. Closing drops the slot and tables and stops the server.
+ * The tables: {@code ex_customers}, {@code ex_orders} (the workload) and {@code ex_types} (one
+ * column per common type, for {@link TypedValues}).
  */
 final class ExampleDatabase implements AutoCloseable {
     static final String PUBLICATION = "examples_pub";
+    private static final String TABLES = "ex_customers, ex_orders, ex_types";
 
     private final PgServer server;
     final PgConnection sql;
@@ -31,10 +34,17 @@ final class ExampleDatabase implements AutoCloseable {
         ConnectionConfig base = ConnectionConfig.parse(url);
         sql = await(PgConnection.connect(base.toBuilder().replication(ReplicationMode.NONE).build()));
         replication = await(PgConnection.connect(base.toBuilder().replication(ReplicationMode.DATABASE).build()));
-        await(sql.simpleQuery("DROP TABLE IF EXISTS ex_orders, ex_customers; DROP PUBLICATION IF EXISTS " + PUBLICATION));
+        // Leftovers of an interrupted run on a --url server go first; IF EXISTS would otherwise make
+        // the server send "does not exist, skipping" notices on every clean run.
+        await(sql.simpleQuery("SET client_min_messages = warning"));
+        await(sql.simpleQuery("DROP TABLE IF EXISTS " + TABLES + "; DROP PUBLICATION IF EXISTS " + PUBLICATION));
+        await(sql.simpleQuery("RESET client_min_messages"));
         await(sql.simpleQuery("CREATE TABLE ex_customers (id int PRIMARY KEY, name text);"
-                + " CREATE TABLE ex_orders (id int PRIMARY KEY, customer int, amount numeric, note text)"));
-        await(sql.simpleQuery("CREATE PUBLICATION " + PUBLICATION + " FOR TABLE ex_customers, ex_orders"));
+                + " CREATE TABLE ex_orders (id int PRIMARY KEY, customer int, amount numeric, note text);"
+                + " CREATE TABLE ex_types (id int PRIMARY KEY, small smallint, big bigint, ratio float8, price numeric,"
+                + " flag bool, label varchar(20), blob bytea, uid uuid, day date, at_time time, local_ts timestamp,"
+                + " ts timestamptz, span interval, doc jsonb, counts int[], grid text[], pos pg_lsn)"));
+        await(sql.simpleQuery("CREATE PUBLICATION " + PUBLICATION + " FOR TABLE " + TABLES));
         if (sql.serverMajor() >= 13) await(replication.simpleQuery("SET logical_decoding_work_mem = '64kB'"));
         await(replication.createReplicationSlot(CreateSlotOptions.logical(slot, "pgoutput").withTemporary(true)
                 .withSnapshot(SnapshotMode.NOTHING)));
@@ -85,7 +95,7 @@ final class ExampleDatabase implements AutoCloseable {
     public void close() {
         try {
             // a temporary slot goes with its connection; the tables are ours to drop
-            await(sql.simpleQuery("DROP PUBLICATION IF EXISTS " + PUBLICATION + "; DROP TABLE IF EXISTS ex_orders, ex_customers"));
+            await(sql.simpleQuery("DROP PUBLICATION " + PUBLICATION + "; DROP TABLE " + TABLES));
         } catch (Exception e) {
             System.err.println("cleanup: " + e.getMessage());
         } finally {

@@ -26,14 +26,20 @@ import java.util.List;
  * disk beyond a 1 MiB budget) are batched into a file sink; only after {@code force(true)} has
  * made a batch durable is its last transaction acknowledged, so a crash at any point loses nothing
  * (the slot resends whatever was not acknowledged).
+ *
+ * <p>{@code --out FILE} names the sink and keeps it; without it the sink is a temporary file that
+ * is removed at the end (the last line says so).
  */
 public final class FileSinkPipeline {
     public static void main(String[] args) throws Exception {
         int transactions = 30;
         int ordersPerTx = 100;
-        Path sink = Files.createTempFile("pgrepl-sink-", ".txt");
+        Path out = outFile(args);
+        Path sink = out != null ? out : Files.createTempFile("pgrepl-sink-", ".txt");
+        if (out != null) Files.deleteIfExists(out); // a fresh sink per run
         try (ExampleDatabase db = ExampleDatabase.open(args);
-             FileChannel file = FileChannel.open(sink, StandardOpenOption.WRITE, StandardOpenOption.APPEND)) {
+             FileChannel file = FileChannel.open(sink, StandardOpenOption.CREATE, StandardOpenOption.WRITE,
+                     StandardOpenOption.APPEND)) {
             Thread workload = db.workloadInBackground(transactions, ordersPerTx);
             FlowOptions flow = FlowOptions.defaults()
                     .withAssembler(AssemblerOptions.defaults().withMemoryBudgetBytes(1 << 20));
@@ -63,8 +69,19 @@ public final class FileSinkPipeline {
             System.out.printf("%d transactions in %d batches, %d lines in %s%n", received, batches,
                     Files.readAllLines(sink).size(), sink);
         } finally {
-            Files.deleteIfExists(sink);
+            if (out == null) {
+                Files.deleteIfExists(sink);
+                System.out.println("removed the temporary sink " + sink + " (--out FILE keeps the sink)");
+            }
         }
+    }
+
+    /** {@code --out FILE}: write the sink there and keep it; otherwise a temporary file, removed at the end. */
+    private static Path outFile(String[] args) {
+        for (int i = 0; i + 1 < args.length; i++) {
+            if (args[i].equals("--out")) return Path.of(args[i + 1]);
+        }
+        return null;
     }
 
     private static void write(FileChannel file, List<Transaction> batch) throws java.io.IOException {

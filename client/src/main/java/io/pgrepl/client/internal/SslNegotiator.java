@@ -10,7 +10,8 @@ import java.util.function.Consumer;
  * Reads the server's one-byte answer to SSLRequest and removes itself. Anything beyond that
  * byte already in the buffer was sent before the TLS handshake, i.e. it was injected by
  * someone in the middle (CVE-2021-23222): abort. An ErrorResponse answer is reported without
- * its text, since nothing has authenticated the server yet (CVE-2024-10977).
+ * its text, since nothing has authenticated the server yet (CVE-2024-10977). Any other first byte
+ * means the peer is not PostgreSQL at all (a web server answers 'H'), and is reported as libpq does.
  */
 public final class SslNegotiator extends ChannelInboundHandlerAdapter {
     /** What the server said. */
@@ -38,19 +39,27 @@ public final class SslNegotiator extends ChannelInboundHandlerAdapter {
             if (answer == 'E') {
                 fail(ctx, new PgClientException(PgClientException.Kind.TLS,
                         "server answered SSLRequest with an error (its text is not shown: the server is not authenticated yet)"));
+            } else if (answer != 'S' && answer != 'N') {
+                // Not a PostgreSQL server (an HTTP server answers 'H'): say what psql says. Checked
+                // before the trailing bytes, because such a peer always sends more than one byte.
+                fail(ctx, new PgClientException(PgClientException.Kind.PROTOCOL,
+                        "received invalid response to SSL negotiation: " + printable(answer)
+                                + " (is this port a PostgreSQL server?)"));
             } else if (buf.isReadable()) {
                 fail(ctx, new PgClientException(PgClientException.Kind.PROTOCOL,
                         "received unencrypted data after SSL response (possible man-in-the-middle: CVE-2021-23222)"));
-            } else if (answer == 'S' || answer == 'N') {
+            } else {
                 ctx.pipeline().remove(this);
                 onAnswer.accept(answer == 'S' ? Answer.SSL : Answer.NO_SSL);
-            } else {
-                fail(ctx, new PgClientException(PgClientException.Kind.PROTOCOL,
-                        "received invalid response to SSL negotiation: 0x" + Integer.toHexString(answer & 0xff)));
             }
         } finally {
             buf.release();
         }
+    }
+
+    /** The byte as psql's {@code %c} shows it when printable, else in hex. */
+    private static String printable(byte b) {
+        return b >= 0x21 && b < 0x7f ? String.valueOf((char) b) : "0x" + Integer.toHexString(b & 0xff);
     }
 
     private void fail(ChannelHandlerContext ctx, Throwable t) {

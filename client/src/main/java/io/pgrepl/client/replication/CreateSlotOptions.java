@@ -7,10 +7,23 @@ import java.util.Objects;
  * and refine with the {@code with...} methods; each returns a new value. Options the target
  * server cannot take are refused before anything is sent.
  *
- * @param snapshot null leaves the server default (export)
+ * @param slotName   the slot name
+ * @param logical    true for a logical slot
+ * @param plugin     the output plugin (logical slots), else null
+ * @param temporary  dropped when the connection ends
+ * @param snapshot   null leaves the server default (export)
+ * @param twoPhase   decode prepared transactions at PREPARE (PG15+)
+ * @param failover   synchronized to standbys (PG17+)
+ * @param reserveWal reserve WAL at once (physical slots)
  */
 public record CreateSlotOptions(String slotName, boolean logical, String plugin, boolean temporary,
                                 SnapshotMode snapshot, boolean twoPhase, boolean failover, boolean reserveWal) {
+    /**
+     * Checks the combination: a logical slot needs a plugin and takes no RESERVE_WAL; a physical
+     * slot takes no plugin, snapshot, two_phase or failover.
+     *
+     * @throws IllegalArgumentException for an invalid name or combination
+     */
     public CreateSlotOptions {
         Identifiers.requireSlotName(slotName);
         if (logical) {
@@ -22,32 +35,73 @@ public record CreateSlotOptions(String slotName, boolean logical, String plugin,
         }
     }
 
+    /**
+     * A logical slot.
+     *
+     * @param slotName the slot name (lower-case letters, digits, underscore)
+     * @param plugin   the output plugin, e.g. {@code pgoutput}
+     * @return the options
+     */
     public static CreateSlotOptions logical(String slotName, String plugin) {
         return new CreateSlotOptions(slotName, true, plugin, false, null, false, false, false);
     }
 
+    /**
+     * A physical slot.
+     *
+     * @param slotName the slot name (lower-case letters, digits, underscore)
+     * @return the options
+     */
     public static CreateSlotOptions physical(String slotName) {
         return new CreateSlotOptions(slotName, false, null, false, null, false, false, false);
     }
 
+    /**
+     * A temporary slot is dropped when the connection ends (or on error).
+     *
+     * @param v true for TEMPORARY
+     * @return a copy with the option set
+     */
     public CreateSlotOptions withTemporary(boolean v) {
         return new CreateSlotOptions(slotName, logical, plugin, v, snapshot, twoPhase, failover, reserveWal);
     }
 
+    /**
+     * What to do with the snapshot at the slot's consistent point.
+     *
+     * @param v export, use or nothing; null for the server default (export)
+     * @return a copy with the option set
+     */
     public CreateSlotOptions withSnapshot(SnapshotMode v) {
         return new CreateSlotOptions(slotName, logical, plugin, temporary, v, twoPhase, failover, reserveWal);
     }
 
-    /** PG15+. */
+    /**
+     * Decode prepared transactions at PREPARE (PG15+).
+     *
+     * @param v true for TWO_PHASE
+     * @return a copy with the option set
+     */
     public CreateSlotOptions withTwoPhase(boolean v) {
         return new CreateSlotOptions(slotName, logical, plugin, temporary, snapshot, v, failover, reserveWal);
     }
 
-    /** PG17+. */
+    /**
+     * Synchronize the slot to standbys (PG17+).
+     *
+     * @param v true for FAILOVER
+     * @return a copy with the option set
+     */
     public CreateSlotOptions withFailover(boolean v) {
         return new CreateSlotOptions(slotName, logical, plugin, temporary, snapshot, twoPhase, v, reserveWal);
     }
 
+    /**
+     * Reserve WAL at once (physical slots).
+     *
+     * @param v true for RESERVE_WAL
+     * @return a copy with the option set
+     */
     public CreateSlotOptions withReserveWal(boolean v) {
         return new CreateSlotOptions(slotName, logical, plugin, temporary, snapshot, twoPhase, failover, v);
     }

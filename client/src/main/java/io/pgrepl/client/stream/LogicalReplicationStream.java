@@ -1,6 +1,7 @@
 package io.pgrepl.client.stream;
 
 import io.pgrepl.client.PgClientException;
+import io.pgrepl.client.replication.WalSenderCommands;
 import io.pgrepl.client.PgConnection;
 import io.pgrepl.codec.Lsn;
 import io.pgrepl.codec.MalformedMessageException;
@@ -124,6 +125,7 @@ public final class LogicalReplicationStream extends CopyBothStream {
     /** With {@code ackListener} told (event loop) every acknowledgement applied: acknowledge() and autoAcknowledge. */
     static LogicalReplicationStream start(PgConnection connection, LogicalReplicationOptions options,
                                           LogicalStreamHandler handler, long resumeFrom, LongConsumer ackListener) {
+        WalSenderCommands.require(connection.config().replication(), "START_REPLICATION ... LOGICAL", true);
         String command = options.startCommand(connection.serverVersionNum());
         LogicalReplicationStream s = new LogicalReplicationStream(connection, options, command, handler, resumeFrom,
                 ackListener);

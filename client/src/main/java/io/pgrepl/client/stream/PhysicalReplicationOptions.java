@@ -35,4 +35,11 @@ public record PhysicalReplicationOptions(String slotName, long startLsn, long ti
         if (timeline != 0) sb.append(" TIMELINE ").append(timeline);
         return sb.toString();
     }
+
+    /** LSNs as the server prints them ({@code X/X}). */
+    @Override
+    public String toString() {
+        return "PhysicalReplicationOptions[slotName=" + slotName + ", startLsn=" + Lsn.format(startLsn)
+                + ", timeline=" + timeline + ", statusInterval=" + statusInterval + ", receiveTimeout=" + receiveTimeout + "]";
+    }
 }

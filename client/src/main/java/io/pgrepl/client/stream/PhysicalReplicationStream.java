@@ -1,6 +1,7 @@
 package io.pgrepl.client.stream;
 
 import io.pgrepl.client.PgConnection;
+import io.pgrepl.client.replication.WalSenderCommands;
 import io.pgrepl.codec.Lsn;
 import io.pgrepl.codec.replication.PrimaryKeepalive;
 import io.pgrepl.codec.replication.XLogData;
@@ -31,6 +32,7 @@ public final class PhysicalReplicationStream extends CopyBothStream {
 
     public static PhysicalReplicationStream start(PgConnection connection, PhysicalReplicationOptions options,
                                                   PhysicalStreamHandler handler) {
+        WalSenderCommands.require(connection.config().replication(), "START_REPLICATION ... PHYSICAL", false);
         PhysicalReplicationStream s = new PhysicalReplicationStream(connection, options, handler);
         s.submit(() -> handler.onStarted(s));
         return s;

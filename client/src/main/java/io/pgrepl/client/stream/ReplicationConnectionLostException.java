@@ -7,6 +7,12 @@ package io.pgrepl.client.stream;
 public final class ReplicationConnectionLostException extends ReplicationException {
     private static final long serialVersionUID = 1L;
 
+    /**
+     * The connection ended.
+     *
+     * @param message what was seen (EOF, reset, receive timeout)
+     * @param cause   the I/O failure, or null
+     */
     public ReplicationConnectionLostException(String message, Throwable cause) {
         super(message, cause);
     }

@@ -17,6 +17,10 @@ public abstract sealed class ReplicationException extends RuntimeException
         super(message, cause);
     }
 
-    /** True when a new connection may succeed later (the reconnect policy retries only these). */
+    /**
+     * Whether a new connection may succeed later (the reconnect policy retries only these).
+     *
+     * @return true for transient failures
+     */
     public abstract boolean isTransient();
 }

@@ -4,6 +4,11 @@ package io.pgrepl.client.stream;
 public final class ReplicationHandlerException extends ReplicationException {
     private static final long serialVersionUID = 1L;
 
+    /**
+     * The handler failed.
+     *
+     * @param cause what the handler threw
+     */
     public ReplicationHandlerException(Throwable cause) {
         super("replication handler failed: " + cause, cause);
     }

@@ -13,6 +13,11 @@ import io.pgrepl.codec.MalformedMessageException;
 public final class ReplicationProtocolException extends ReplicationException {
     private static final long serialVersionUID = 1L;
 
+    /**
+     * A message did not decode.
+     *
+     * @param cause the decoder's error (message type, offset, reason)
+     */
     public ReplicationProtocolException(MalformedMessageException cause) {
         super("protocol violation in the replication stream: " + cause.getMessage(), cause);
     }

@@ -25,6 +25,12 @@ public sealed class ReplicationServerErrorException extends ReplicationException
 
     private final boolean beforeCopy;
 
+    /**
+     * The server's error ended or refused the stream.
+     *
+     * @param cause      the server's error, with every field
+     * @param beforeCopy whether it came before CopyBothResponse
+     */
     public ReplicationServerErrorException(PgException cause, boolean beforeCopy) {
         this((beforeCopy ? "START_REPLICATION refused: " : "replication stream ended by server error: ") + cause.getMessage(),
                 cause, beforeCopy);
@@ -35,7 +41,13 @@ public sealed class ReplicationServerErrorException extends ReplicationException
         this.beforeCopy = beforeCopy;
     }
 
-    /** The typed exception for a server error seen by a replication stream, before or during copy mode. */
+    /**
+     * The typed exception for a server error seen by a replication stream.
+     *
+     * @param e          the server's error
+     * @param beforeCopy whether it came before CopyBothResponse
+     * @return a slot or publication exception where the SQLSTATE says so, else this class
+     */
     public static ReplicationServerErrorException classify(PgException e, boolean beforeCopy) {
         String s = e.sqlState();
         if (SLOT_IN_USE.equals(s)) {
@@ -54,15 +66,29 @@ public sealed class ReplicationServerErrorException extends ReplicationException
         return new ReplicationServerErrorException(e, beforeCopy);
     }
 
+    /**
+     * The server's error.
+     *
+     * @return the ErrorResponse as an exception: severity, SQLSTATE, message, detail, hint, ...
+     */
     public PgException serverError() {
         return (PgException) getCause();
     }
 
+    /**
+     * The server error's SQLSTATE.
+     *
+     * @return e.g. {@code 42704} for a missing slot, {@code 55006} for an active one
+     */
     public String sqlState() {
         return serverError().sqlState();
     }
 
-    /** True when the error came before the server entered copy mode. */
+    /**
+     * Whether the error came before the server entered copy mode.
+     *
+     * @return true for a refused START_REPLICATION
+     */
     public boolean beforeCopy() {
         return beforeCopy;
     }

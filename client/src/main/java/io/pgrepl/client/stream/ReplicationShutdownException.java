@@ -8,6 +8,11 @@ package io.pgrepl.client.stream;
 public final class ReplicationShutdownException extends ReplicationException {
     private static final long serialVersionUID = 1L;
 
+    /**
+     * The walsender ended the stream without an error.
+     *
+     * @param message the description to report
+     */
     public ReplicationShutdownException(String message) {
         super(message, null);
     }

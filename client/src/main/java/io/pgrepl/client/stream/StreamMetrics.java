@@ -1,5 +1,7 @@
 package io.pgrepl.client.stream;
 
+import io.pgrepl.codec.Lsn;
+
 /**
  * A snapshot of a stream's counters.
  *
@@ -16,4 +18,14 @@ package io.pgrepl.client.stream;
  */
 public record StreamMetrics(long messages, long bytes, long transactions, long receivedLsn, long serverWalEnd,
                             long acknowledgedLsn, long flushedLsn, long lagBytes, long millisSinceLastMessage,
-                            long statusUpdatesSent) {}
+                            long statusUpdatesSent) {
+    /** LSNs as the server prints them ({@code X/X}). */
+    @Override
+    public String toString() {
+        return "StreamMetrics[messages=" + messages + ", bytes=" + bytes + ", transactions=" + transactions
+                + ", receivedLsn=" + Lsn.format(receivedLsn) + ", serverWalEnd=" + Lsn.format(serverWalEnd)
+                + ", acknowledgedLsn=" + Lsn.format(acknowledgedLsn) + ", flushedLsn=" + Lsn.format(flushedLsn)
+                + ", lagBytes=" + lagBytes + ", millisSinceLastMessage=" + millisSinceLastMessage
+                + ", statusUpdatesSent=" + statusUpdatesSent + "]";
+    }
+}

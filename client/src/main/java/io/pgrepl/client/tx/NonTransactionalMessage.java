@@ -1,5 +1,6 @@
 package io.pgrepl.client.tx;
 
+import io.pgrepl.codec.Lsn;
 import io.pgrepl.codec.pgoutput.record.Message;
 
 import java.util.function.LongConsumer;
@@ -31,5 +32,12 @@ public record NonTransactionalMessage(Message message, LongConsumer acknowledger
     public void acknowledge() {
         long lsn = message.messageLsn();
         if (lsn != 0 && acknowledger != null) acknowledger.accept(lsn);
+    }
+
+    /** LSNs as the server prints them ({@code X/X}); the content by size only. */
+    @Override
+    public String toString() {
+        return "NonTransactionalMessage[prefix=" + message.prefix() + ", messageLsn=" + Lsn.format(message.messageLsn())
+                + ", content=" + message.content().length + " bytes]";
     }
 }

@@ -2,6 +2,7 @@ package io.pgrepl.client.stream;
 
 import io.pgrepl.client.ConnectionConfig;
 import io.pgrepl.client.FakeBackend;
+import io.pgrepl.client.ReplicationMode;
 import io.pgrepl.client.config.SslMode;
 import java.io.DataInputStream;
 import java.io.DataOutputStream;
@@ -44,7 +45,8 @@ final class FakeWalSender implements AutoCloseable {
 
     ConnectionConfig.Builder configBuilder() {
         return ConnectionConfig.builder().host("127.0.0.1").port(backend.port()).user("alice")
-                .database("db").sslMode(SslMode.DISABLE).connectTimeout(Duration.ofSeconds(5));
+                .database("db").replication(ReplicationMode.DATABASE).sslMode(SslMode.DISABLE)
+                .connectTimeout(Duration.ofSeconds(5));
     }
 
     /** Connections accepted so far. */

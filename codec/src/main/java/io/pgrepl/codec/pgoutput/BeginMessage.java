@@ -11,21 +11,38 @@ public final class BeginMessage extends PgOutputMessage {
         return PgOutputMessageType.BEGIN;
     }
 
-    /** LSN of the transaction's commit record. */
+    /**
+     * The LSN of the transaction's commit record.
+     *
+     * @return the final LSN
+     */
     public long finalLsn() {
         return buf.getLong(start + 1);
     }
 
-    /** Commit time in PostgreSQL microseconds since 2000-01-01 UTC. */
+    /**
+     * The commit time in PostgreSQL microseconds since 2000-01-01 UTC.
+     *
+     * @return the commit time
+     */
     public long commitTimeMicros() {
         return buf.getLong(start + 9);
     }
 
+    /**
+     * The commit time.
+     *
+     * @return the commit time as an Instant
+     */
     public Instant commitTime() {
         return instant(commitTimeMicros());
     }
 
-    /** Top-level xid, unsigned. */
+    /**
+     * The top-level transaction's xid.
+     *
+     * @return the xid, unsigned 32-bit
+     */
     public long xid() {
         return buf.getUnsignedInt(start + 17);
     }

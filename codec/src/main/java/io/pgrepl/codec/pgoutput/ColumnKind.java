@@ -23,11 +23,20 @@ public enum ColumnKind {
         this.wireByte = wireByte;
     }
 
-    /** The byte this kind is sent as on the wire. */
+    /**
+     * The byte this kind is sent as on the wire.
+     *
+     * @return 't', 'b', 'n' or 'u' ({@link #ABSENT} is sent as 'n')
+     */
     public char wireByte() {
         return wireByte;
     }
 
+    /**
+     * Whether value bytes come with this kind.
+     *
+     * @return true for {@link #TEXT} and {@link #BINARY}
+     */
     public boolean hasValue() {
         return this == TEXT || this == BINARY;
     }

@@ -11,19 +11,38 @@ public final class DeleteMessage extends StreamableMessage {
         return PgOutputMessageType.DELETE;
     }
 
+    /**
+     * The OID of the table the row was deleted from.
+     *
+     * @return the relation OID
+     */
     public int relationOid() {
         return relation.oid();
     }
 
+    /**
+     * The table, as the latest Relation message for its OID described it.
+     *
+     * @return schema, name and columns
+     */
     public RelationInfo relation() {
         return relation;
     }
 
-    /** 'K' (key columns only) or 'O' (whole old row, REPLICA IDENTITY FULL). */
+    /**
+     * What identifies the deleted row.
+     *
+     * @return 'K' (key columns only) or 'O' (whole old row, REPLICA IDENTITY FULL)
+     */
     public char oldTupleKind() {
         return (char) oldKind;
     }
 
+    /**
+     * The deleted row's key (non-key columns are {@link ColumnKind#ABSENT}) or whole old row.
+     *
+     * @return a view valid during the callback
+     */
     public TupleView oldTuple() {
         return oldTuple;
     }

@@ -10,15 +10,29 @@ public final class InsertMessage extends StreamableMessage {
         return PgOutputMessageType.INSERT;
     }
 
+    /**
+     * The OID of the table the row was inserted into.
+     *
+     * @return the relation OID
+     */
     public int relationOid() {
         return relation.oid();
     }
 
-    /** The latest Relation message for this OID. */
+    /**
+     * The table, as the latest Relation message for its OID described it.
+     *
+     * @return schema, name and columns
+     */
     public RelationInfo relation() {
         return relation;
     }
 
+    /**
+     * The inserted row.
+     *
+     * @return a view valid during the callback
+     */
     public TupleView newTuple() {
         return newTuple;
     }

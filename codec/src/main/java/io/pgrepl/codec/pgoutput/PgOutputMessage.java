@@ -25,25 +25,45 @@ public abstract class PgOutputMessage {
         this.end = end;
     }
 
-    /** The type byte, one of {@link PgOutputMessageType}. */
+    /**
+     * The type byte.
+     *
+     * @return one of {@link PgOutputMessageType}
+     */
     public abstract byte type();
 
-    /** Protocol name of this message, e.g. "Insert". */
+    /**
+     * The protocol name of this message.
+     *
+     * @return e.g. "Insert"
+     */
     public final String typeName() {
         return PgOutputMessageType.name(type());
     }
 
-    /** The buffer the view reads from; indexes returned by accessors are absolute in it. */
+    /**
+     * The buffer the view reads from; indexes returned by accessors are absolute in it.
+     *
+     * @return the receive buffer (valid during the callback only)
+     */
     public final ByteBuf buffer() {
         return buf;
     }
 
-    /** Absolute index of the type byte. */
+    /**
+     * Where the message starts.
+     *
+     * @return the absolute index of the type byte
+     */
     public final int offset() {
         return start;
     }
 
-    /** Length of the whole message including the type byte. */
+    /**
+     * The message's size.
+     *
+     * @return the length of the whole message including the type byte
+     */
     public final int length() {
         return end - start;
     }

@@ -8,9 +8,13 @@ import java.util.List;
  * Immutable, so it may be kept after the callback that delivered it.
  */
 public final class RelationInfo {
+    /** REPLICA IDENTITY DEFAULT: the primary key identifies old rows. */
     public static final char REPLICA_IDENTITY_DEFAULT = 'd';
+    /** REPLICA IDENTITY NOTHING: old rows are not identified. */
     public static final char REPLICA_IDENTITY_NOTHING = 'n';
+    /** REPLICA IDENTITY FULL: the whole old row is sent. */
     public static final char REPLICA_IDENTITY_FULL = 'f';
+    /** REPLICA IDENTITY USING INDEX: the columns of a chosen unique index identify old rows. */
     public static final char REPLICA_IDENTITY_INDEX = 'i';
 
     private final int oid;
@@ -20,6 +24,15 @@ public final class RelationInfo {
     private final ColumnInfo[] columns;
     private final int[] keyColumns;
 
+    /**
+     * A relation as a Relation message describes it.
+     *
+     * @param oid             the relation's OID
+     * @param namespace       its namespace as sent (empty for pg_catalog)
+     * @param name            its name
+     * @param replicaIdentity relreplident: 'd', 'n', 'f' or 'i'
+     * @param columns         its columns in attribute order
+     */
     public RelationInfo(int oid, String namespace, String name, char replicaIdentity, List<ColumnInfo> columns) {
         this.oid = oid;
         this.namespace = namespace;
@@ -32,51 +45,104 @@ public final class RelationInfo {
         for (int i = 0, k = 0; i < this.columns.length; i++) if (this.columns[i].isKey()) keyColumns[k++] = i;
     }
 
+    /**
+     * The relation's OID, which Insert, Update, Delete and Truncate messages refer to.
+     *
+     * @return the OID
+     */
     public int oid() {
         return oid;
     }
 
-    /** Namespace as sent: empty means pg_catalog. */
+    /**
+     * The namespace as sent: empty means pg_catalog.
+     *
+     * @return the namespace
+     */
     public String namespace() {
         return namespace;
     }
 
-    /** Namespace with the empty shorthand expanded to pg_catalog. */
+    /**
+     * The namespace with the empty shorthand expanded to pg_catalog.
+     *
+     * @return the schema name
+     */
     public String schema() {
         return namespace.isEmpty() ? "pg_catalog" : namespace;
     }
 
+    /**
+     * The relation's name, without schema.
+     *
+     * @return the table name
+     */
     public String name() {
         return name;
     }
 
-    /** relreplident: 'd' default, 'n' nothing, 'f' full, 'i' index. */
+    /**
+     * The replica identity setting (relreplident).
+     *
+     * @return 'd' default, 'n' nothing, 'f' full, 'i' index
+     */
     public char replicaIdentity() {
         return replicaIdentity;
     }
 
+    /**
+     * The number of published columns.
+     *
+     * @return the column count
+     */
     public int columnCount() {
         return columns.length;
     }
 
+    /**
+     * Column {@code i} in attribute order.
+     *
+     * @param i the column index, from 0
+     * @return the column
+     */
     public ColumnInfo column(int i) {
         return columns[i];
     }
 
+    /**
+     * All columns in attribute order.
+     *
+     * @return an unmodifiable list
+     */
     public List<ColumnInfo> columns() {
         return List.of(columns);
     }
 
-    /** Number of columns flagged as part of the replica identity key. */
+    /**
+     * The number of columns flagged as part of the replica identity key.
+     *
+     * @return the key column count
+     */
     public int keyColumnCount() {
         return keyColumns.length;
     }
 
-    /** Position (within this relation's columns) of the {@code k}-th key column. */
+    /**
+     * Where the {@code k}-th key column is among this relation's columns.
+     *
+     * @param k the key column's index, from 0
+     * @return its column index
+     */
     public int keyColumnIndex(int k) {
         return keyColumns[k];
     }
 
+    /**
+     * Whether column {@code column} is part of the replica identity key.
+     *
+     * @param column the column index, from 0
+     * @return true for a key column
+     */
     public boolean isKey(int column) {
         return columns[column].isKey();
     }

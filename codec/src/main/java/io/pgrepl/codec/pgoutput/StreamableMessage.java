@@ -16,14 +16,20 @@ public abstract class StreamableMessage extends PgOutputMessage {
         this.body = body;
     }
 
-    /** True when the message came inside a stream block and so names its (sub)transaction. */
+    /**
+     * Whether the message came inside a stream block and so names its (sub)transaction.
+     *
+     * @return true inside Stream Start ... Stream Stop
+     */
     public final boolean hasXid() {
         return hasXid;
     }
 
     /**
-     * The (sub)transaction xid (unsigned 32-bit) when {@link #hasXid()}, else 0
-     * (InvalidTransactionId): outside a stream block the enclosing Begin names the transaction.
+     * The (sub)transaction xid when {@link #hasXid()} (InvalidTransactionId otherwise: outside a
+     * stream block the enclosing Begin names the transaction).
+     *
+     * @return the xid as an unsigned 32-bit value, or 0
      */
     public final long xid() {
         return xid;

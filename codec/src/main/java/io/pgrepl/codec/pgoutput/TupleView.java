@@ -45,99 +45,212 @@ public final class TupleView {
         length[i] = valueLength;
     }
 
+    /**
+     * The buffer the values are read from (the receive buffer; valid during the callback only).
+     *
+     * @return the buffer that {@link #valueIndex} indexes
+     */
     public ByteBuf buffer() {
         return buf;
     }
 
+    /**
+     * The table this tuple belongs to, as announced by the last Relation message.
+     *
+     * @return the relation; column {@code i} of the tuple is its column {@code i}
+     */
     public RelationInfo relation() {
         return relation;
     }
 
-    /** True for a 'K' tuple: only the replica identity key columns carry information. */
+    /**
+     * Whether this is a 'K' tuple: only the replica identity key columns carry information.
+     *
+     * @return true for a key-only tuple
+     */
     public boolean isKeyOnly() {
         return keyOnly;
     }
 
-    /** Number of columns: always the relation's column count. */
+    /**
+     * The number of columns: always the relation's column count.
+     *
+     * @return the column count
+     */
     public int columnCount() {
         return count;
     }
 
+    /**
+     * Name, type and flags of column {@code i}.
+     *
+     * @param i the column index, from 0
+     * @return the relation's column {@code i}
+     */
     public ColumnInfo column(int i) {
         return relation.column(Objects.checkIndex(i, count));
     }
 
+    /**
+     * What was sent for column {@code i}: a text or binary value, NULL, unchanged TOAST, or nothing.
+     *
+     * @param i the column index, from 0
+     * @return the column's kind
+     */
     public ColumnKind kind(int i) {
         return KINDS[kinds[Objects.checkIndex(i, count)]];
     }
 
-    /** A real SQL NULL (not an unchanged TOAST value, not a non-key column of a key tuple). */
+    /**
+     * Whether column {@code i} is a real SQL NULL (not an unchanged TOAST value, not a non-key
+     * column of a key tuple).
+     *
+     * @param i the column index, from 0
+     * @return true for SQL NULL
+     */
     public boolean isNull(int i) {
         return kind(i) == ColumnKind.NULL;
     }
 
+    /**
+     * Whether column {@code i} is a TOASTed value that the UPDATE did not change (its value is not sent).
+     *
+     * @param i the column index, from 0
+     * @return true for an unchanged TOAST value
+     */
     public boolean isUnchangedToast(int i) {
         return kind(i) == ColumnKind.UNCHANGED_TOAST;
     }
 
-    /** False only for non-key columns of a key-only tuple. */
+    /**
+     * Whether column {@code i} is part of this tuple: false only for non-key columns of a key-only tuple.
+     *
+     * @param i the column index, from 0
+     * @return false for an absent column
+     */
     public boolean isPresent(int i) {
         return kind(i) != ColumnKind.ABSENT;
     }
 
-    /** True when bytes were sent (text or binary). */
+    /**
+     * Whether bytes were sent for column {@code i} (text or binary).
+     *
+     * @param i the column index, from 0
+     * @return true when the column has a value
+     */
     public boolean hasValue(int i) {
         return kind(i).hasValue();
     }
 
+    /**
+     * Whether column {@code i} was sent in binary format (the {@code binary} option).
+     *
+     * @param i the column index, from 0
+     * @return true for a binary value
+     */
     public boolean isBinary(int i) {
         return kind(i) == ColumnKind.BINARY;
     }
 
-    /** Absolute index of the value bytes in {@link #buffer()}, or -1 without a value. */
+    /**
+     * Where column {@code i}'s bytes start.
+     *
+     * @param i the column index, from 0
+     * @return the absolute index of the value bytes in {@link #buffer()}, or -1 without a value
+     */
     public int valueIndex(int i) {
         return hasValue(i) ? index[i] : -1;
     }
 
-    /** Length of the value bytes, or -1 without a value. */
+    /**
+     * How many bytes column {@code i}'s value has.
+     *
+     * @param i the column index, from 0
+     * @return the length of the value bytes, or -1 without a value
+     */
     public int valueLength(int i) {
         return hasValue(i) ? length[i] : -1;
     }
 
-    /** The value bytes as a slice (shares memory; no copy, no retain). */
+    /**
+     * Column {@code i}'s bytes as a slice (shares memory; no copy, no retain).
+     *
+     * @param i the column index, from 0
+     * @return a slice of {@link #buffer()}
+     * @throws IllegalStateException if the column has no value
+     */
     public ByteBuf value(int i) {
         requireValue(i);
         return buf.slice(index[i], length[i]);
     }
 
-    /** A copy of the value bytes. */
+    /**
+     * A copy of column {@code i}'s bytes.
+     *
+     * @param i the column index, from 0
+     * @return the value bytes
+     * @throws IllegalStateException if the column has no value
+     */
     public byte[] bytes(int i) {
         requireValue(i);
         return ByteBufUtil.getBytes(buf, index[i], length[i]);
     }
 
-    /** The value bytes decoded as UTF-8: the text form for text columns. */
+    /**
+     * Column {@code i}'s bytes decoded as UTF-8: the value's text form for a text-format column.
+     *
+     * @param i the column index, from 0
+     * @return the bytes as a string
+     * @throws IllegalStateException if the column has no value
+     */
     public String text(int i) {
         requireValue(i);
         return buf.toString(index[i], length[i], StandardCharsets.UTF_8);
     }
 
+    /**
+     * Column {@code i} as a bool, without allocating.
+     *
+     * @param i the column index, from 0
+     * @return the value
+     * @throws IllegalStateException if the column has no value
+     */
     public boolean bool(int i) {
         requireValue(i);
         return PgValues.bool(buf, index[i], length[i], kinds[i] == ColumnKind.BINARY.ordinal());
     }
 
+    /**
+     * Column {@code i} (int2 or int4) as an int, without allocating.
+     *
+     * @param i the column index, from 0
+     * @return the value
+     * @throws IllegalStateException if the column has no value
+     */
     public int int4(int i) {
         requireValue(i);
         return PgValues.int4(buf, index[i], length[i], kinds[i] == ColumnKind.BINARY.ordinal());
     }
 
-    /** int2, int4, int8 or oid column as a long. */
+    /**
+     * Column {@code i} (int2, int4, int8 or oid) as a long, without allocating.
+     *
+     * @param i the column index, from 0
+     * @return the value
+     * @throws IllegalStateException if the column has no value
+     */
     public long int8(int i) {
         requireValue(i);
         return PgValues.int8(buf, index[i], length[i], kinds[i] == ColumnKind.BINARY.ordinal());
     }
 
+    /**
+     * Column {@code i} (float4 or float8) as a double, without allocating.
+     *
+     * @param i the column index, from 0
+     * @return the value
+     * @throws IllegalStateException if the column has no value
+     */
     public double float8(int i) {
         requireValue(i);
         return PgValues.float8(buf, index[i], length[i], kinds[i] == ColumnKind.BINARY.ordinal());
@@ -147,6 +260,9 @@ public final class TupleView {
      * The value as a Java object chosen by the column's type OID (see {@link PgValues#decode}),
      * null for SQL NULL. Throws IllegalStateException for unchanged-TOAST and absent columns:
      * they have no value, and must not be mistaken for NULL.
+     *
+     * @param i the column index, from 0
+     * @return the typed value, or null for SQL NULL
      */
     public Object decode(int i) {
         ColumnKind k = kind(i);

@@ -38,13 +38,21 @@ import java.util.function.ToDoubleFunction;
  * Gauges read NaN until the stream has a snapshot. Counters are carried across reconnects.
  */
 public final class PgreplMetrics implements AutoCloseable {
+    /** Counter: XLogData messages received. */
     public static final String MESSAGES = "pgrepl.stream.messages";
+    /** Counter: XLogData data bytes received (headers excluded). */
     public static final String BYTES = "pgrepl.stream.bytes";
+    /** Counter: transactions (commits) received. */
     public static final String TRANSACTIONS = "pgrepl.stream.transactions";
+    /** Counter: standby status updates sent. */
     public static final String STATUS_UPDATES = "pgrepl.stream.status.updates";
+    /** Gauge: the server's WAL end minus the flush position confirmed to it, in bytes. */
     public static final String LAG = "pgrepl.stream.lag";
+    /** Time gauge: time since anything arrived from the server. */
     public static final String IDLE = "pgrepl.stream.idle";
+    /** Gauge: a WAL position as a byte offset, one per {@code position} tag. */
     public static final String LSN = "pgrepl.stream.lsn";
+    /** Function counter: reconnections of a reconnecting stream. */
     public static final String RECONNECTS = "pgrepl.stream.reconnects";
 
     private final MeterRegistry registry;
@@ -54,7 +62,14 @@ public final class PgreplMetrics implements AutoCloseable {
         this.registry = registry;
     }
 
-    /** Binds one stream (one connection); tags: {@code slot} and {@code tags}. */
+    /**
+     * Binds one stream (one connection); tags: {@code slot} and {@code tags}.
+     *
+     * @param stream   the stream to observe
+     * @param registry where the meters are registered
+     * @param tags     extra tags for every meter
+     * @return the binding; {@link #close()} removes its meters
+     */
     public static PgreplMetrics bind(LogicalReplicationStream stream, MeterRegistry registry, Iterable<Tag> tags) {
         Objects.requireNonNull(stream, "stream");
         Tags all = Tags.of(tags).and("slot", stream.options().slotName());
@@ -67,6 +82,12 @@ public final class PgreplMetrics implements AutoCloseable {
      * Binds a reconnecting stream: meters follow {@link ReconnectingLogicalStream#current()},
      * counters keep counting across connections. {@code slot} is the tag value (the slot the
      * stream's options name).
+     *
+     * @param stream   the reconnecting stream to observe
+     * @param slot     the {@code slot} tag's value
+     * @param registry where the meters are registered
+     * @param tags     extra tags for every meter
+     * @return the binding; {@link #close()} removes its meters
      */
     public static PgreplMetrics bind(ReconnectingLogicalStream stream, String slot, MeterRegistry registry,
                                      Iterable<Tag> tags) {
@@ -120,7 +141,11 @@ public final class PgreplMetrics implements AutoCloseable {
         return m == null ? Double.NaN : f.applyAsDouble(m);
     }
 
-    /** The meters this binding registered. */
+    /**
+     * The meters this binding registered.
+     *
+     * @return a copy of the list
+     */
     public List<Meter> meters() {
         return List.copyOf(meters);
     }

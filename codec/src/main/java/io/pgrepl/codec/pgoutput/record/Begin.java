@@ -1,5 +1,6 @@
 package io.pgrepl.codec.pgoutput.record;
 
+import io.pgrepl.codec.Lsn;
 import io.pgrepl.codec.pgoutput.PgOutputMessageType;
 
 /** Begin 'B'. */
@@ -7,5 +8,12 @@ public record Begin(long finalLsn, long commitTimeMicros, long xid) implements P
     @Override
     public byte type() {
         return PgOutputMessageType.BEGIN;
+    }
+
+    /** LSNs as the server prints them ({@code X/X}). */
+    @Override
+    public String toString() {
+        return "Begin[finalLsn=" + Lsn.format(finalLsn) + ", commitTimeMicros=" + commitTimeMicros
+                + ", xid=" + Long.toUnsignedString(xid) + "]";
     }
 }

@@ -1,5 +1,6 @@
 package io.pgrepl.codec.pgoutput.record;
 
+import io.pgrepl.codec.Lsn;
 import io.pgrepl.codec.pgoutput.PgOutputMessageType;
 
 /** Begin Prepare 'b'. */
@@ -7,5 +8,13 @@ public record BeginPrepare(long prepareLsn, long endLsn, long prepareTimeMicros,
     @Override
     public byte type() {
         return PgOutputMessageType.BEGIN_PREPARE;
+    }
+
+    /** LSNs as the server prints them ({@code X/X}). */
+    @Override
+    public String toString() {
+        return "BeginPrepare[prepareLsn=" + Lsn.format(prepareLsn) + ", endLsn=" + Lsn.format(endLsn)
+                + ", prepareTimeMicros=" + prepareTimeMicros + ", xid=" + Long.toUnsignedString(xid)
+                + ", gid=" + gid + "]";
     }
 }

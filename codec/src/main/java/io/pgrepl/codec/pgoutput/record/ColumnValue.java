@@ -11,18 +11,35 @@ import java.util.Arrays;
  * UNCHANGED_TOAST and ABSENT stay distinct. Don't modify {@code bytes}.
  */
 public record ColumnValue(String name, int typeOid, ColumnKind kind, byte[] bytes) {
+    /**
+     * A column value.
+     *
+     * @param name    the column name
+     * @param typeOid the column's type OID
+     * @param kind    what was sent
+     * @param bytes   the value bytes for TEXT and BINARY, else null
+     * @throws IllegalArgumentException if {@code bytes} does not match {@code kind}
+     */
     public ColumnValue {
         if (kind.hasValue() != (bytes != null)) {
             throw new IllegalArgumentException(kind + (bytes == null ? " needs bytes" : " cannot have bytes"));
         }
     }
 
-    /** The bytes as UTF-8 (the value in text format), or null without bytes. */
+    /**
+     * The bytes as UTF-8 (the value in text format).
+     *
+     * @return the text, or null without bytes
+     */
     public String text() {
         return bytes == null ? null : new String(bytes, StandardCharsets.UTF_8);
     }
 
-    /** The value as a Java object per {@link PgValues#decode}; null unless TEXT or BINARY. */
+    /**
+     * The value as a Java object per {@link PgValues#decode}: Integer, BigDecimal, Instant, List, ...
+     *
+     * @return the typed value; null unless TEXT or BINARY
+     */
     public Object decode() {
         if (bytes == null) return null;
         return PgValues.decode(typeOid, kind == ColumnKind.BINARY, Unpooled.wrappedBuffer(bytes), 0, bytes.length);

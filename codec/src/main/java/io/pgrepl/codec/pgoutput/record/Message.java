@@ -1,5 +1,6 @@
 package io.pgrepl.codec.pgoutput.record;
 
+import io.pgrepl.codec.Lsn;
 import io.pgrepl.codec.pgoutput.PgOutputMessageType;
 import java.util.Arrays;
 
@@ -27,7 +28,7 @@ public record Message(long xid, int flags, long messageLsn, String prefix, byte[
 
     @Override
     public String toString() {
-        return "Message[xid=" + xid + ", flags=" + flags + ", messageLsn=" + messageLsn + ", prefix=" + prefix
+        return "Message[xid=" + Long.toUnsignedString(xid) + ", flags=" + flags + ", messageLsn=" + Lsn.format(messageLsn) + ", prefix=" + prefix
                 + ", content=" + content.length + " bytes]";
     }
 }

@@ -1,5 +1,6 @@
 package io.pgrepl.codec.pgoutput.record;
 
+import io.pgrepl.codec.Lsn;
 import io.pgrepl.codec.pgoutput.PgOutputMessageType;
 
 /** Stream Prepare 'p'. */
@@ -7,5 +8,13 @@ public record StreamPrepare(int flags, long prepareLsn, long endLsn, long prepar
     @Override
     public byte type() {
         return PgOutputMessageType.STREAM_PREPARE;
+    }
+
+    /** LSNs as the server prints them ({@code X/X}). */
+    @Override
+    public String toString() {
+        return "StreamPrepare[flags=" + flags + ", prepareLsn=" + Lsn.format(prepareLsn)
+                + ", endLsn=" + Lsn.format(endLsn) + ", prepareTimeMicros=" + prepareTimeMicros
+                + ", xid=" + Long.toUnsignedString(xid) + ", gid=" + gid + "]";
     }
 }
