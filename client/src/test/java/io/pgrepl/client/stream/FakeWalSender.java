@@ -73,6 +73,15 @@ final class FakeWalSender implements AutoCloseable {
         while (in.read() >= 0) { /* status updates */ }
     }
 
+    /** The publication check a reconnecting stream runs before START_REPLICATION: the publication exists. */
+    static void answerPublicationCheck(DataInputStream in, DataOutputStream out) throws IOException {
+        String q = new String(readUntil(in, 'Q'), java.nio.charset.StandardCharsets.UTF_8);
+        if (!q.contains("pg_get_publication_tables('pub')")) throw new AssertionError("not the publication check: " + q);
+        out.write(FakeBackend.msg('C', FakeBackend.cstrings("SELECT 1")));
+        out.write(FakeBackend.msg('Z', new byte[] {'I'}));
+        out.flush();
+    }
+
     /** Reads the Query, answers CopyBothResponse. */
     static void enterCopyBoth(DataInputStream in, DataOutputStream out) throws IOException {
         readUntil(in, 'Q');

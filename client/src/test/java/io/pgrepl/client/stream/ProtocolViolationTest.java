@@ -108,6 +108,7 @@ class ProtocolViolationTest {
         AtomicInteger copyModes = new AtomicInteger();
         // Up to three connections are served, so a client that wrongly retries gets a second copy mode.
         try (FakeWalSender fake = new FakeWalSender(3, (in, out) -> {
+            FakeWalSender.answerPublicationCheck(in, out);
             FakeWalSender.enterCopyBoth(in, out);
             copyModes.incrementAndGet();
             ByteBuffer row = ByteBuffer.allocate(5).put((byte) 'd').putInt(LIMIT * 4);

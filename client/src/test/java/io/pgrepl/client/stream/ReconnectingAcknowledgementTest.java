@@ -27,22 +27,13 @@ class ReconnectingAcknowledgementTest {
 
     private static FakeWalSender oneTransaction() throws Exception {
         return new FakeWalSender((in, out) -> {
-            answerPublicationCheck(in, out);
+            FakeWalSender.answerPublicationCheck(in, out);
             FakeWalSender.enterCopyBoth(in, out);
             out.write(FakeWalSender.xlogData(0x2F00, begin()));
             out.write(FakeWalSender.xlogData(0x2F00, commit()));
             out.flush();
             FakeWalSender.finishAfterClientCopyDone(in, out);
         });
-    }
-
-    /** The publication check a reconnecting stream runs before START_REPLICATION: the publication exists. */
-    private static void answerPublicationCheck(java.io.DataInputStream in, java.io.DataOutputStream out) throws Exception {
-        String q = new String(FakeWalSender.readUntil(in, 'Q'), java.nio.charset.StandardCharsets.UTF_8);
-        if (!q.contains("pg_get_publication_tables('pub')")) throw new AssertionError("not the publication check: " + q);
-        out.write(FakeBackend.msg('C', FakeBackend.cstrings("SELECT 1")));
-        out.write(FakeBackend.msg('Z', new byte[] {'I'}));
-        out.flush();
     }
 
     private static void awaitEquals(long expected, LongSupplier actual) throws InterruptedException {
