@@ -65,7 +65,8 @@ final class SnapshotCatalog {
             Published p = out.get(oid);
             if (p == null) {
                 p = new Published(oid, row.get(1), row.get(2), row.get(3).charAt(0), row.get(4).charAt(0), cols,
-                        new ArrayList<>(), filter == null, Long.parseLong(row.get(7)), Long.parseLong(row.get(8)),
+                        // pg_relation_size is NULL for a table dropped since the snapshot: its COPY then reports it.
+                        new ArrayList<>(), filter == null, row.isNull(7) ? 0 : Long.parseLong(row.get(7)), Long.parseLong(row.get(8)),
                         Long.parseLong(row.get(9)), "t".equals(row.get(10)));
             } else {
                 // Several publications: pgoutput publishes the union of their column lists and ORs their row filters.

@@ -149,8 +149,9 @@ final class SnapshotRun {
     private CompletionStage<PgConnection> openWorker(String snapshotName) {
         ConnectionConfig cfg = options.workerConfig() != null ? options.workerConfig()
                 : replication.config().toBuilder().replication(ReplicationMode.NONE)
-                        .applicationName(replication.config().applicationName() != null
-                                ? replication.config().applicationName() : "pgrepl-snapshot").build();
+                        // Named after the replication session, so the workers are easy to find in pg_stat_activity.
+                        .applicationName((replication.config().applicationName() != null
+                                ? replication.config().applicationName() : "pgrepl") + "-snapshot").build();
         return PgConnection.connect(cfg).thenCompose(c -> {
             workers.add(c);
             if (failure.get() != null) c.close();
@@ -190,8 +191,12 @@ final class SnapshotRun {
         String name = u.table().qualifiedName();
         return w.query("SAVEPOINT pgrepl_unit")
                 .thenCompose(x -> copyUnit(w, u, lsn))
-                .handle((copied, e) -> {
-                    if (e == null) return w.query("RELEASE SAVEPOINT pgrepl_unit").thenRun(() -> unitDone(u));
+                .thenCompose(copied -> w.query("RELEASE SAVEPOINT pgrepl_unit"))
+                .handle((released, e) -> {
+                    if (e == null) {
+                        unitDone(u);
+                        return CompletableFuture.<Void>completedFuture(null);
+                    }
                     Throwable cause = unwrap(e);
                     if (cause instanceof PgException pg && "42P01".equals(pg.sqlState())) {
                         return w.query("ROLLBACK TO SAVEPOINT pgrepl_unit").thenRun(() -> {
@@ -275,6 +280,10 @@ final class SnapshotRun {
             if ("55P03".equals(pg.sqlState())) {
                 return new SnapshotException(SnapshotException.Kind.LOCK_TIMEOUT, "lock_timeout expired waiting for a lock on table "
                         + table + " (another session holds a conflicting lock)", table, e);
+            }
+            if (pg.isFatal()) {
+                return new SnapshotException(SnapshotException.Kind.CONNECTION_LOST, "worker session ended during the COPY" + on
+                        + ": " + pg.getMessage(), table, e);
             }
             return new SnapshotException(SnapshotException.Kind.COPY_FAILED, "COPY" + on + " failed: " + pg.getMessage(), table, e);
         }
