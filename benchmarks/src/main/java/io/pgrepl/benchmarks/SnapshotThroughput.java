@@ -8,7 +8,6 @@ import io.pgrepl.client.snapshot.InitialSnapshot;
 import io.pgrepl.client.snapshot.SnapshotHandler;
 import io.pgrepl.client.snapshot.SnapshotOptions;
 import io.pgrepl.client.snapshot.SnapshotResult;
-import io.pgrepl.client.snapshot.SnapshotTable;
 import io.pgrepl.client.stream.LogicalReplicationOptions;
 import io.pgrepl.codec.pgoutput.TupleView;
 import io.pgrepl.testkit.PgServer;
@@ -51,7 +50,8 @@ public final class SnapshotThroughput {
             s.sql("postgres", "CREATE TABLE t (id int8 PRIMARY KEY, t text, n numeric, ts timestamptz, j jsonb);"
                     + " INSERT INTO t SELECT g, 'row ' || g || E'\\tx', g * 1.5, '2024-01-01'::timestamptz + g * interval '1 s',"
                     + " jsonb_build_object('k', g, 's', md5(g::text)) FROM generate_series(1, " + rows + ") g;"
-                    + " VACUUM ANALYZE t; CREATE PUBLICATION p FOR TABLE t");
+                    + " CREATE PUBLICATION p FOR TABLE t");
+            s.sql("postgres", "VACUUM ANALYZE t");
             long pages;
             try (PgConnection c = connect(s, ReplicationMode.NONE)) {
                 pages = Long.parseLong(await(c.query("SELECT pg_relation_size('t') / current_setting('block_size')::int")).singleRow().get(0));
@@ -115,13 +115,7 @@ public final class SnapshotThroughput {
         SnapshotOptions o = SnapshotOptions.of(stream).withWorkers(workers).withUnitPages(unitPages)
                 .withSlot(SnapshotOptions.of(stream).slot().withTemporary(true));
         long[] sum = new long[1];
-        long[] copyStart = new long[1];
         SnapshotHandler h = new SnapshotHandler() {
-            @Override
-            public void onStart(long lsn, List<SnapshotTable> tables) {
-                copyStart[0] = System.nanoTime();
-            }
-
             @Override
             public void onRead(TupleView row, long lsn) {
                 long n = 0;

@@ -105,7 +105,11 @@ final class SnapshotRun {
                 tables = list;
                 int units = plan(list, major);
                 synchronized (handlerLock) {
-                    handler.onStart(created.consistentPoint(), list);
+                    try {
+                        handler.onStart(created.consistentPoint(), list);
+                    } catch (RuntimeException | Error e) {
+                        throw new CopyOutExchange.HandlerFailure(e);
+                    }
                     for (SnapshotTable table : list) {
                         if (!table.hasReplicaIdentity()) {
                             handler.onWarning(new SnapshotWarning(SnapshotWarning.Kind.NO_REPLICA_IDENTITY, table.qualifiedName(),
@@ -140,7 +144,11 @@ final class SnapshotRun {
                     rows.sum());
             reportProgress(true);
             synchronized (handlerLock) {
-                handler.onEnd(r);
+                try {
+                    handler.onEnd(r);
+                } catch (RuntimeException | Error e) {
+                    throw new CopyOutExchange.HandlerFailure(e);
+                }
             }
             return r;
         });
