@@ -293,6 +293,10 @@ final class SnapshotRun {
                 return new SnapshotException(SnapshotException.Kind.CONNECTION_LOST, "worker session ended during the COPY" + on
                         + ": " + pg.getMessage(), table, e);
             }
+            if (table == null) {
+                // Not inside a unit: importing the snapshot or reading the catalog.
+                return new SnapshotException(SnapshotException.Kind.FAILED, "snapshot setup failed: " + pg.getMessage(), null, e);
+            }
             return new SnapshotException(SnapshotException.Kind.COPY_FAILED, "COPY" + on + " failed: " + pg.getMessage(), table, e);
         }
         if (e instanceof PgClientException pc && pc.kind() == PgClientException.Kind.CONNECTION) {
