@@ -2,6 +2,7 @@ package io.pgrepl.client.snapshot;
 
 import io.pgrepl.client.PgConnection;
 import io.pgrepl.client.reactive.ChangeEvent;
+import io.pgrepl.client.reactive.EarlyAcknowledger;
 import io.pgrepl.client.reactive.FlowBuffer;
 import io.pgrepl.client.reactive.FlowOptions;
 import io.pgrepl.client.reactive.RecordForwarder;
@@ -22,7 +23,6 @@ import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.ThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
-import java.util.function.LongConsumer;
 
 /**
  * The reactive face of an initial snapshot: one {@link ChangeEvent} per snapshot row
@@ -128,8 +128,8 @@ public final class SnapshotPublisher implements Flow.Publisher<ChangeEvent> {
 
     private void startStream(FlowBuffer<ChangeEvent> b, long from) {
         LogicalReplicationOptions o = options.stream().toBuilder().startLsn(from).build();
-        LongConsumer[] ack = new LongConsumer[1];
-        LongConsumer acknowledger = lsn -> ack[0].accept(lsn);
+        // The stream may deliver, and the subscriber acknowledge, before start() has returned.
+        EarlyAcknowledger acknowledger = new EarlyAcknowledger();
         LogicalReplicationStream s;
         try {
             s = LogicalReplicationStream.start(replication, o, new RecordForwarder() {
@@ -147,7 +147,7 @@ public final class SnapshotPublisher implements Flow.Publisher<ChangeEvent> {
             b.error(e);
             return;
         }
-        ack[0] = s::acknowledge;
+        acknowledger.attach(s::acknowledge);
         stream = s;
         b.upstream(new FlowBuffer.Upstream() {
             private void apply() {
