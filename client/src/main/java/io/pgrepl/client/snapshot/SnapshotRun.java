@@ -227,6 +227,7 @@ final class SnapshotRun {
 
     private CompletionStage<Long> copyUnit(PgConnection w, Unit u, long lsn) {
         String sql = SnapshotCatalog.copySql(u.table(), u.fromPage(), u.toPage(), options.binary());
+        Channel[] own = new Channel[1];
         CopyOutDecoder.RowHandler rowHandler = row -> {
             try {
                 synchronized (handlerLock) {
@@ -236,8 +237,12 @@ final class SnapshotRun {
                 throw new CopyOutExchange.HandlerFailure(e);
             }
             rows.increment();
+            // A pause asked for from another worker's event loop reaches this one only after its read
+            // loop (up to 16 reads); stopping our own reads here keeps the overshoot to one read.
+            if (paused && own[0].config().isAutoRead()) own[0].config().setAutoRead(false);
         };
         CopyOutExchange x = new CopyOutExchange(sql, u.table().relation(), options.binary(), new CopyOutDecoder(), rowHandler, ch -> {
+            own[0] = ch;
             if (!channels.contains(ch)) channels.add(ch);
             ch.config().setAutoRead(!paused);
         });

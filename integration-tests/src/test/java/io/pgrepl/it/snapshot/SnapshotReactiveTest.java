@@ -92,7 +92,11 @@ class SnapshotReactiveTest {
             assertEquals(20000, result.rows());
             SnapshotSupport.waitUntil(() -> events.size() >= 20000, Duration.ofSeconds(60), "every read");
             await(sql.simpleQuery("INSERT INTO r_t VALUES (-1, 'new'); UPDATE r_t SET v = 'upd' WHERE id = 1; DELETE FROM r_t WHERE id = 2"));
-            SnapshotSupport.waitUntil(() -> events.stream().anyMatch(e -> e.record() instanceof Delete), Duration.ofSeconds(30), "the delete");
+            SnapshotSupport.waitUntil(() -> {
+                synchronized (events) {
+                    return events.stream().anyMatch(e -> e.record() instanceof Delete);
+                }
+            }, Duration.ofSeconds(30), "the delete");
             sub.get().cancel();
             assertNull(error.get());
             assertTrue(p.pauses() > 0, "a slow subscriber paused the COPY sockets");
