@@ -20,7 +20,7 @@ import java.util.concurrent.atomic.AtomicLong;
  * in order. Rows are keyed by the hex of their {@code id} value; values are kept as hex of the
  * bytes received (null for NULL). Tables are keyed by {@code schema.table} of the relation.
  */
-final class Replica implements SnapshotHandler, LogicalStreamHandler {
+class Replica implements SnapshotHandler, LogicalStreamHandler {
     final Map<String, Map<String, List<String>>> tables = new ConcurrentHashMap<>();
     final Map<String, List<String>> columns = new ConcurrentHashMap<>();
     final AtomicLong reads = new AtomicLong();

@@ -131,9 +131,22 @@ class SnapshotExactnessTest {
         setup(s, major);
         int typedCols = 0;
         for (ValueCases.Case c : ValueCases.all()) if (c.minMajor() <= major && c.setup().isEmpty()) typedCols++;
-        Replica replica = new Replica();
         AtomicBoolean stop = new AtomicBoolean();
         AtomicLong txs = new AtomicLong();
+        long[] txsAt = new long[2];
+        Replica replica = new Replica() {
+            @Override
+            public void onStart(long consistentPoint, List<io.pgrepl.client.snapshot.SnapshotTable> list) {
+                txsAt[0] = txs.get();
+                super.onStart(consistentPoint, list);
+            }
+
+            @Override
+            public void onEnd(io.pgrepl.client.snapshot.SnapshotResult result) {
+                txsAt[1] = txs.get();
+                super.onEnd(result);
+            }
+        };
         try (PgConnection sql = connect(s, ReplicationMode.NONE); PgConnection work = connect(s, ReplicationMode.NONE);
              PgConnection repl = connect(s, ReplicationMode.DATABASE)) {
             Thread w = workload(work, stop, txs, typedCols);
@@ -148,7 +161,8 @@ class SnapshotExactnessTest {
             Thread.sleep(500);
             stop.set(true);
             w.join(30_000);
-            assertTrue(txs.get() > during, "the workload ran while the snapshot was taken");
+            assertTrue(txs.get() > during && txsAt[1] > txsAt[0], "the workload committed while the tables were copied: "
+                    + (txsAt[1] - txsAt[0]) + " transactions");
             // A last committed insert: once it has streamed, every change before it has too.
             replica.sentinel = hex(binary ? java.nio.ByteBuffer.allocate(4).putInt(-999999).array() : "-999999".getBytes());
             await(sql.simpleQuery("INSERT INTO big VALUES (-999999, 'sentinel', 0)"));
