@@ -1,7 +1,9 @@
 package io.pgrepl.client.reactive;
 
 import io.pgrepl.codec.pgoutput.record.CommitPrepared;
+import io.pgrepl.codec.pgoutput.RelationInfo;
 import io.pgrepl.codec.pgoutput.record.Commit;
+import io.pgrepl.codec.pgoutput.record.Insert;
 import io.pgrepl.codec.pgoutput.record.Message;
 import io.pgrepl.codec.pgoutput.record.PgOutputRecord;
 import io.pgrepl.codec.pgoutput.record.Prepare;
@@ -12,13 +14,39 @@ import io.pgrepl.codec.pgoutput.record.StreamPrepare;
 import java.util.function.LongConsumer;
 
 /**
- * One pgoutput message, copied off the event loop, with the XLogData positions it arrived with.
+ * One pgoutput message, copied off the event loop, with the XLogData positions it arrived with;
+ * or one row of an initial snapshot ({@link #snapshotRead()}: an {@link Insert} record whose
+ * positions are the slot's consistent point).
  *
- * @param record   the message
- * @param walStart XLogData walStart (0 for Relation/Type and a Begin followed by Origin)
- * @param walEnd   XLogData walEnd
+ * @param record       the message
+ * @param walStart     XLogData walStart (0 for Relation/Type and a Begin followed by Origin)
+ * @param walEnd       XLogData walEnd
+ * @param relation     for Insert, Update, Delete and Relation: the table (schema, name, columns,
+ *                     key flags) as last described by the server, so consumers need not track
+ *                     Relation messages; null on other messages
+ * @param snapshotRead true for a row read by the initial snapshot rather than streamed
  */
-public record ChangeEvent(PgOutputRecord record, long walStart, long walEnd, LongConsumer acknowledger) {
+public record ChangeEvent(PgOutputRecord record, long walStart, long walEnd, LongConsumer acknowledger,
+                          RelationInfo relation, boolean snapshotRead) {
+    public ChangeEvent(PgOutputRecord record, long walStart, long walEnd, LongConsumer acknowledger) {
+        this(record, walStart, walEnd, acknowledger, null, false);
+    }
+
+    /** A row of an initial snapshot, read at {@code consistentPoint}. Nothing to acknowledge. */
+    public static ChangeEvent snapshotRead(Insert row, RelationInfo relation, long consistentPoint) {
+        return new ChangeEvent(row, consistentPoint, consistentPoint, null, relation, true);
+    }
+
+    /** The row's schema (pg_catalog for the empty namespace), or null without a relation. */
+    public String schema() {
+        return relation == null ? null : relation.schema();
+    }
+
+    /** The row's table name, or null without a relation. */
+    public String table() {
+        return relation == null ? null : relation.name();
+    }
+
     /**
      * The end LSN this message lets the application confirm: set on the messages that end a
      * transaction (Commit, Stream Commit, Prepare, Stream Prepare, Commit/Rollback Prepared), and
@@ -48,6 +76,7 @@ public record ChangeEvent(PgOutputRecord record, long walStart, long walEnd, Lon
 
     @Override
     public String toString() {
-        return "ChangeEvent[" + record + ", walStart=" + io.pgrepl.codec.Lsn.format(walStart) + "]";
+        return "ChangeEvent[" + (snapshotRead ? "snapshot read " : "") + record + (relation == null ? "" : " on " + schema() + "." + table())
+                + ", walStart=" + io.pgrepl.codec.Lsn.format(walStart) + "]";
     }
 }

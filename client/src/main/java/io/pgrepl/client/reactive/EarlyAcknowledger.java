@@ -10,7 +10,7 @@ import java.util.function.LongConsumer;
  * acknowledgement is kept and applied once the target is attached, instead of being dropped.
  * Acknowledging is monotonic (the stream keeps the maximum), so applying one twice is harmless.
  */
-final class EarlyAcknowledger implements LongConsumer {
+public final class EarlyAcknowledger implements LongConsumer {
     private final AtomicReference<LongConsumer> target = new AtomicReference<>();
     private final AtomicLong early = new AtomicLong();
 
@@ -28,7 +28,7 @@ final class EarlyAcknowledger implements LongConsumer {
     }
 
     /** The stream is known: apply what came early, and pass everything on from now on. */
-    void attach(LongConsumer t) {
+    public void attach(LongConsumer t) {
         target.set(t);
         drain(t);
     }

@@ -6,6 +6,7 @@ import io.pgrepl.client.tx.Transaction;
 import io.pgrepl.client.stream.LogicalReplicationStream;
 import io.pgrepl.client.tx.TransactionAssembler;
 import io.pgrepl.client.tx.TxEvent;
+import io.pgrepl.codec.pgoutput.RelationInfo;
 import io.pgrepl.codec.pgoutput.record.PgOutputRecord;
 
 import java.util.function.Consumer;
@@ -28,7 +29,12 @@ public final class ReactiveReplication {
         return new ReplicationPublisher<>(connection, options, flow, (sink, ack) -> new RecordForwarder() {
             @Override
             protected void onRecord(PgOutputRecord record, long walStart, long walEnd) {
-                sink.accept(new ChangeEvent(record, walStart, walEnd, ack));
+                onRecord(record, walStart, walEnd, null);
+            }
+
+            @Override
+            protected void onRecord(PgOutputRecord record, long walStart, long walEnd, RelationInfo relation) {
+                sink.accept(new ChangeEvent(record, walStart, walEnd, ack, relation, false));
             }
         }, ChangeEvent::acknowledge);
     }

@@ -13,10 +13,20 @@ import io.pgrepl.codec.replication.XLogData;
 public abstract class RecordForwarder implements LogicalStreamHandler {
     private long walStart;
     private long walEnd;
-    private final PgOutputHandler collector = PgOutputRecords.collector(r -> onRecord(r, walStart, walEnd));
+    private RelationInfo relation;
+    private final PgOutputHandler collector = PgOutputRecords.collector(r -> onRecord(r, walStart, walEnd, relation));
 
     /** Called on the event loop for every message; must not block. */
     protected abstract void onRecord(PgOutputRecord record, long walStart, long walEnd);
+
+    /**
+     * Like {@link #onRecord(PgOutputRecord, long, long)}, with the relation of an Insert, Update,
+     * Delete or Relation message (null for the others). Calls the three-argument form unless overridden.
+     */
+    protected void onRecord(PgOutputRecord record, long walStart, long walEnd, RelationInfo relation) {
+        onRecord(record, walStart, walEnd);
+    }
+
 
     @Override
     public void onXLogData(XLogData header) {
@@ -27,11 +37,11 @@ public abstract class RecordForwarder implements LogicalStreamHandler {
     @Override public void onBegin(BeginMessage m) { collector.onBegin(m); }
     @Override public void onCommit(CommitMessage m) { collector.onCommit(m); }
     @Override public void onOrigin(OriginMessage m) { collector.onOrigin(m); }
-    @Override public void onRelation(RelationMessage m) { collector.onRelation(m); }
+    @Override public void onRelation(RelationMessage m) { relation = m.relation(); collector.onRelation(m); relation = null; }
     @Override public void onType(TypeMessage m) { collector.onType(m); }
-    @Override public void onInsert(InsertMessage m) { collector.onInsert(m); }
-    @Override public void onUpdate(UpdateMessage m) { collector.onUpdate(m); }
-    @Override public void onDelete(DeleteMessage m) { collector.onDelete(m); }
+    @Override public void onInsert(InsertMessage m) { relation = m.relation(); collector.onInsert(m); relation = null; }
+    @Override public void onUpdate(UpdateMessage m) { relation = m.relation(); collector.onUpdate(m); relation = null; }
+    @Override public void onDelete(DeleteMessage m) { relation = m.relation(); collector.onDelete(m); relation = null; }
     @Override public void onTruncate(TruncateMessage m) { collector.onTruncate(m); }
     @Override public void onMessage(LogicalMessage m) { collector.onMessage(m); }
     @Override public void onStreamStart(StreamStartMessage m) { collector.onStreamStart(m); }

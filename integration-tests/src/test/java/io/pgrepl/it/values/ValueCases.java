@@ -18,9 +18,9 @@ import java.util.UUID;
  * Edge values per type: the SQL that makes the value, the send function, and the Java value it
  * must decode to, written here by hand (never derived from the decoder).
  */
-final class ValueCases {
+public final class ValueCases {
     /** {@code setup} is SQL run before the SELECT in the same query (e.g. {@code SET bytea_output = escape;}). */
-    record Case(int minMajor, int oid, String sql, String send, String setup, Object expected) {
+    public record Case(int minMajor, int oid, String sql, String send, String setup, Object expected) {
         @Override
         public String toString() {
             return sql + (setup.isEmpty() ? "" : " [" + setup.trim() + "]");
@@ -51,7 +51,7 @@ final class ValueCases {
         return t.toInstant(ZoneOffset.UTC);
     }
 
-    static List<Case> all() {
+    public static List<Case> all() {
         ValueCases c = new ValueCases();
         c.scalars();
         c.dateTimes();

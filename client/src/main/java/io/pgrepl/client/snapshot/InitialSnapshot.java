@@ -1,0 +1,74 @@
+package io.pgrepl.client.snapshot;
+
+import io.pgrepl.client.PgConnection;
+import io.pgrepl.client.stream.LogicalReplicationOptions;
+import io.pgrepl.client.stream.LogicalReplicationStream;
+import io.pgrepl.client.stream.LogicalStreamHandler;
+import java.util.Objects;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionStage;
+
+/**
+ * A consistent, parallel copy of the published tables, handed over to the stream with nothing
+ * lost or doubled. The replication connection creates the slot with an exported snapshot;
+ * {@link SnapshotOptions#workers()} ordinary connections import it
+ * ({@code BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY; SET TRANSACTION SNAPSHOT}) and run
+ * {@code COPY (SELECT <published columns> FROM <table> [WHERE <row filter>] [AND <ctid range>]) TO STDOUT},
+ * in the stream's value format; then streaming starts at the slot's consistent point. Every row
+ * visible in the snapshot is read once, every later change streams once.
+ *
+ * <p>Usable alone ({@link #copy}: the connection stays free to start streaming, or to be closed)
+ * or wired to the stream ({@link #start}). The reactive face is {@link SnapshotPublisher}.
+ */
+public final class InitialSnapshot {
+    private InitialSnapshot() {}
+
+    /**
+     * Creates the slot with an exported snapshot on {@code replication} (a {@code replication=database}
+     * connection that is not streaming) and copies the tables. Fails with {@link SnapshotException}:
+     * an existing slot is refused before anything is copied and left untouched; after a failure no
+     * worker session is left and the slot is dropped (unless permanent and
+     * {@link SnapshotOptions#keepSlotOnFailure()}).
+     */
+    public static CompletionStage<SnapshotResult> copy(PgConnection replication, SnapshotOptions options, SnapshotHandler handler) {
+        Objects.requireNonNull(replication, "replication");
+        Objects.requireNonNull(options, "options");
+        Objects.requireNonNull(handler, "handler");
+        return new SnapshotRun(replication, options, handler).run();
+    }
+
+    /**
+     * What {@link #start} did: the snapshot (null for {@link InitialSnapshotMode#NEVER}) and the
+     * stream (null for {@link InitialSnapshotMode#INITIAL_ONLY}).
+     */
+    public record Started(SnapshotResult snapshot, LogicalReplicationStream stream) {}
+
+    /**
+     * The whole sequence for {@code mode}: copy (INITIAL, INITIAL_ONLY), then START_REPLICATION
+     * from the consistent point (INITIAL) or from {@code options.stream()}'s start LSN (NEVER; the
+     * slot must exist then). Every read reaches {@code snapshot} before the first change reaches
+     * {@code stream}. The stage completes once the stream is in copy mode.
+     */
+    public static CompletionStage<Started> start(PgConnection replication, InitialSnapshotMode mode, SnapshotOptions options,
+                                                 SnapshotHandler snapshot, LogicalStreamHandler stream) {
+        Objects.requireNonNull(mode, "mode");
+        if (mode == InitialSnapshotMode.NEVER) {
+            return startStream(replication, options.stream(), stream).thenApply(s -> new Started(null, s));
+        }
+        return copy(replication, options, snapshot).thenCompose(r -> {
+            if (mode == InitialSnapshotMode.INITIAL_ONLY) return CompletableFuture.completedFuture(new Started(r, null));
+            LogicalReplicationOptions from = options.stream().toBuilder().startLsn(r.consistentPoint()).build();
+            return startStream(replication, from, stream).thenApply(s -> new Started(r, s));
+        });
+    }
+
+    private static CompletionStage<LogicalReplicationStream> startStream(PgConnection c, LogicalReplicationOptions o,
+                                                                         LogicalStreamHandler h) {
+        try {
+            LogicalReplicationStream s = c.startLogical(o, h);
+            return s.started().thenApply(v -> s);
+        } catch (RuntimeException e) {
+            return CompletableFuture.failedFuture(e);
+        }
+    }
+}

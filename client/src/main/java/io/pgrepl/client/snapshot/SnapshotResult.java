@@ -1,0 +1,14 @@
+package io.pgrepl.client.snapshot;
+
+import java.util.List;
+
+/**
+ * A finished snapshot: the slot it created, the slot's consistent point (where streaming starts,
+ * and the position every snapshot read carries), the exported snapshot's name, the tables copied
+ * ({@code schema.table}; dropped ones left out) and the rows read.
+ */
+public record SnapshotResult(String slotName, long consistentPoint, String snapshotName, List<String> tables, long rows) {
+    public SnapshotResult {
+        tables = List.copyOf(tables);
+    }
+}
