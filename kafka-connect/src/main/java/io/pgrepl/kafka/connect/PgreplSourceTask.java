@@ -1,5 +1,6 @@
 package io.pgrepl.kafka.connect;
 
+import io.pgrepl.client.PgClientException;
 import io.pgrepl.client.PgConnection;
 import io.pgrepl.client.blocking.BlockingChanges;
 import io.pgrepl.client.reactive.FlowOptions;
@@ -111,7 +112,8 @@ public final class PgreplSourceTask extends SourceTask {
     /** streaming=on/parallel asks for what the server offers up to that (14+ on, 16+ parallel). */
     private StreamingMode streaming(int major) {
         StreamingMode asked = config.streaming();
-        if (asked == StreamingMode.OFF || major < 14) return StreamingMode.OFF;
+        if (major < 14) return null; // the option does not exist there
+        if (asked == StreamingMode.OFF) return StreamingMode.OFF;
         if (asked == StreamingMode.PARALLEL && major >= 16) return StreamingMode.PARALLEL;
         return StreamingMode.ON;
     }
@@ -196,7 +198,9 @@ public final class PgreplSourceTask extends SourceTask {
     private void reconnect(RuntimeException cause) throws InterruptedException {
         if (stopping) return;
         String why = ReplicationSetup.safeMessage(cause, config);
-        if (cause instanceof ReplicationProtocolException || ++failures > MAX_CONSECUTIVE_FAILURES) {
+        // Deterministic failures (bad frames, options the server refuses) are not retried.
+        if (cause instanceof ReplicationProtocolException || cause instanceof PgClientException
+                || cause instanceof IllegalArgumentException || ++failures > MAX_CONSECUTIVE_FAILURES) {
             throw new ConnectException("replication from slot " + config.slotName() + " failed: " + why);
         }
         log.warn("replication stream of slot {} failed ({}); reconnecting (attempt {})", config.slotName(), why, failures);
