@@ -172,8 +172,9 @@ public final class PgreplConnectorConfig extends AbstractConfig {
             try {
                 ConnectionConfig.parse(url);
             } catch (RuntimeException e) {
-                throw new ConfigException(name + " is not a valid libpq URI or connection string: "
-                        + Secrets.mask(String.valueOf(e.getMessage()), url));
+                throw new ConfigException(name + " is not a valid libpq URI or connection string ("
+                        + Secrets.mask(String.valueOf(e.getMessage()), url)
+                        + "); expected postgresql://user@host:port/dbname?param=value or host=... port=... dbname=...");
             }
         }
 
