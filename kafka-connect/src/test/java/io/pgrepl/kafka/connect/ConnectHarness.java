@@ -27,8 +27,12 @@ final class ConnectHarness {
         w.put("key.converter.schemas.enable", "true");
         w.put("value.converter.schemas.enable", "true");
         w.putAll(extraWorkerProps);
+        // One broker: the transaction state log must fit on it (exactly-once workers use transactions).
+        java.util.Properties broker = new java.util.Properties();
+        broker.put("transaction.state.log.replication.factor", "1");
+        broker.put("transaction.state.log.min.isr", "1");
         EmbeddedConnectCluster c = new EmbeddedConnectCluster.Builder().name(name).numWorkers(workers).numBrokers(1)
-                .workerProps(w).build();
+                .workerProps(w).brokerProps(broker).build();
         c.start();
         return c;
     }

@@ -223,6 +223,36 @@ class EndToEndTest {
         connect.deleteConnector(p);
     }
 
+    /** Columns added and dropped while streaming: each Relation that changes them gives the next schema version. */
+    @Test
+    void schemaChangeDuringStreamingGivesNewSchemaVersions() throws Exception {
+        PgServer pg = server(18);
+        String p = "ddl";
+        sql(pg, "CREATE TABLE ddl_t (id int PRIMARY KEY, a text)");
+        connect.configureConnector(p, connectorConfig(pg, p));
+        connect.assertions().assertConnectorAndExactlyNumTasksAreRunning(p, 1, "connector did not start");
+        awaitSlotActive(pg, p + "_slot");
+        sql(pg, "INSERT INTO ddl_t VALUES (1, 'one')");
+        sql(pg, "ALTER TABLE ddl_t ADD COLUMN b int; INSERT INTO ddl_t VALUES (2, 'two', 2)");
+        sql(pg, "ALTER TABLE ddl_t DROP COLUMN a; INSERT INTO ddl_t VALUES (3, 3)");
+        sql(pg, "UPDATE ddl_t SET b = 20 WHERE id = 2");
+        List<Change> all = ConnectHarness.readUntil(connect, "\\Qddl.public.ddl_t\\E", Map.of(),
+                l -> l.size() >= 4, Duration.ofSeconds(60));
+        assertEquals(4, all.size());
+        List<List<String>> fields = new ArrayList<>();
+        List<Integer> versions = new ArrayList<>();
+        for (Change c : all) {
+            Struct after = c.value().getStruct("after");
+            fields.add(after.schema().fields().stream().map(Field::name).toList());
+            versions.add(after.schema().version());
+        }
+        assertEquals(List.of(List.of("id", "a"), List.of("id", "a", "b"), List.of("id", "b"), List.of("id", "b")), fields);
+        assertEquals(List.of(1, 2, 3, 3), versions);
+        assertEquals(Map.of(2, Map.of("id", 2, "b", 20), 3, Map.of("id", 3, "b", 3), 1, Map.of("id", 1, "a", "one")),
+                rebuilt(all, "ddl.public.ddl_t"));
+        connect.deleteConnector(p);
+    }
+
     /** The stored offset's lsn_commit, read through the worker's REST API. */
     long committedLsn(String connector) {
         var offsets = connect.connectorOffsets(connector).offsets();
