@@ -46,12 +46,12 @@ class ExactlyOnceTest {
         connect.configureConnector("eos", cfg);
         connect.assertions().assertConnectorAndExactlyNumTasksAreRunning("eos", 1, "connector did not start");
         EndToEndTest.awaitSlotActive(pg, "eos_slot");
-        int txs = 150;
+        int txs = 60;
         int perTx = 4;
         for (int t = 0; t < txs; t++) {
             EndToEndTest.sql(pg, "INSERT INTO eos_rows SELECT g, " + t + " FROM generate_series("
                     + (t * perTx + 1) + ", " + (t * perTx + perTx) + ") g");
-            if (t == 60) connect.restartTask("eos", 0);
+            if (t == 25) connect.restartTask("eos", 0);
         }
         int n = txs * perTx;
         List<Change> all = ConnectHarness.readUntil(connect, "\\Qeos.public.eos_rows\\E",
