@@ -193,10 +193,10 @@ final class ChangeRecords {
                       Consumer<SourceRecord> out) {
         int i = index++;
         if (skip.covers(endLsn, i)) return;
+        long now = System.currentTimeMillis();
         Struct value = new Struct(t.envelopeSchema)
                 .put("before", before).put("after", after).put("source", source(t)).put("op", op)
-                .put("ts_ms", System.currentTimeMillis()).put("ts_us", System.currentTimeMillis() * 1000)
-                .put("ts_ns", System.currentTimeMillis() * 1_000_000);
+                .put("ts_ms", now).put("ts_us", now * 1000).put("ts_ns", now * 1_000_000);
         Struct key = keyOf(t, keyTuple);
         out.accept(new SourceRecord(partition, Position.offset(endLsn, i), t.topic, null,
                 t.keySchema, key, t.envelopeSchema, value, commitMicros / 1000));
