@@ -130,7 +130,9 @@ public final class PgreplSourceTask extends SourceTask {
                     continue;
                 }
                 long wait = out.isEmpty() ? Math.max(0, deadline - System.nanoTime()) : 0;
-                TxEvent ev = events.poll(Duration.ofNanos(wait));
+                BlockingChanges<TxEvent> e = events;
+                if (e == null) throw new ConnectException("not connected (the last reconnect failed)");
+                TxEvent ev = e.poll(Duration.ofNanos(wait));
                 if (ev == null) break;
                 failures = 0;
                 accept(ev, out);
