@@ -1,0 +1,231 @@
+package io.pgrepl.kafka.connect;
+
+import io.pgrepl.client.ConnectionConfig;
+import io.pgrepl.client.ReplicationMode;
+import io.pgrepl.client.stream.StreamingMode;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.regex.Pattern;
+import org.apache.kafka.common.config.AbstractConfig;
+import org.apache.kafka.common.config.ConfigDef;
+import org.apache.kafka.common.config.ConfigDef.Importance;
+import org.apache.kafka.common.config.ConfigDef.Type;
+import org.apache.kafka.common.config.ConfigException;
+import org.apache.kafka.common.config.types.Password;
+
+/**
+ * The connector's settings. Names are Debezium's where the meaning is the same, so a Debezium
+ * configuration moves over with its keys (see the README's Kafka Connect section for the rest).
+ */
+public final class PgreplConnectorConfig extends AbstractConfig {
+    public static final String DATABASE_URL = "database.url";
+    public static final String DATABASE_PASSWORD = "database.password";
+    public static final String SLOT_NAME = "slot.name";
+    public static final String SLOT_CREATE = "slot.create";
+    public static final String SLOT_FAILOVER = "slot.failover";
+    public static final String PUBLICATION_NAME = "publication.name";
+    public static final String PUBLICATION_AUTOCREATE_MODE = "publication.autocreate.mode";
+    public static final String TABLE_INCLUDE_LIST = "table.include.list";
+    public static final String TABLE_EXCLUDE_LIST = "table.exclude.list";
+    public static final String SNAPSHOT_MODE = "snapshot.mode";
+    public static final String SNAPSHOT_MAX_THREADS = "snapshot.max.threads";
+    public static final String TOPIC_PREFIX = "topic.prefix";
+    public static final String HEARTBEAT_INTERVAL_MS = "heartbeat.interval.ms";
+    public static final String DECIMAL_HANDLING_MODE = "decimal.handling.mode";
+    public static final String BINARY_HANDLING_MODE = "binary.handling.mode";
+    public static final String TIME_PRECISION_MODE = "time.precision.mode";
+    public static final String STREAMING = "streaming";
+    public static final String MAX_BATCH_SIZE = "max.batch.size";
+    public static final String POLL_INTERVAL_MS = "poll.interval.ms";
+    public static final String UNAVAILABLE_VALUE_PLACEHOLDER = "unavailable.value.placeholder";
+    public static final String TOMBSTONES_ON_DELETE = "tombstones.on.delete";
+    public static final String MESSAGES_TOPIC = "messages.topic";
+
+    public enum AutocreateMode { ALL_TABLES, FILTERED, DISABLED }
+
+    public enum SnapshotMode { INITIAL, NEVER, INITIAL_ONLY, WHEN_NEEDED }
+
+    public enum DecimalMode { PRECISE, DOUBLE, STRING }
+
+    public enum BinaryMode { BYTES, BASE64, HEX }
+
+    public enum TimePrecisionMode { ADAPTIVE_TIME_MICROSECONDS, ADAPTIVE, CONNECT }
+
+    /** A topic name Kafka accepts (legal characters; length checked by the broker). */
+    private static final Pattern TOPIC_CHARS = Pattern.compile("[a-zA-Z0-9._-]+");
+    /** What PostgreSQL accepts as a replication slot name. */
+    private static final Pattern SLOT_CHARS = Pattern.compile("[a-z0-9_]{1,63}");
+
+    public static final ConfigDef CONFIG_DEF = new ConfigDef()
+            // PASSWORD, not STRING: a password may be embedded in the URL, and Connect then shows the
+            // value as [hidden] in its logs, validation answers and error messages.
+            .define(DATABASE_URL, Type.PASSWORD, ConfigDef.NO_DEFAULT_VALUE, new UrlValidator(), Importance.HIGH,
+                    "libpq URI (postgresql://user@host:port/db?sslmode=...) or key=value conninfo. "
+                            + "replication=database is added; a password in it is accepted but database.password is preferred.")
+            .define(DATABASE_PASSWORD, Type.PASSWORD, null, Importance.HIGH,
+                    "Password; overrides one in database.url. Never logged.")
+            .define(SLOT_NAME, Type.STRING, "debezium", new Matches(SLOT_CHARS,
+                    "lower-case letters, digits and underscores, at most 63"), Importance.HIGH,
+                    "Logical replication slot (pgoutput) this connector owns.")
+            .define(SLOT_CREATE, Type.BOOLEAN, true, Importance.MEDIUM,
+                    "Create the slot when it is missing; false fails validation when it is missing.")
+            .define(SLOT_FAILOVER, Type.BOOLEAN, false, Importance.LOW,
+                    "Create the slot with failover=true (PostgreSQL 17+), so it is synchronised to standbys.")
+            .define(PUBLICATION_NAME, Type.STRING, "dbz_publication", new NonEmpty(), Importance.HIGH,
+                    "Publication to stream.")
+            .define(PUBLICATION_AUTOCREATE_MODE, Type.STRING, "all_tables", enumValidator(AutocreateMode.class),
+                    Importance.MEDIUM, "all_tables, filtered (the include/exclude lists) or disabled (must exist).")
+            .define(TABLE_INCLUDE_LIST, Type.LIST, "", new TableListValidator(), Importance.MEDIUM,
+                    "Regular expressions for schema.table names to capture.")
+            .define(TABLE_EXCLUDE_LIST, Type.LIST, "", new TableListValidator(), Importance.MEDIUM,
+                    "Regular expressions for schema.table names not to capture.")
+            .define(SNAPSHOT_MODE, Type.STRING, "initial", enumValidator(SnapshotMode.class), Importance.MEDIUM,
+                    "initial, never, initial_only or when_needed.")
+            .define(SNAPSHOT_MAX_THREADS, Type.INT, 1, ConfigDef.Range.between(1, 64), Importance.LOW,
+                    "Parallel table copies during the snapshot.")
+            .define(TOPIC_PREFIX, Type.STRING, ConfigDef.NO_DEFAULT_VALUE, new Matches(TOPIC_CHARS,
+                    "letters, digits, '.', '_' and '-'"), Importance.HIGH,
+                    "Topics are <topic.prefix>.<schema>.<table>; also source.name.")
+            .define(HEARTBEAT_INTERVAL_MS, Type.INT, 0, ConfigDef.Range.atLeast(0), Importance.LOW,
+                    "0 = off. Otherwise a heartbeat record to __debezium-heartbeat.<topic.prefix> when nothing "
+                            + "else was sent for this long, so the offset moves on idle databases.")
+            .define(DECIMAL_HANDLING_MODE, Type.STRING, "precise", enumValidator(DecimalMode.class), Importance.MEDIUM,
+                    "precise (Decimal), double or string.")
+            .define(BINARY_HANDLING_MODE, Type.STRING, "bytes", enumValidator(BinaryMode.class), Importance.LOW,
+                    "bytes, base64 or hex.")
+            .define(TIME_PRECISION_MODE, Type.STRING, "adaptive_time_microseconds", enumValidator(TimePrecisionMode.class),
+                    Importance.MEDIUM, "adaptive_time_microseconds, adaptive or connect.")
+            .define(STREAMING, Type.STRING, "on", ConfigDef.ValidString.in("off", "on", "parallel"), Importance.LOW,
+                    "pgoutput streaming of large in-progress transactions (14+; parallel 16+).")
+            .define(MAX_BATCH_SIZE, Type.INT, 2048, ConfigDef.Range.between(1, 1_000_000), Importance.LOW,
+                    "Most records one poll() returns.")
+            .define(POLL_INTERVAL_MS, Type.INT, 500, ConfigDef.Range.between(1, 60_000), Importance.LOW,
+                    "Longest poll() waits for changes before returning what it has.")
+            .define(UNAVAILABLE_VALUE_PLACEHOLDER, Type.STRING, "__debezium_unavailable_value", Importance.LOW,
+                    "Value for unchanged TOASTed columns.")
+            .define(TOMBSTONES_ON_DELETE, Type.BOOLEAN, true, Importance.LOW,
+                    "Send a tombstone (null value) after each delete, for log compaction.")
+            .define(MESSAGES_TOPIC, Type.STRING, "", Importance.LOW,
+                    "Topic for logical decoding messages (pg_logical_emit_message); empty = not requested.");
+
+    public PgreplConnectorConfig(Map<?, ?> props) {
+        super(CONFIG_DEF, props, false);
+    }
+
+    public String url() {
+        return getPassword(DATABASE_URL).value();
+    }
+
+    /** The replication connection's settings: the URL, replication=database, the password key on top. */
+    public ConnectionConfig connectionConfig() {
+        ConnectionConfig.Builder b = ConnectionConfig.parse(url()).toBuilder().replication(ReplicationMode.DATABASE);
+        Password p = getPassword(DATABASE_PASSWORD);
+        if (p != null && p.value() != null && !p.value().isEmpty()) b.password(p.value());
+        if (b.build().applicationName() == null) b.applicationName("pgrepl-kafka-connect");
+        return b.build();
+    }
+
+    public String slotName() { return getString(SLOT_NAME); }
+    public boolean slotCreate() { return getBoolean(SLOT_CREATE); }
+    public boolean slotFailover() { return getBoolean(SLOT_FAILOVER); }
+    public String publicationName() { return getString(PUBLICATION_NAME); }
+    public AutocreateMode autocreateMode() { return mode(AutocreateMode.class, PUBLICATION_AUTOCREATE_MODE); }
+    public TableFilter tableFilter() { return new TableFilter(getList(TABLE_INCLUDE_LIST), getList(TABLE_EXCLUDE_LIST)); }
+    public SnapshotMode snapshotMode() { return mode(SnapshotMode.class, SNAPSHOT_MODE); }
+    public int snapshotMaxThreads() { return getInt(SNAPSHOT_MAX_THREADS); }
+    public String topicPrefix() { return getString(TOPIC_PREFIX); }
+    public int heartbeatIntervalMs() { return getInt(HEARTBEAT_INTERVAL_MS); }
+    public DecimalMode decimalMode() { return mode(DecimalMode.class, DECIMAL_HANDLING_MODE); }
+    public BinaryMode binaryMode() { return mode(BinaryMode.class, BINARY_HANDLING_MODE); }
+    public TimePrecisionMode timePrecisionMode() { return mode(TimePrecisionMode.class, TIME_PRECISION_MODE); }
+    public int maxBatchSize() { return getInt(MAX_BATCH_SIZE); }
+    public int pollIntervalMs() { return getInt(POLL_INTERVAL_MS); }
+    public String unavailablePlaceholder() { return getString(UNAVAILABLE_VALUE_PLACEHOLDER); }
+    public boolean tombstonesOnDelete() { return getBoolean(TOMBSTONES_ON_DELETE); }
+    public String messagesTopic() { return getString(MESSAGES_TOPIC); }
+
+    public StreamingMode streaming() {
+        return StreamingMode.valueOf(getString(STREAMING).toUpperCase(Locale.ROOT));
+    }
+
+    private <E extends Enum<E>> E mode(Class<E> type, String key) {
+        return Enum.valueOf(type, getString(key).trim().toUpperCase(Locale.ROOT));
+    }
+
+    private static <E extends Enum<E>> ConfigDef.Validator enumValidator(Class<E> type) {
+        String[] names = Arrays.stream(type.getEnumConstants()).map(e -> e.name().toLowerCase(Locale.ROOT))
+                .toArray(String[]::new);
+        return ConfigDef.CaseInsensitiveValidString.in(names);
+    }
+
+    /** Parses the URL without echoing it: the message names what is wrong, never the value (it may hold a password). */
+    static final class UrlValidator implements ConfigDef.Validator {
+        @Override
+        public void ensureValid(String name, Object value) {
+            String url = value instanceof Password p ? p.value() : value == null ? null : value.toString();
+            if (url == null || url.isBlank()) {
+                throw new ConfigException(name + " is required: a libpq URI or key=value connection string");
+            }
+            try {
+                ConnectionConfig.parse(url);
+            } catch (RuntimeException e) {
+                throw new ConfigException(name + " is not a valid libpq URI or connection string ("
+                        + Secrets.mask(String.valueOf(e.getMessage()), url)
+                        + "); expected postgresql://user@host:port/dbname?param=value or host=... port=... dbname=...");
+            }
+        }
+
+        @Override
+        public String toString() {
+            return "postgresql://user@host:port/dbname?param=value, or host=... port=... dbname=...";
+        }
+    }
+
+    static final class NonEmpty implements ConfigDef.Validator {
+        @Override
+        public void ensureValid(String name, Object value) {
+            if (value == null || value.toString().isBlank()) throw new ConfigException(name + " must not be empty");
+        }
+    }
+
+    static final class Matches implements ConfigDef.Validator {
+        private final Pattern pattern;
+        private final String what;
+
+        Matches(Pattern pattern, String what) {
+            this.pattern = pattern;
+            this.what = what;
+        }
+
+        @Override
+        public void ensureValid(String name, Object value) {
+            if (value == null || !pattern.matcher(value.toString()).matches()) {
+                throw new ConfigException(name, value, "must be " + what);
+            }
+        }
+
+        @Override
+        public String toString() {
+            return what;
+        }
+    }
+
+    static final class TableListValidator implements ConfigDef.Validator {
+        @Override
+        public void ensureValid(String name, Object value) {
+            if (!(value instanceof List<?> list)) return;
+            List<String> bad = new ArrayList<>();
+            for (Object o : list) {
+                try {
+                    Pattern.compile(o.toString());
+                } catch (RuntimeException e) {
+                    bad.add(o.toString());
+                }
+            }
+            if (!bad.isEmpty()) throw new ConfigException(name, value, "not regular expressions: " + bad);
+        }
+    }
+}

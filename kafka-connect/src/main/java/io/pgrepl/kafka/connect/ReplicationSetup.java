@@ -1,0 +1,140 @@
+package io.pgrepl.kafka.connect;
+
+import io.pgrepl.client.PgConnection;
+import io.pgrepl.client.QueryResult;
+import io.pgrepl.client.Row;
+import io.pgrepl.client.replication.CreateSlotOptions;
+import io.pgrepl.client.replication.Identifiers;
+import io.pgrepl.client.replication.PublicationSpec;
+import io.pgrepl.client.replication.SlotCreated;
+import io.pgrepl.client.replication.SnapshotMode;
+import io.pgrepl.kafka.connect.PgreplConnectorConfig.AutocreateMode;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CompletionException;
+import java.util.concurrent.CompletionStage;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+import org.apache.kafka.connect.errors.ConnectException;
+
+/**
+ * What must exist before streaming, and the checks {@code validate()} runs: the slot (created if
+ * allowed) and the publication (created or altered per publication.autocreate.mode). Called from
+ * the task's and the connector's own threads, never an event loop; every wait is bounded.
+ */
+final class ReplicationSetup {
+    static final long TIMEOUT_SECONDS = 30;
+
+    /** An existing slot's plugin, type and database. */
+    record SlotInfo(String plugin, String slotType, String database) {}
+
+    private ReplicationSetup() {}
+
+    static PgConnection connect(PgreplConnectorConfig config) {
+        return await(PgConnection.connect(config.connectionConfig()), config, "connecting to the database");
+    }
+
+    static <T> T await(CompletionStage<T> stage, PgreplConnectorConfig config, String what) {
+        try {
+            return stage.toCompletableFuture().get(TIMEOUT_SECONDS, TimeUnit.SECONDS);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new ConnectException("interrupted while " + what);
+        } catch (TimeoutException e) {
+            throw new ConnectException("timed out after " + TIMEOUT_SECONDS + " s " + what);
+        } catch (ExecutionException | CompletionException e) {
+            Throwable c = e.getCause() != null ? e.getCause() : e;
+            throw new ConnectException(what + " failed: " + safeMessage(c, config));
+        }
+    }
+
+    /** A failure's message with any password in the configuration masked. */
+    static String safeMessage(Throwable t, PgreplConnectorConfig config) {
+        String m = t.getMessage() == null ? t.getClass().getSimpleName() : t.getMessage();
+        String pw = config.getPassword(PgreplConnectorConfig.DATABASE_PASSWORD) == null ? null
+                : config.getPassword(PgreplConnectorConfig.DATABASE_PASSWORD).value();
+        return Secrets.mask(m, config.url(), pw);
+    }
+
+    static SlotInfo slot(PgConnection conn, PgreplConnectorConfig config) {
+        QueryResult r = await(conn.query("SELECT plugin, slot_type, database FROM pg_catalog.pg_replication_slots"
+                + " WHERE slot_name = " + Identifiers.quoteLiteral(config.slotName())), config, "looking up the slot");
+        if (r.rows().isEmpty()) return null;
+        Row row = r.rows().get(0);
+        return new SlotInfo(row.get(0), row.get(1), row.get(2));
+    }
+
+    static boolean publicationExists(PgConnection conn, PgreplConnectorConfig config) {
+        return await(conn.listPublications(), config, "listing publications").contains(config.publicationName());
+    }
+
+    static String currentDatabase(PgConnection conn, PgreplConnectorConfig config) {
+        return await(conn.query("SELECT current_database()"), config, "reading the database name").singleRow().get(0);
+    }
+
+    /** Creates the slot when missing (slot.create); fails clearly when it is missing and may not be created. */
+    static SlotCreated ensureSlot(PgConnection conn, PgreplConnectorConfig config, SnapshotMode snapshot) {
+        SlotInfo s = slot(conn, config);
+        if (s != null) {
+            if (!"logical".equals(s.slotType()) || !"pgoutput".equals(s.plugin())) {
+                throw new ConnectException("replication slot \"" + config.slotName() + "\" exists but is "
+                        + s.slotType() + "/" + s.plugin() + ", not a logical pgoutput slot");
+            }
+            return null;
+        }
+        if (!config.slotCreate()) {
+            throw new ConnectException("replication slot \"" + config.slotName() + "\" does not exist and "
+                    + PgreplConnectorConfig.SLOT_CREATE + " is false");
+        }
+        CreateSlotOptions o = CreateSlotOptions.logical(config.slotName(), "pgoutput").withSnapshot(snapshot);
+        if (config.slotFailover()) o = o.withFailover(true);
+        return await(conn.createReplicationSlot(o), config, "creating slot \"" + config.slotName() + "\"");
+    }
+
+    /** Makes the publication exist (and, in filtered mode, cover the filtered tables). */
+    static void ensurePublication(PgConnection conn, PgreplConnectorConfig config) {
+        boolean exists = publicationExists(conn, config);
+        AutocreateMode mode = config.autocreateMode();
+        switch (mode) {
+            case DISABLED -> {
+                if (!exists) {
+                    throw new ConnectException("publication \"" + config.publicationName() + "\" does not exist and "
+                            + PgreplConnectorConfig.PUBLICATION_AUTOCREATE_MODE + " is disabled");
+                }
+            }
+            case ALL_TABLES -> {
+                if (!exists) {
+                    await(conn.createPublication(PublicationSpec.forAllTables(config.publicationName())), config,
+                            "creating publication \"" + config.publicationName() + "\"");
+                }
+            }
+            case FILTERED -> {
+                List<String> tables = filteredTables(conn, config);
+                if (tables.isEmpty()) {
+                    throw new ConnectException("publication.autocreate.mode=filtered: no table matches "
+                            + PgreplConnectorConfig.TABLE_INCLUDE_LIST + "/" + PgreplConnectorConfig.TABLE_EXCLUDE_LIST);
+                }
+                PublicationSpec spec = PublicationSpec.forTables(config.publicationName(), tables.toArray(String[]::new));
+                await(exists ? conn.alterPublication(spec) : conn.createPublication(spec), config,
+                        (exists ? "altering" : "creating") + " publication \"" + config.publicationName() + "\"");
+            }
+        }
+    }
+
+    /** Ordinary and partitioned tables outside the system schemas that the filter lets through, schema-qualified. */
+    static List<String> filteredTables(PgConnection conn, PgreplConnectorConfig config) {
+        QueryResult r = await(conn.query("SELECT n.nspname, c.relname FROM pg_catalog.pg_class c"
+                + " JOIN pg_catalog.pg_namespace n ON n.oid = c.relnamespace"
+                + " WHERE c.relkind IN ('r', 'p') AND n.nspname NOT IN ('pg_catalog', 'information_schema')"
+                + " AND n.nspname NOT LIKE 'pg_toast%' ORDER BY 1, 2"), config, "listing tables");
+        TableFilter f = config.tableFilter();
+        List<String> out = new ArrayList<>();
+        for (Row row : r.rows()) {
+            if (f.test(row.get(0), row.get(1))) {
+                out.add(Identifiers.quoteIdentifier(row.get(0)) + "." + Identifiers.quoteIdentifier(row.get(1)));
+            }
+        }
+        return out;
+    }
+}

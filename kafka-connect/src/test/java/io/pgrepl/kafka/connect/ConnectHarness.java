@@ -1,0 +1,82 @@
+package io.pgrepl.kafka.connect;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.function.Predicate;
+import org.apache.kafka.clients.consumer.ConsumerConfig;
+import org.apache.kafka.clients.consumer.ConsumerRecord;
+import org.apache.kafka.clients.consumer.KafkaConsumer;
+import org.apache.kafka.connect.data.SchemaAndValue;
+import org.apache.kafka.connect.data.Struct;
+import org.apache.kafka.connect.json.JsonConverter;
+import org.apache.kafka.connect.util.clusters.EmbeddedConnectCluster;
+
+/** A real in-process KRaft broker and Connect worker, and a reader of what the connector wrote. */
+final class ConnectHarness {
+    private ConnectHarness() {}
+
+    static EmbeddedConnectCluster start(String name, int workers, Map<String, String> extraWorkerProps) {
+        Map<String, String> w = new HashMap<>();
+        w.put("plugin.discovery", "service_load");
+        w.put("offset.flush.interval.ms", "500");
+        w.put("key.converter", JsonConverter.class.getName());
+        w.put("value.converter", JsonConverter.class.getName());
+        w.put("key.converter.schemas.enable", "true");
+        w.put("value.converter.schemas.enable", "true");
+        w.putAll(extraWorkerProps);
+        // One broker: the transaction state log must fit on it (exactly-once workers use transactions).
+        java.util.Properties broker = new java.util.Properties();
+        broker.put("transaction.state.log.replication.factor", "1");
+        broker.put("transaction.state.log.min.isr", "1");
+        EmbeddedConnectCluster c = new EmbeddedConnectCluster.Builder().name(name).numWorkers(workers).numBrokers(1)
+                .workerProps(w).brokerProps(broker).build();
+        c.start();
+        return c;
+    }
+
+    /** One consumed record, key and value turned back into Connect data by the worker's own converter. */
+    record Change(String topic, int partition, long offset, Struct key, Struct value) {
+        String op() {
+            return value == null ? null : value.getString("op");
+        }
+    }
+
+    static JsonConverter converter(boolean isKey) {
+        JsonConverter c = new JsonConverter();
+        c.configure(Map.of("schemas.enable", "true"), isKey);
+        return c;
+    }
+
+    /** Reads every topic matching {@code topicPattern} from the start until {@code done} holds for what was read. */
+    static List<Change> readUntil(EmbeddedConnectCluster c, String topicPattern, Map<String, Object> consumerProps,
+                                  Predicate<List<Change>> done, Duration timeout) {
+        JsonConverter keys = converter(true);
+        JsonConverter values = converter(false);
+        Map<String, Object> props = new HashMap<>();
+        props.put(ConsumerConfig.GROUP_ID_CONFIG, "reader-" + System.nanoTime());
+        props.put(ConsumerConfig.AUTO_OFFSET_RESET_CONFIG, "earliest");
+        props.put(ConsumerConfig.METADATA_MAX_AGE_CONFIG, "500");
+        props.putAll(consumerProps);
+        List<Change> out = new ArrayList<>();
+        long end = System.nanoTime() + timeout.toNanos();
+        try (KafkaConsumer<byte[], byte[]> consumer = c.kafka().createConsumer(props)) {
+            consumer.subscribe(java.util.regex.Pattern.compile(topicPattern));
+            int quietAfterDone = 0;
+            while (System.nanoTime() < end) {
+                var batch = consumer.poll(Duration.ofMillis(200));
+                for (ConsumerRecord<byte[], byte[]> r : batch) {
+                    SchemaAndValue k = r.key() == null ? SchemaAndValue.NULL : keys.toConnectData(r.topic(), r.key());
+                    SchemaAndValue v = r.value() == null ? SchemaAndValue.NULL : values.toConnectData(r.topic(), r.value());
+                    out.add(new Change(r.topic(), r.partition(), r.offset(), (Struct) k.value(), (Struct) v.value()));
+                }
+                // Topics are fetched in no particular order: once done, read on until a few polls bring nothing.
+                if (batch.isEmpty() && done.test(out) && ++quietAfterDone >= 5) return out;
+                if (!batch.isEmpty()) quietAfterDone = 0;
+            }
+        }
+        throw new AssertionError("timed out; read " + out.size() + " records");
+    }
+}
