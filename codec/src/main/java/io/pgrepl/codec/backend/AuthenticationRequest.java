@@ -16,9 +16,9 @@ public sealed interface AuthenticationRequest {
     int OK = 0;
     /** AuthenticationKerberosV5: not supported by PostgreSQL since 9.4, nor by this client. */
     int KERBEROS_V5 = 2;
-    /** AuthenticationCleartextPassword: send the password as is (only over TLS). */
+    /** AuthenticationCleartextPassword: send the password as is. */
     int CLEARTEXT_PASSWORD = 3;
-    /** AuthenticationMD5Password: send md5(md5(password + user) + salt), 4-byte salt follows. */
+    /** AuthenticationMD5Password: send {@code "md5"} + hex md5(hex md5(password + user) + salt); a 4-byte salt follows. */
     int MD5_PASSWORD = 5;
     /** AuthenticationGSS: start GSSAPI negotiation (not supported by this client). */
     int GSS = 7;

@@ -21,7 +21,7 @@ public interface PgOutputHandler {
     default void onCommit(CommitMessage m) {}
 
     /**
-     * Origin 'O': the transaction came from another node (sent after Begin, with origin filtering off).
+     * Origin 'O': the transaction was replayed from a replication origin, e.g. by a subscription; sent after Begin.
      *
      * @param m the view; valid only during this call
      */

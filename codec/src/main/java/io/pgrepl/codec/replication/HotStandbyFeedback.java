@@ -20,9 +20,9 @@ public final class HotStandbyFeedback {
      *
      * @param out              the buffer to append to; grown if needed
      * @param clientTimeMicros the client's clock, microseconds since 2000-01-01 00:00 UTC
-     * @param xmin             the standby's oldest running xid (32-bit), or 0 for none
+     * @param xmin             the standby's current global xmin (32-bit xid), excluding slots' catalog_xmin; 0 for none
      * @param xminEpoch        the epoch of {@code xmin}
-     * @param catalogXmin      the oldest xid whose catalog rows the standby still needs, or 0 for none
+     * @param catalogXmin      the lowest catalog_xmin of the standby's replication slots (32-bit xid), or 0 for none
      * @param catalogXminEpoch the epoch of {@code catalogXmin}
      * @return {@code out}
      */

@@ -30,7 +30,7 @@ public final class PgValues {
      * @param length  the value's length in bytes (not -1: NULL has no value to decode)
      * @return the decoded value, never null
      * @throws MalformedValueException if the bytes do not fit the format
-     * @throws IndexOutOfBoundsException if the range lies outside {@code buf}
+     * @throws IllegalArgumentException if the range lies outside {@code buf}
      */
     public static Object decode(int typeOid, boolean binary, ByteBuf buf, int index, int length) {
         checkRange(buf, index, length);
