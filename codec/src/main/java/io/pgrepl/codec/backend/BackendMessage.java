@@ -12,26 +12,49 @@ package io.pgrepl.codec.backend;
 public final class BackendMessage {
     private BackendMessage() {}
 
+    /** Authentication* family: a request or outcome of authentication ({@link AuthenticationRequest}). */
     public static final byte AUTHENTICATION = 'R';
+    /** BackendKeyData: the pid and cancel key ({@link BackendKeyData}). */
     public static final byte BACKEND_KEY_DATA = 'K';
+    /** CommandComplete: a command finished; carries its tag ({@link CommandComplete}). */
     public static final byte COMMAND_COMPLETE = 'C';
+    /** CopyBothResponse: START_REPLICATION entered copy-both mode ({@link CopyResponse}). */
     public static final byte COPY_BOTH_RESPONSE = 'W';
+    /** CopyData: a chunk of COPY data or one replication message. */
     public static final byte COPY_DATA = 'd';
+    /** CopyDone: the server has no more COPY data; no payload. */
     public static final byte COPY_DONE = 'c';
+    /** CopyInResponse: the server is ready for COPY FROM STDIN data ({@link CopyResponse}). */
     public static final byte COPY_IN_RESPONSE = 'G';
+    /** CopyOutResponse: COPY TO STDOUT data follows ({@link CopyResponse}). */
     public static final byte COPY_OUT_RESPONSE = 'H';
+    /** DataRow: one row of a query result ({@link DataRow}). */
     public static final byte DATA_ROW = 'D';
+    /** EmptyQueryResponse: the query string was empty; no payload. */
     public static final byte EMPTY_QUERY_RESPONSE = 'I';
+    /** ErrorResponse: the command failed ({@link ErrorFields}). */
     public static final byte ERROR_RESPONSE = 'E';
+    /** NegotiateProtocolVersion: the server supports an older minor version or not all options ({@link NegotiateProtocolVersion}). */
     public static final byte NEGOTIATE_PROTOCOL_VERSION = 'v';
+    /** NoData: the statement returns no rows; no payload. */
     public static final byte NO_DATA = 'n';
+    /** NoticeResponse: a warning or notice, same fields as ErrorResponse ({@link ErrorFields}). */
     public static final byte NOTICE_RESPONSE = 'N';
+    /** NotificationResponse: a NOTIFY for a channel this session listens on ({@link NotificationResponse}). */
     public static final byte NOTIFICATION_RESPONSE = 'A';
+    /** ParameterStatus: a run-time parameter's current value ({@link ParameterStatus}). */
     public static final byte PARAMETER_STATUS = 'S';
+    /** ReadyForQuery: the server is idle and reports the transaction status ({@link ReadyForQuery}). */
     public static final byte READY_FOR_QUERY = 'Z';
+    /** RowDescription: the columns of the rows that follow ({@link RowDescription}). */
     public static final byte ROW_DESCRIPTION = 'T';
 
-    /** Printable name for errors and logs: the protocol name when known, else the byte. */
+    /**
+     * Printable name for errors and logs: the protocol name when known, else the byte.
+     *
+     * @param type the message's type byte
+     * @return e.g. {@code "ErrorResponse"}, or {@code "'x'"} / {@code "0x01"} for an unknown byte
+     */
     public static String name(byte type) {
         return switch (type) {
             case AUTHENTICATION -> "Authentication";

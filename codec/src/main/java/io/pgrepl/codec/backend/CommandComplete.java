@@ -8,6 +8,13 @@ import io.pgrepl.codec.Wire;
 public final class CommandComplete {
     private CommandComplete() {}
 
+    /**
+     * Reads the command tag.
+     *
+     * @param payload the bytes after the type and length, readerIndex to writerIndex; not moved
+     * @return the tag, e.g. {@code INSERT 0 1}; the row count, if any, is its last word
+     * @throws MalformedMessageException if the string is unterminated or followed by bytes
+     */
     public static String tag(ByteBuf payload) {
         int base = payload.readerIndex();
         int end = payload.writerIndex();

@@ -7,6 +7,8 @@ import io.pgrepl.codec.Wire;
 /**
  * DataRow 'D' flyweight: Int16 count, then per column Int32 length (-1 = NULL) and that many
  * bytes. Validated once in {@link #wrap}; values are read in place or sliced without copying.
+ * One instance is reused for every row: what it returns is valid only until the next
+ * {@code wrap} and while the frame's buffer is alive.
  */
 public final class DataRow {
     private ByteBuf buf;
@@ -14,6 +16,13 @@ public final class DataRow {
     private int[] offsets = new int[8];
     private int[] lengths = new int[8];
 
+    /**
+     * Points this view at a DataRow payload, checking every length against the frame first.
+     *
+     * @param payload the bytes after the type and length, readerIndex to writerIndex; not moved
+     * @return this view
+     * @throws MalformedMessageException if a count or length does not fit the message
+     */
     public DataRow wrap(ByteBuf payload) {
         int base = payload.readerIndex();
         int end = payload.writerIndex();
@@ -47,15 +56,33 @@ public final class DataRow {
         return this;
     }
 
+    /**
+     * Number of columns in the row, as sent in the Int16 count.
+     *
+     * @return the column count
+     */
     public int columnCount() {
         return count;
     }
 
+    /**
+     * Whether the column is SQL NULL (sent as length -1).
+     *
+     * @param column zero-based column index
+     * @return true for NULL
+     * @throws IndexOutOfBoundsException if there is no such column
+     */
     public boolean isNull(int column) {
         return length(column) < 0;
     }
 
-    /** Byte length of the value, -1 for NULL. */
+    /**
+     * Byte length of the value.
+     *
+     * @param column zero-based column index
+     * @return the length in bytes, -1 for NULL
+     * @throws IndexOutOfBoundsException if there is no such column
+     */
     public int length(int column) {
         if (column < 0 || column >= count) {
             throw new IndexOutOfBoundsException("column " + column + " of " + count);
@@ -63,25 +90,49 @@ public final class DataRow {
         return lengths[column];
     }
 
-    /** Absolute index of the value's first byte in the wrapped buffer. */
+    /**
+     * Absolute index of the value's first byte in the wrapped buffer.
+     *
+     * @param column zero-based column index
+     * @return an index into the wrapped buffer, meaningful only when the value is not NULL
+     * @throws IndexOutOfBoundsException if there is no such column
+     */
     public int offset(int column) {
         length(column);
         return offsets[column];
     }
 
-    /** The value as a slice sharing the frame's memory, or null for NULL. Valid only while the frame is. */
+    /**
+     * The value as a slice sharing the frame's memory. Valid only while the frame is.
+     *
+     * @param column zero-based column index
+     * @return a slice without its own reference count, or null for NULL
+     * @throws IndexOutOfBoundsException if there is no such column
+     */
     public ByteBuf slice(int column) {
         int len = length(column);
         return len < 0 ? null : buf.slice(offsets[column], len);
     }
 
-    /** The value decoded as UTF-8 text, or null. */
+    /**
+     * The value decoded as UTF-8 text (a text-format column).
+     *
+     * @param column zero-based column index
+     * @return the text, or null for NULL
+     * @throws IndexOutOfBoundsException if there is no such column
+     */
     public String text(int column) {
         int len = length(column);
         return len < 0 ? null : Wire.utf8(buf, offsets[column], offsets[column] + len);
     }
 
-    /** A copy of the value's bytes, or null; for values that must outlive the frame. */
+    /**
+     * A copy of the value's bytes, for values that must outlive the frame.
+     *
+     * @param column zero-based column index
+     * @return a new array, or null for NULL
+     * @throws IndexOutOfBoundsException if there is no such column
+     */
     public byte[] bytes(int column) {
         int len = length(column);
         if (len < 0) return null;

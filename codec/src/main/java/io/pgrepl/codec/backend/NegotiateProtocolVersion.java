@@ -10,8 +10,18 @@ import java.util.List;
  * NegotiateProtocolVersion 'v': Int32 newest version supported, Int32 n, n × String unrecognised
  * option. The docs call the first field the "newest minor version", but servers (checked on PG
  * 10-17) send the whole version code, e.g. 196608 for 3.0; both spellings are read here.
+ *
+ * @param newestMinorVersion  the newest minor version of protocol 3 the server supports, e.g. 0 for 3.0
+ * @param unrecognizedOptions the {@code _pq_.} startup options the server did not recognise
  */
 public record NegotiateProtocolVersion(int newestMinorVersion, List<String> unrecognizedOptions) {
+    /**
+     * Decodes a NegotiateProtocolVersion payload.
+     *
+     * @param payload the bytes after the type and length, readerIndex to writerIndex; not moved
+     * @return the version and options
+     * @throws MalformedMessageException if the version is not protocol 3 or the option list does not fit
+     */
     public static NegotiateProtocolVersion decode(ByteBuf payload) {
         int base = payload.readerIndex();
         int end = payload.writerIndex();

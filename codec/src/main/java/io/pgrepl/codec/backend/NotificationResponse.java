@@ -4,8 +4,21 @@ import io.netty.buffer.ByteBuf;
 import io.pgrepl.codec.MalformedMessageException;
 import io.pgrepl.codec.Wire;
 
-/** NotificationResponse 'A': Int32 notifying backend pid, String channel, String payload. */
+/**
+ * NotificationResponse 'A': Int32 notifying backend pid, String channel, String payload.
+ *
+ * @param processId the pid of the backend that ran NOTIFY
+ * @param channel   the channel name
+ * @param payload   the NOTIFY payload, empty if none was given
+ */
 public record NotificationResponse(int processId, String channel, String payload) {
+    /**
+     * Decodes a NotificationResponse payload.
+     *
+     * @param buf the bytes after the type and length, readerIndex to writerIndex; not moved
+     * @return the notification
+     * @throws MalformedMessageException if a string is unterminated or followed by bytes
+     */
     public static NotificationResponse decode(ByteBuf buf) {
         int base = buf.readerIndex();
         int end = buf.writerIndex();

@@ -4,8 +4,20 @@ import io.netty.buffer.ByteBuf;
 import io.pgrepl.codec.MalformedMessageException;
 import io.pgrepl.codec.Wire;
 
-/** ParameterStatus 'S': String name, String value. Rare, so decoded to a record. */
+/**
+ * ParameterStatus 'S': String name, String value. Rare, so decoded to a record.
+ *
+ * @param name  the run-time parameter's name, e.g. {@code server_version}
+ * @param value its current value, as text
+ */
 public record ParameterStatus(String name, String value) {
+    /**
+     * Decodes a ParameterStatus payload.
+     *
+     * @param payload the bytes after the type and length, readerIndex to writerIndex; not moved
+     * @return the name and value
+     * @throws MalformedMessageException if a string is unterminated or followed by bytes
+     */
     public static ParameterStatus decode(ByteBuf payload) {
         int base = payload.readerIndex();
         int end = payload.writerIndex();

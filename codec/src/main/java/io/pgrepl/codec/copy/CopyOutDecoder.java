@@ -21,6 +21,11 @@ public final class CopyOutDecoder {
     /** Receives each decoded row. */
     @FunctionalInterface
     public interface RowHandler {
+        /**
+         * Called once per row, in the order the server sent them.
+         *
+         * @param row the row's columns, read in place; valid only during this call
+         */
         void onRow(TupleView row);
     }
 
@@ -34,7 +39,12 @@ public final class CopyOutDecoder {
 
     /**
      * Checks a CopyOutResponse against what was asked for: the overall format ({@code binary})
-     * and one column per relation column.
+     * and one column per relation column. Resets the row count.
+     *
+     * @param copyOutResponse the CopyOutResponse payload, readerIndex to writerIndex; not moved
+     * @param relation        the relation whose columns the COPY lists, in that order
+     * @param binary          whether {@code COPY ... (FORMAT binary)} was asked for
+     * @throws MalformedMessageException if the format or column count differs from what was asked
      */
     public void start(ByteBuf copyOutResponse, RelationInfo relation, boolean binary) {
         int base = copyOutResponse.readerIndex();
@@ -59,7 +69,15 @@ public final class CopyOutDecoder {
         binaryRows.reset();
     }
 
-    /** Decodes one CopyData payload (readerIndex to writerIndex); returns the rows it held. */
+    /**
+     * Decodes one CopyData payload (readerIndex to writerIndex) and hands each row to the handler.
+     *
+     * @param copyData the CopyData payload; not moved
+     * @param handler  receives each row; the view is valid only during its call
+     * @return the number of rows the payload held (0 for the binary trailer)
+     * @throws MalformedMessageException if a row is malformed or split across messages
+     * @throws IllegalStateException if {@link #start} was not called for this result
+     */
     public int decode(ByteBuf copyData, RowHandler handler) {
         if (!started) throw new IllegalStateException("CopyData before CopyOutResponse");
         int n = binary ? binaryRows.decode(copyData, relation, handler) : text.decode(copyData, relation, handler);
@@ -67,7 +85,13 @@ public final class CopyOutDecoder {
         return n;
     }
 
-    /** CopyDone: a binary result must have ended with its trailer. Returns the rows decoded. */
+    /**
+     * CopyDone: a binary result must have ended with its trailer.
+     *
+     * @return the number of rows decoded since {@link #start}
+     * @throws MalformedMessageException if a binary result ended without its trailer
+     * @throws IllegalStateException if {@link #start} was not called for this result
+     */
     public long finish() {
         if (!started) throw new IllegalStateException("CopyDone before CopyOutResponse");
         if (binary && !binaryRows.trailerSeen()) {
@@ -78,6 +102,11 @@ public final class CopyOutDecoder {
         return rows;
     }
 
+    /**
+     * Rows decoded so far in the current (or last) result.
+     *
+     * @return the row count
+     */
     public long rows() {
         return rows;
     }

@@ -19,18 +19,38 @@ public final class BeginPrepareMessage extends TwoPhaseMessage {
         return 25;
     }
 
+    /**
+     * The LSN of the prepare record.
+     *
+     * @return the prepare LSN
+     */
     public long prepareLsn() {
         return buf.getLong(start + 1);
     }
 
+    /**
+     * The end of the prepared transaction's PREPARE record.
+     *
+     * @return the end LSN
+     */
     public long endLsn() {
         return buf.getLong(start + 9);
     }
 
+    /**
+     * The prepare time in PostgreSQL microseconds since 2000-01-01 UTC.
+     *
+     * @return the prepare time
+     */
     public long prepareTimeMicros() {
         return buf.getLong(start + 17);
     }
 
+    /**
+     * The prepare time.
+     *
+     * @return the prepare time as an Instant
+     */
     public Instant prepareTime() {
         return instant(prepareTimeMicros());
     }

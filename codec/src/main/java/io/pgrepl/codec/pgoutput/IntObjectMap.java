@@ -7,6 +7,8 @@ import java.util.function.IntFunction;
  * Open-addressing map from {@code int} keys (OIDs) to objects, so the per-row relation lookup
  * never boxes an {@code Integer}. Linear probing; capacity is a power of two kept below 50% full.
  * Not thread-safe: one per stream, used from the stream's event loop.
+ *
+ * @param <V> the value type
  */
 public final class IntObjectMap<V> {
     private int[] keys;
@@ -14,10 +16,16 @@ public final class IntObjectMap<V> {
     private int size;
     private int mask;
 
+    /** An empty map sized for 16 entries. */
     public IntObjectMap() {
         this(16);
     }
 
+    /**
+     * An empty map sized so that {@code expected} entries fit without growing.
+     *
+     * @param expected the number of entries expected
+     */
     public IntObjectMap(int expected) {
         int cap = Integer.highestOneBit(Math.max(4, expected) * 2 - 1) << 1;
         keys = new int[cap];
@@ -30,6 +38,12 @@ public final class IntObjectMap<V> {
         return h ^ (h >>> 16);
     }
 
+    /**
+     * The value stored under {@code key}.
+     *
+     * @param key the key, e.g. a relation OID
+     * @return the value, or null if none
+     */
     @SuppressWarnings("unchecked")
     public V get(int key) {
         int i = hash(key) & mask;
@@ -41,7 +55,14 @@ public final class IntObjectMap<V> {
         }
     }
 
-    /** Stores {@code value} (non-null) under {@code key}; returns the previous value or null. */
+    /**
+     * Stores {@code value} (non-null) under {@code key}; returns the previous value or null.
+     *
+     * @param key   the key, e.g. a relation OID
+     * @param value the value; must not be null
+     * @return the previous value, or null if none
+     * @throws NullPointerException if {@code value} is null
+     */
     @SuppressWarnings("unchecked")
     public V put(int key, V value) {
         if (value == null) throw new NullPointerException("value");
@@ -62,7 +83,12 @@ public final class IntObjectMap<V> {
         }
     }
 
-    /** Removes {@code key}; returns the removed value or null. */
+    /**
+     * Removes {@code key}; returns the removed value or null.
+     *
+     * @param key the key
+     * @return the removed value, or null if none
+     */
     @SuppressWarnings("unchecked")
     public V remove(int key) {
         int i = hash(key) & mask;
@@ -88,6 +114,13 @@ public final class IntObjectMap<V> {
         return null;
     }
 
+    /**
+     * The value under {@code key}, created by {@code factory} and stored if absent.
+     *
+     * @param key     the key
+     * @param factory makes the value from the key; must not return null
+     * @return the existing or new value
+     */
     public V computeIfAbsent(int key, IntFunction<V> factory) {
         V v = get(key);
         if (v == null) {
@@ -97,20 +130,35 @@ public final class IntObjectMap<V> {
         return v;
     }
 
+    /**
+     * Number of entries.
+     *
+     * @return the entry count
+     */
     public int size() {
         return size;
     }
 
+    /**
+     * Whether the map has no entries.
+     *
+     * @return true if empty
+     */
     public boolean isEmpty() {
         return size == 0;
     }
 
+    /** Removes every entry; the capacity is kept. */
     public void clear() {
         Arrays.fill(values, null);
         size = 0;
     }
 
-    /** Calls {@code action} for each entry, in no particular order. */
+    /**
+     * Calls {@code action} for each entry, in no particular order.
+     *
+     * @param action called with each key and value; must not change the map
+     */
     @SuppressWarnings("unchecked")
     public void forEach(Entry<? super V> action) {
         for (int i = 0; i < keys.length; i++) {
@@ -118,8 +166,19 @@ public final class IntObjectMap<V> {
         }
     }
 
+    /**
+     * Receives one entry in {@link #forEach}.
+     *
+     * @param <V> the value type
+     */
     @FunctionalInterface
     public interface Entry<V> {
+        /**
+         * Called for one entry.
+         *
+         * @param key   the key
+         * @param value the value, never null
+         */
         void accept(int key, V value);
     }
 

@@ -55,30 +55,50 @@ public final class PgOutputDecoder {
     private final CommitPreparedMessage commitPrepared = new CommitPreparedMessage();
     private final RollbackPreparedMessage rollbackPrepared = new RollbackPreparedMessage();
 
+    /** A decoder with its own, empty {@link PgOutputState}. */
     public PgOutputDecoder() {
         this(new PgOutputState());
     }
 
+    /**
+     * A decoder that reads and updates the given state, e.g. one seeded from a capture.
+     *
+     * @param state the stream state; shared with no other decoder
+     */
     public PgOutputDecoder(PgOutputState state) {
         this.state = state;
         truncate.state = state;
     }
 
+    /**
+     * The stream state this decoder updates: stream block and relation and type caches.
+     *
+     * @return the state
+     */
     public PgOutputState state() {
         return state;
     }
 
     /**
-     * Decodes the readable bytes of {@code message} (reader index at the type byte) as exactly one
-     * pgoutput message. The reader index is not moved.
+     * Decodes the readable bytes of {@code message} (reader index at the type byte) as exactly one pgoutput message. The reader index is not moved.
+     *
+     * @param message the message, type byte at the reader index
+     * @param handler receives the view; valid only during the call
+     * @throws MalformedMessageException if the bytes are not one valid message
      */
     public void decode(ByteBuf message, PgOutputHandler handler) {
         decode(message, message.readerIndex(), message.readableBytes(), handler);
     }
 
     /**
-     * Decodes bytes {@code [index, index + length)} of {@code buf}, e.g. the data of an XLogData
-     * view without slicing it.
+     * Decodes bytes {@code [index, index + length)} of {@code buf}, e.g. the data of an XLogData view without slicing it.
+     *
+     * @param buf     the buffer holding the message
+     * @param index   absolute index of the type byte
+     * @param length  length of the message in bytes
+     * @param handler receives the view; valid only during the call
+     * @throws MalformedMessageException if the bytes are not one valid message
+     * @throws IllegalArgumentException if the range lies outside {@code buf}
      */
     public void decode(ByteBuf buf, int index, int length, PgOutputHandler handler) {
         if (length <= 0) throw new MalformedMessageException("pgoutput", 0, "empty message");

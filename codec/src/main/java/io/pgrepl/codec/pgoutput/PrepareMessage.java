@@ -15,7 +15,11 @@ public final class PrepareMessage extends TwoPhaseMessage {
         return type;
     }
 
-    /** True for Stream Prepare 'p' (the transaction's changes came in stream blocks). */
+    /**
+     * True for Stream Prepare 'p' (the transaction's changes came in stream blocks).
+     *
+     * @return true for {@code 'p'}, false for {@code 'P'}
+     */
     public boolean streamed() {
         return type == PgOutputMessageType.STREAM_PREPARE;
     }
@@ -25,23 +29,47 @@ public final class PrepareMessage extends TwoPhaseMessage {
         return 26;
     }
 
-    /** 0 so far; exposed rather than rejected (see {@link CommitMessage}). */
+    /**
+     * 0 so far; exposed rather than rejected (see {@link CommitMessage}).
+     *
+     * @return the flags byte
+     */
     public int flags() {
         return buf.getUnsignedByte(start + 1);
     }
 
+    /**
+     * The LSN of the prepare record.
+     *
+     * @return the prepare LSN
+     */
     public long prepareLsn() {
         return buf.getLong(start + 2);
     }
 
+    /**
+     * The end of the PREPARE record: the position to confirm once the prepared transaction is durable.
+     *
+     * @return the end LSN
+     */
     public long endLsn() {
         return buf.getLong(start + 10);
     }
 
+    /**
+     * The prepare time in PostgreSQL microseconds since 2000-01-01 UTC.
+     *
+     * @return the prepare time
+     */
     public long prepareTimeMicros() {
         return buf.getLong(start + 18);
     }
 
+    /**
+     * The prepare time.
+     *
+     * @return the prepare time as an Instant
+     */
     public Instant prepareTime() {
         return instant(prepareTimeMicros());
     }

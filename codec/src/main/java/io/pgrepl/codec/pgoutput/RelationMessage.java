@@ -14,10 +14,20 @@ public final class RelationMessage extends StreamableMessage {
         return PgOutputMessageType.RELATION;
     }
 
+    /**
+     * The relation as described by this message, already in the decoder's cache.
+     *
+     * @return the immutable relation; safe to keep after the callback
+     */
     public RelationInfo relation() {
         return relation;
     }
 
+    /**
+     * The relation's OID.
+     *
+     * @return the {@code pg_class} OID
+     */
     public int relationOid() {
         return relation.oid();
     }

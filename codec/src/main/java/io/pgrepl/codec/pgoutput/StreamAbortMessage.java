@@ -18,35 +18,65 @@ public final class StreamAbortMessage extends PgOutputMessage {
         return PgOutputMessageType.STREAM_ABORT;
     }
 
-    /** Top-level xid. */
+    /**
+     * Top-level xid.
+     *
+     * @return the xid, an unsigned 32-bit value
+     */
     public long xid() {
         return buf.getUnsignedInt(start + 1);
     }
 
-    /** The aborted (sub)transaction; equals {@link #xid()} when the whole transaction aborted. */
+    /**
+     * The aborted (sub)transaction; equals {@link #xid()} when the whole transaction aborted.
+     *
+     * @return the xid, an unsigned 32-bit value
+     */
     public long subXid() {
         return buf.getUnsignedInt(start + 5);
     }
 
+    /**
+     * Whether only a subtransaction aborted: its changes are dropped, the rest of the transaction continues.
+     *
+     * @return true when {@link #subXid()} differs from {@link #xid()}
+     */
     public boolean isSubtransactionAbort() {
         return xid() != subXid();
     }
 
+    /**
+     * Whether the message carries the abort LSN and time (the 25-byte form, streaming=parallel).
+     *
+     * @return true for the long form
+     */
     public boolean hasAbortInfo() {
         return hasAbortInfo;
     }
 
-    /** Abort record LSN, or 0 without {@link #hasAbortInfo()}. */
+    /**
+     * Abort record LSN, or 0 without {@link #hasAbortInfo()}.
+     *
+     * @return the LSN
+     */
     public long abortLsn() {
         return hasAbortInfo ? buf.getLong(start + 9) : 0L;
     }
 
-    /** Abort time in PostgreSQL microseconds, or 0 without {@link #hasAbortInfo()}. */
+    /**
+     * Abort time in PostgreSQL microseconds since 2000-01-01 UTC, or 0 without {@link #hasAbortInfo()}.
+     *
+     * @return the abort time
+     */
     public long abortTimeMicros() {
         return hasAbortInfo ? buf.getLong(start + 17) : 0L;
     }
 
-    /** Abort time, or null without {@link #hasAbortInfo()}. */
+    /**
+     * Abort time, or null without {@link #hasAbortInfo()}.
+     *
+     * @return the abort time as an Instant
+     */
     public Instant abortTime() {
         return hasAbortInfo ? instant(abortTimeMicros()) : null;
     }

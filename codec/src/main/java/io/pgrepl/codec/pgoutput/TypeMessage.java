@@ -9,10 +9,20 @@ public final class TypeMessage extends StreamableMessage {
         return PgOutputMessageType.TYPE;
     }
 
+    /**
+     * The type as described by this message, already in the decoder's cache.
+     *
+     * @return the immutable type; safe to keep after the callback
+     */
     public TypeInfo typeInfo() {
         return typeInfo;
     }
 
+    /**
+     * The type's OID.
+     *
+     * @return the {@code pg_type} OID
+     */
     public int typeOid() {
         return typeInfo.oid();
     }

@@ -8,13 +8,24 @@ import io.pgrepl.codec.MalformedMessageException;
  */
 public class UnknownMessageTypeException extends MalformedMessageException {
     private static final long serialVersionUID = 1L;
+    /** The unknown type byte (serialized form). */
     private final byte typeByte;
 
+    /**
+     * An unknown type byte at the start of a message.
+     *
+     * @param typeByte the type byte as received
+     */
     public UnknownMessageTypeException(byte typeByte) {
         super(PgOutputMessageType.describe(typeByte), 0, "unknown pgoutput message type");
         this.typeByte = typeByte;
     }
 
+    /**
+     * The type byte that was not recognised.
+     *
+     * @return the byte as received
+     */
     public byte typeByte() {
         return typeByte;
     }

@@ -9,6 +9,13 @@ import io.pgrepl.codec.MalformedMessageException;
 public class MalformedValueException extends MalformedMessageException {
     private static final long serialVersionUID = 1L;
 
+    /**
+     * Bad bytes in a column value.
+     *
+     * @param typeName the type's name, e.g. {@code "numeric"}
+     * @param offset   byte offset within the value where the problem was found
+     * @param reason   what was wrong, without the value's bytes
+     */
     public MalformedValueException(String typeName, int offset, String reason) {
         super(typeName + " value", offset, reason);
     }

@@ -21,17 +21,16 @@ public final class PgValues {
     private PgValues() {}
 
     /**
-     * The value as the natural Java type for {@code typeOid}:
-     * bool→Boolean, int2→Short, int4→Integer, int8→Long, oid/xid→Long (unsigned), float4→Float,
-     * float8→Double, numeric→BigDecimal or Double NaN/±Infinity, text/varchar/bpchar/name/char/json/jsonb
-     * →String, bytea→byte[], uuid→UUID, date→LocalDate, time→LocalTime, timetz→OffsetTime,
-     * timestamp→LocalDateTime, timestamptz→Instant, interval→{@link PgInterval}, pg_lsn→Long,
-     * arrays of these→unmodifiable List (nested per dimension, null elements kept; lower bounds
-     * via {@link #arrayLowerBounds}). Infinite dates and
-     * times map to the MIN/MAX constants of their java.time class; time and timetz 24:00:00 (valid in
-     * PostgreSQL, not in java.time) map to {@link java.time.LocalTime#MAX} (23:59:59.999999999).
-     * Text intervals are read in IntervalStyle postgres only (the client sets it at startup).
-     * Unknown types: String for text format, byte[] for binary.
+     * The value as the natural Java type for {@code typeOid}: bool→Boolean, int2→Short, int4→Integer, int8→Long, oid/xid→Long (unsigned), float4→Float, float8→Double, numeric→BigDecimal or Double NaN/±Infinity, text/varchar/bpchar/name/char/json/jsonb →String, bytea→byte[], uuid→UUID, date→LocalDate, time→LocalTime, timetz→OffsetTime, timestamp→LocalDateTime, timestamptz→Instant, interval→{@link PgInterval}, pg_lsn→Long, arrays of these→unmodifiable List (nested per dimension, null elements kept; lower bounds via {@link #arrayLowerBounds}). Infinite dates and times map to the MIN/MAX constants of their java.time class; time and timetz 24:00:00 (valid in PostgreSQL, not in java.time) map to {@link java.time.LocalTime#MAX} (23:59:59.999999999). Text intervals are read in IntervalStyle postgres only (the client sets it at startup). Unknown types: String for text format, byte[] for binary.
+     *
+     * @param typeOid the column's type OID, e.g. from a Relation message or RowDescription
+     * @param binary  true for the binary (send) format, false for text (output)
+     * @param buf     the buffer holding the value, e.g. a tuple or DataRow frame
+     * @param index   absolute index of the value's first byte
+     * @param length  the value's length in bytes (not -1: NULL has no value to decode)
+     * @return the decoded value, never null
+     * @throws MalformedValueException if the bytes do not fit the format
+     * @throws IllegalArgumentException if the range lies outside {@code buf}
      */
     public static Object decode(int typeOid, boolean binary, ByteBuf buf, int index, int length) {
         checkRange(buf, index, length);
@@ -65,25 +64,57 @@ public final class PgValues {
     }
 
     /**
-     * The lower bound of each dimension of an array value (empty for an empty array), which the
-     * lists of {@link #decode} leave out: {@code '[0:1]={1,2}'} decodes to {@code [1, 2]} with
-     * lower bounds {@code {0}}. PostgreSQL's default lower bound is 1.
+     * The lower bound of each dimension of an array value (empty for an empty array), which the lists of {@link #decode} leave out: {@code '[0:1]={1,2}'} decodes to {@code [1, 2]} with lower bounds {@code {0}}. PostgreSQL's default lower bound is 1.
+     *
+     * @param arrayTypeOid the array type's OID, for error messages
+     * @param binary       true for the binary (send) format, false for text (output)
+     * @param buf          the buffer holding the value, e.g. a tuple or DataRow frame
+     * @param index        absolute index of the value's first byte
+     * @param length       the value's length in bytes (not -1: NULL has no value to decode)
+     * @return one lower bound per dimension
+     * @throws MalformedValueException if the bytes do not fit the format
      */
     public static int[] arrayLowerBounds(int arrayTypeOid, boolean binary, ByteBuf buf, int index, int length) {
         checkRange(buf, index, length);
         return PgArrays.lowerBounds(PgType.name(arrayTypeOid), binary, buf, index, length);
     }
 
-    /** {@link #arrayLowerBounds(int, boolean, ByteBuf, int, int)} over the readable bytes of {@code value}. */
+    /**
+     * {@link #arrayLowerBounds(int, boolean, ByteBuf, int, int)} over the readable bytes of {@code value}.
+     *
+     * @param arrayTypeOid the array type's OID, for error messages
+     * @param binary       true for the binary (send) format, false for text (output)
+     * @param value        the value's bytes, readerIndex to writerIndex; not moved
+     * @return one lower bound per dimension
+     * @throws MalformedValueException if the bytes do not fit the format
+     */
     public static int[] arrayLowerBounds(int arrayTypeOid, boolean binary, ByteBuf value) {
         return arrayLowerBounds(arrayTypeOid, binary, value, value.readerIndex(), value.readableBytes());
     }
 
-    /** {@link #decode(int, boolean, ByteBuf, int, int)} over the readable bytes of {@code value}. */
+    /**
+     * {@link #decode(int, boolean, ByteBuf, int, int)} over the readable bytes of {@code value}.
+     *
+     * @param typeOid the column's type OID
+     * @param binary  true for the binary (send) format, false for text (output)
+     * @param value   the value's bytes, readerIndex to writerIndex; not moved
+     * @return the decoded value, never null
+     * @throws MalformedValueException if the bytes do not fit the format
+     */
     public static Object decode(int typeOid, boolean binary, ByteBuf value) {
         return decode(typeOid, binary, value, value.readerIndex(), value.readableBytes());
     }
 
+    /**
+     * bool: one byte 1/0 in binary, {@code t}/{@code f} in text.
+     *
+     * @param buf    the buffer holding the value, e.g. a tuple or DataRow frame
+     * @param index  absolute index of the value's first byte
+     * @param length the value's length in bytes (not -1: NULL has no value to decode)
+     * @param binary true for the binary (send) format, false for text (output)
+     * @return the boolean
+     * @throws MalformedValueException if the bytes do not fit the format
+     */
     public static boolean bool(ByteBuf buf, int index, int length, boolean binary) {
         if (length == 1) {
             byte b = buf.getByte(index);
@@ -93,6 +124,16 @@ public final class PgValues {
         throw bad("bool", 0, binary ? "expected one byte 0 or 1" : "expected 't' or 'f'");
     }
 
+    /**
+     * int2 (smallint): Int16 big-endian in binary, decimal in text.
+     *
+     * @param buf    the buffer holding the value, e.g. a tuple or DataRow frame
+     * @param index  absolute index of the value's first byte
+     * @param length the value's length in bytes (not -1: NULL has no value to decode)
+     * @param binary true for the binary (send) format, false for text (output)
+     * @return the value
+     * @throws MalformedValueException if the bytes do not fit the format
+     */
     public static short int2(ByteBuf buf, int index, int length, boolean binary) {
         if (binary) {
             if (length != 2) throw bad("int2", 0, "binary int2 must be 2 bytes, got " + length);
@@ -103,6 +144,16 @@ public final class PgValues {
         return (short) v;
     }
 
+    /**
+     * int4 (integer): Int32 big-endian in binary (an Int16 is widened), decimal in text.
+     *
+     * @param buf    the buffer holding the value, e.g. a tuple or DataRow frame
+     * @param index  absolute index of the value's first byte
+     * @param length the value's length in bytes (not -1: NULL has no value to decode)
+     * @param binary true for the binary (send) format, false for text (output)
+     * @return the value
+     * @throws MalformedValueException if the bytes do not fit the format
+     */
     public static int int4(ByteBuf buf, int index, int length, boolean binary) {
         if (binary) {
             if (length == 4) return buf.getInt(index);
@@ -114,7 +165,16 @@ public final class PgValues {
         return (int) v;
     }
 
-    /** int8; also accepts int2/int4 (by binary length) and oid text. */
+    /**
+     * int8; also accepts int2/int4 (by binary length) and oid text.
+     *
+     * @param buf    the buffer holding the value, e.g. a tuple or DataRow frame
+     * @param index  absolute index of the value's first byte
+     * @param length the value's length in bytes (not -1: NULL has no value to decode)
+     * @param binary true for the binary (send) format, false for text (output)
+     * @return the value
+     * @throws MalformedValueException if the bytes do not fit the format
+     */
     public static long int8(ByteBuf buf, int index, int length, boolean binary) {
         if (binary) {
             return switch (length) {
@@ -127,19 +187,52 @@ public final class PgValues {
         return parseLong(buf, index, length, "int8");
     }
 
+    /**
+     * {@link #int8(ByteBuf, int, int, boolean)} over the readable bytes of {@code value}.
+     *
+     * @param value  the value's bytes, readerIndex to writerIndex; not moved
+     * @param binary true for the binary (send) format, false for text (output)
+     * @return the value
+     * @throws MalformedValueException if the bytes do not fit the format
+     */
     public static long int8(ByteBuf value, boolean binary) {
         return int8(value, value.readerIndex(), value.readableBytes(), binary);
     }
 
+    /**
+     * {@link #int4(ByteBuf, int, int, boolean)} over the readable bytes of {@code value}.
+     *
+     * @param value  the value's bytes, readerIndex to writerIndex; not moved
+     * @param binary true for the binary (send) format, false for text (output)
+     * @return the value
+     * @throws MalformedValueException if the bytes do not fit the format
+     */
     public static int int4(ByteBuf value, boolean binary) {
         return int4(value, value.readerIndex(), value.readableBytes(), binary);
     }
 
+    /**
+     * {@link #bool(ByteBuf, int, int, boolean)} over the readable bytes of {@code value}.
+     *
+     * @param value  the value's bytes, readerIndex to writerIndex; not moved
+     * @param binary true for the binary (send) format, false for text (output)
+     * @return the boolean
+     * @throws MalformedValueException if the bytes do not fit the format
+     */
     public static boolean bool(ByteBuf value, boolean binary) {
         return bool(value, value.readerIndex(), value.readableBytes(), binary);
     }
 
-    /** oid or xid: unsigned 32-bit, as a long. */
+    /**
+     * oid or xid: unsigned 32-bit, as a long.
+     *
+     * @param buf    the buffer holding the value, e.g. a tuple or DataRow frame
+     * @param index  absolute index of the value's first byte
+     * @param length the value's length in bytes (not -1: NULL has no value to decode)
+     * @param binary true for the binary (send) format, false for text (output)
+     * @return the value, 0 to 2<sup>32</sup>-1
+     * @throws MalformedValueException if the bytes do not fit the format
+     */
     public static long oid(ByteBuf buf, int index, int length, boolean binary) {
         if (binary) {
             if (length != 4) throw bad("oid", 0, "binary oid must be 4 bytes, got " + length);
@@ -150,6 +243,16 @@ public final class PgValues {
         return v;
     }
 
+    /**
+     * float4 (real): IEEE 754 single in binary; decimal, {@code NaN} or {@code [-]Infinity} in text.
+     *
+     * @param buf    the buffer holding the value, e.g. a tuple or DataRow frame
+     * @param index  absolute index of the value's first byte
+     * @param length the value's length in bytes (not -1: NULL has no value to decode)
+     * @param binary true for the binary (send) format, false for text (output)
+     * @return the value
+     * @throws MalformedValueException if the bytes do not fit the format
+     */
     public static float float4(ByteBuf buf, int index, int length, boolean binary) {
         if (binary) {
             if (length != 4) throw bad("float4", 0, "binary float4 must be 4 bytes, got " + length);
@@ -163,6 +266,16 @@ public final class PgValues {
         }
     }
 
+    /**
+     * float8 (double precision): IEEE 754 double in binary (a float4 is widened); decimal, {@code NaN} or {@code [-]Infinity} in text.
+     *
+     * @param buf    the buffer holding the value, e.g. a tuple or DataRow frame
+     * @param index  absolute index of the value's first byte
+     * @param length the value's length in bytes (not -1: NULL has no value to decode)
+     * @param binary true for the binary (send) format, false for text (output)
+     * @return the value
+     * @throws MalformedValueException if the bytes do not fit the format
+     */
     public static double float8(ByteBuf buf, int index, int length, boolean binary) {
         if (binary) {
             if (length == 8) return buf.getDouble(index);
@@ -172,24 +285,58 @@ public final class PgValues {
         return parseDouble(buf, index, length, "float8");
     }
 
-    /** BigDecimal, or Double.NaN / Double.POSITIVE_INFINITY / Double.NEGATIVE_INFINITY. */
+    /**
+     * numeric: the NBASE-10000 digit form in binary, decimal in text.
+     *
+     * @param buf    the buffer holding the value, e.g. a tuple or DataRow frame
+     * @param index  absolute index of the value's first byte
+     * @param length the value's length in bytes (not -1: NULL has no value to decode)
+     * @param binary true for the binary (send) format, false for text (output)
+     * @return a BigDecimal, or Double.NaN / Double.POSITIVE_INFINITY / Double.NEGATIVE_INFINITY
+     * @throws MalformedValueException if the bytes do not fit the format
+     */
     public static Number numeric(ByteBuf buf, int index, int length, boolean binary) {
         return binary ? PgNumeric.binary(buf, index, length) : PgNumeric.text(buf, index, length);
     }
 
-    /** The bytes as UTF-8 (text, varchar, bpchar, name, json; text or binary format alike). */
+    /**
+     * The bytes as UTF-8 (text, varchar, bpchar, name, json; text or binary format alike).
+     *
+     * @param buf    the buffer holding the value, e.g. a tuple or DataRow frame
+     * @param index  absolute index of the value's first byte
+     * @param length the value's length in bytes (not -1: NULL has no value to decode)
+     * @return the decoded string
+     */
     public static String text(ByteBuf buf, int index, int length) {
         return buf.toString(index, length, StandardCharsets.UTF_8);
     }
 
-    /** jsonb: binary format is a version byte (1) followed by the JSON text. */
+    /**
+     * jsonb: binary format is a version byte (1) followed by the JSON text.
+     *
+     * @param buf    the buffer holding the value, e.g. a tuple or DataRow frame
+     * @param index  absolute index of the value's first byte
+     * @param length the value's length in bytes (not -1: NULL has no value to decode)
+     * @param binary true for the binary (send) format, false for text (output)
+     * @return the JSON text
+     * @throws MalformedValueException if the bytes do not fit the format
+     */
     public static String jsonb(ByteBuf buf, int index, int length, boolean binary) {
         if (!binary) return text(buf, index, length);
         if (length < 1 || buf.getByte(index) != 1) throw bad("jsonb", 0, "unsupported jsonb binary version");
         return text(buf, index + 1, length - 1);
     }
 
-    /** bytea: raw bytes in binary; {@code \x} hex or the pre-9.0 escape format in text. */
+    /**
+     * bytea: raw bytes in binary; {@code \x} hex or the pre-9.0 escape format in text.
+     *
+     * @param buf    the buffer holding the value, e.g. a tuple or DataRow frame
+     * @param index  absolute index of the value's first byte
+     * @param length the value's length in bytes (not -1: NULL has no value to decode)
+     * @param binary true for the binary (send) format, false for text (output)
+     * @return a new array with the decoded bytes
+     * @throws MalformedValueException if the bytes do not fit the format
+     */
     public static byte[] bytea(ByteBuf buf, int index, int length, boolean binary) {
         if (binary) return ByteBufUtil.getBytes(buf, index, length);
         if (length >= 2 && buf.getByte(index) == '\\' && buf.getByte(index + 1) == 'x') {
@@ -227,6 +374,16 @@ public final class PgValues {
         return n == length ? out : java.util.Arrays.copyOf(out, n);
     }
 
+    /**
+     * uuid: 16 bytes in binary, 36 characters ({@code 8-4-4-4-12} hex digits) in text.
+     *
+     * @param buf    the buffer holding the value, e.g. a tuple or DataRow frame
+     * @param index  absolute index of the value's first byte
+     * @param length the value's length in bytes (not -1: NULL has no value to decode)
+     * @param binary true for the binary (send) format, false for text (output)
+     * @return the UUID
+     * @throws MalformedValueException if the bytes do not fit the format
+     */
     public static UUID uuid(ByteBuf buf, int index, int length, boolean binary) {
         if (binary) {
             if (length != 16) throw bad("uuid", 0, "binary uuid must be 16 bytes, got " + length);
@@ -250,7 +407,16 @@ public final class PgValues {
         return new UUID(hi, lo);
     }
 
-    /** pg_lsn: Int64 in binary, {@code X/X} in text. */
+    /**
+     * pg_lsn: Int64 in binary, {@code X/X} in text.
+     *
+     * @param buf    the buffer holding the value, e.g. a tuple or DataRow frame
+     * @param index  absolute index of the value's first byte
+     * @param length the value's length in bytes (not -1: NULL has no value to decode)
+     * @param binary true for the binary (send) format, false for text (output)
+     * @return the LSN
+     * @throws MalformedValueException if the bytes do not fit the format
+     */
     public static long pgLsn(ByteBuf buf, int index, int length, boolean binary) {
         if (binary) {
             if (length != 8) throw bad("pg_lsn", 0, "binary pg_lsn must be 8 bytes, got " + length);

@@ -3,7 +3,13 @@ package io.pgrepl.codec.pgoutput.record;
 import io.pgrepl.codec.Lsn;
 import io.pgrepl.codec.pgoutput.PgOutputMessageType;
 
-/** Begin 'B'. */
+/**
+ * Begin 'B'.
+ *
+ * @param finalLsn         LSN of the transaction's commit record
+ * @param commitTimeMicros commit time, PostgreSQL microseconds since 2000-01-01 UTC
+ * @param xid              xid of the transaction, an unsigned 32-bit value
+ */
 public record Begin(long finalLsn, long commitTimeMicros, long xid) implements PgOutputRecord {
     @Override
     public byte type() {

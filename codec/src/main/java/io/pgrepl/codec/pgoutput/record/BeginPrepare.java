@@ -3,7 +3,15 @@ package io.pgrepl.codec.pgoutput.record;
 import io.pgrepl.codec.Lsn;
 import io.pgrepl.codec.pgoutput.PgOutputMessageType;
 
-/** Begin Prepare 'b'. */
+/**
+ * Begin Prepare 'b'.
+ *
+ * @param prepareLsn        LSN of the PREPARE record
+ * @param endLsn            end LSN of the PREPARE record
+ * @param prepareTimeMicros prepare time, PostgreSQL microseconds since 2000-01-01 UTC
+ * @param xid               xid of the prepared transaction
+ * @param gid               the global transaction identifier given to PREPARE TRANSACTION
+ */
 public record BeginPrepare(long prepareLsn, long endLsn, long prepareTimeMicros, long xid, String gid) implements PgOutputRecord {
     @Override
     public byte type() {

@@ -9,6 +9,11 @@ import java.util.Arrays;
 /**
  * One copied column value. {@code bytes} is null unless the kind is TEXT or BINARY; NULL,
  * UNCHANGED_TOAST and ABSENT stay distinct. Don't modify {@code bytes}.
+ *
+ * @param name    the column's name, from the Relation message
+ * @param typeOid the column's type OID
+ * @param kind    what the column holds: a text or binary value, NULL, unchanged TOAST, or absent
+ * @param bytes   the value's bytes as sent, or null unless kind is TEXT or BINARY
  */
 public record ColumnValue(String name, int typeOid, ColumnKind kind, byte[] bytes) {
     /**

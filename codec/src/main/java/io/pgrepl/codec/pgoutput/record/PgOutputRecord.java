@@ -10,6 +10,10 @@ public sealed interface PgOutputRecord
         permits Begin, Commit, Origin, Relation, Type, Insert, Update, Delete, Truncate, Message,
         StreamStart, StreamStop, StreamCommit, StreamAbort, BeginPrepare, Prepare, CommitPrepared,
         RollbackPrepared, StreamPrepare {
-    /** The pgoutput type byte. */
+    /**
+     * The pgoutput type byte.
+     *
+     * @return one of the {@link io.pgrepl.codec.pgoutput.PgOutputMessageType} constants, e.g. {@code 'B'} for Begin
+     */
     byte type();
 }

@@ -3,7 +3,17 @@ package io.pgrepl.codec.pgoutput.record;
 import io.pgrepl.codec.Lsn;
 import io.pgrepl.codec.pgoutput.PgOutputMessageType;
 
-/** Rollback Prepared 'r'. */
+/**
+ * Rollback Prepared 'r'.
+ *
+ * @param flags              Int8 flags, 0 in every server so far
+ * @param prepareEndLsn      end LSN of the PREPARE record
+ * @param rollbackEndLsn     end LSN of the ROLLBACK PREPARED record, the position to confirm
+ * @param prepareTimeMicros  prepare time, PostgreSQL microseconds since 2000-01-01 UTC
+ * @param rollbackTimeMicros rollback time, PostgreSQL microseconds since 2000-01-01 UTC
+ * @param xid                xid of the prepared transaction
+ * @param gid                the global transaction identifier given to PREPARE TRANSACTION
+ */
 public record RollbackPrepared(int flags, long prepareEndLsn, long rollbackEndLsn, long prepareTimeMicros, long rollbackTimeMicros, long xid, String gid) implements PgOutputRecord {
     @Override
     public byte type() {

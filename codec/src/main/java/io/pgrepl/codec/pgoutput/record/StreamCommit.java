@@ -3,7 +3,15 @@ package io.pgrepl.codec.pgoutput.record;
 import io.pgrepl.codec.Lsn;
 import io.pgrepl.codec.pgoutput.PgOutputMessageType;
 
-/** Stream Commit 'c'. */
+/**
+ * Stream Commit 'c'.
+ *
+ * @param xid              top-level xid of the streamed transaction
+ * @param flags            Int8 flags, 0 in every server so far
+ * @param commitLsn        LSN of the commit record
+ * @param endLsn           end LSN of the commit record, the position to confirm
+ * @param commitTimeMicros commit time, PostgreSQL microseconds since 2000-01-01 UTC
+ */
 public record StreamCommit(long xid, int flags, long commitLsn, long endLsn, long commitTimeMicros) implements PgOutputRecord {
     @Override
     public byte type() {

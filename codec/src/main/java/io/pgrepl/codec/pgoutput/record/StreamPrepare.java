@@ -3,7 +3,16 @@ package io.pgrepl.codec.pgoutput.record;
 import io.pgrepl.codec.Lsn;
 import io.pgrepl.codec.pgoutput.PgOutputMessageType;
 
-/** Stream Prepare 'p'. */
+/**
+ * Stream Prepare 'p'.
+ *
+ * @param flags             Int8 flags, 0 in every server so far
+ * @param prepareLsn        LSN of the PREPARE record
+ * @param endLsn            end LSN of the PREPARE record, the position to confirm
+ * @param prepareTimeMicros prepare time, PostgreSQL microseconds since 2000-01-01 UTC
+ * @param xid               xid of the prepared transaction
+ * @param gid               the global transaction identifier given to PREPARE TRANSACTION
+ */
 public record StreamPrepare(int flags, long prepareLsn, long endLsn, long prepareTimeMicros, long xid, String gid) implements PgOutputRecord {
     @Override
     public byte type() {

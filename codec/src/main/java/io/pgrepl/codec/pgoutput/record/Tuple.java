@@ -2,7 +2,11 @@ package io.pgrepl.codec.pgoutput.record;
 
 import java.util.List;
 
-/** A copied TupleData: one {@link ColumnValue} per relation column, in relation order. */
+/**
+ * A copied TupleData: one {@link ColumnValue} per relation column, in relation order.
+ *
+ * @param columns one value per relation column, in relation order
+ */
 public record Tuple(List<ColumnValue> columns) {
     /**
      * A tuple of the given columns.
