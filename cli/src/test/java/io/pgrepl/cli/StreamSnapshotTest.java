@@ -114,7 +114,7 @@ class StreamSnapshotTest {
         Map<String, JsonNode> b = serverRows(s, "SELECT * FROM snap_b", "k");
         assertEquals(301, a.size());
         Running cli = new Running("stream", Cli.url(s), "-S", slot, "-P", "snap_pub", "--create-slot", "--snapshot",
-                "--snapshot-workers", "2", "--idle-exit", "4", "-v");
+                "--snapshot-workers", "2", "--idle-exit", "3", "-v");
         cli.awaitLine("snapshot_end");
         // Changes made after the snapshot (and after the slot): they must stream, after every read.
         s.sql("postgres", "INSERT INTO snap_a VALUES (2000, 0.5, 'late', true, '[1, {\"z\": null}]', '{}', -1)");
@@ -177,7 +177,7 @@ class StreamSnapshotTest {
     }
 
     @Test
-    void protocolFormatReadsCarryTheServersText() throws Exception {
+    void protocolFormatReadsCarryTheServersTextAndBinaryTheSameJson() throws Exception {
         PgServer s = server(18);
         // The server's output functions, as pgoutput's text values and COPY's text format use them.
         Map<String, JsonNode> a = serverRows(s, "SELECT id::text AS id, n::text AS n, t, j::text AS j, ai::text AS ai,"
@@ -204,6 +204,19 @@ class StreamSnapshotTest {
         assertEquals(reads, end.get("rows").asInt());
         assertEquals(lines.get(0).get("lsn"), end.get("lsn"));
         assertFalse(slotExists(s, "snap_proto"), "temporary");
+
+        // --binary: the copy runs in binary and decodes to the same typed JSON as the server's own.
+        Map<String, JsonNode> typed = serverRows(s, "SELECT * FROM snap_a", "id");
+        Cli.Result bin = run("stream", Cli.url(s), "-S", "snap_bin", "-P", "snap_pub", "--create-slot", "--temporary",
+                "--snapshot", "--binary", "--idle-exit", "1");
+        assertEquals(0, bin.rc(), bin.err());
+        Map<String, JsonNode> readBin = new HashMap<>();
+        for (JsonNode n : bin.lines()) {
+            if (n.get("type").asText().equals("read") && n.get("table").asText().equals("snap_a")) {
+                readBin.put(n.get("new").get("id").asText(), n.get("new"));
+            }
+        }
+        assertSameRows(typed, readBin);
     }
 
     @Test
