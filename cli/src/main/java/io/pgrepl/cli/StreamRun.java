@@ -60,7 +60,7 @@ final class StreamRun {
     private volatile ReconnectingLogicalStream reconnecting;
     private volatile LogicalReplicationStream single;
     /** --snapshot: the snapshot's lines, and whether its snapshot_end line was written (printing thread). */
-    private SnapshotSource snapshot;
+    private volatile SnapshotSource snapshot;
     private boolean snapshotWritten;
     private LongConsumer acknowledge;
     private long pendingAckLsn;

@@ -285,7 +285,10 @@ class StreamSnapshotTest {
         s.sql("postgres", "SELECT pg_drop_replication_slot('snap_fail')");
 
         s.sql("postgres", "GRANT SELECT ON snap_secret TO " + s.replicationUser().name());
-        Cli.Result again = run(args);
+        // Re-run, with --reconnect: the copy on the first connection, then the reconnecting stream from its position.
+        List<String> rerun = new ArrayList<>(List.of(args));
+        rerun.add("--reconnect");
+        Cli.Result again = run(rerun.toArray(String[]::new));
         assertEquals(0, again.rc(), again.err());
         assertEquals(List.of("snapshot_start", "read", "read", "snapshot_end"), again.types());
         assertEquals(2, again.lines().get(3).get("rows").intValue());
