@@ -119,6 +119,23 @@ public final class ChangeJson implements PgOutputHandler {
         end();
     }
 
+    /**
+     * A row of an initial snapshot ({@code pgrepl stream --snapshot}): shaped like an insert, with
+     * the slot's consistent point as its {@code lsn} and no {@code xid}.
+     */
+    public void read(TupleView row, long consistentPoint) {
+        at(consistentPoint);
+        RelationInfo r = row.relation();
+        start("read");
+        num("relation_id", Integer.toUnsignedLong(r.oid()));
+        str("schema", r.schema());
+        str("table", r.name());
+        List<String> toast = new ArrayList<>(0); // COPY sends whole rows: stays empty
+        tuple("new", row, toast);
+        toast(toast);
+        end();
+    }
+
     @Override
     public void onUpdate(UpdateMessage m) {
         dml("update", m, m.relation());

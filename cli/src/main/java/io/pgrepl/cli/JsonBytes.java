@@ -217,6 +217,14 @@ final class JsonBytes {
         if (buf.length > 4 * CHUNK) buf = new byte[CHUNK + 4096]; // one huge value grew it: shrink again
     }
 
+    /** Everything rendered, as a copy; the buffer is empty afterwards. */
+    byte[] take() {
+        byte[] b = java.util.Arrays.copyOf(buf, len);
+        len = 0;
+        if (buf.length > 4 * CHUNK) buf = new byte[CHUNK + 4096];
+        return b;
+    }
+
     /** Drops what was written since {@code mark} (a {@link #length()}). */
     void truncate(int mark) {
         len = mark;

@@ -9,6 +9,9 @@ import io.pgrepl.client.ReplicationMode;
 import io.pgrepl.client.Row;
 import io.pgrepl.client.replication.CreateSlotOptions;
 import io.pgrepl.client.replication.SnapshotMode;
+import io.pgrepl.client.snapshot.InitialSnapshotMode;
+import io.pgrepl.client.snapshot.SnapshotException;
+import io.pgrepl.client.snapshot.SnapshotOptions;
 import io.pgrepl.codec.Lsn;
 import java.io.IOException;
 import java.io.PrintStream;
@@ -36,19 +39,29 @@ final class StreamCommand implements Main.Command {
     @Override
     public int run(String[] args, PrintStream out, PrintStream err) throws Exception {
         StreamOptions s = StreamOptions.parse(args);
+        requireSlotCreation(s);
         ConnectionConfig config = IdentifyCommand.parse(s.url).toBuilder().replication(ReplicationMode.DATABASE).build();
         PgConnection conn = connect(config, s, err);
         try (Output output = s.file == null ? Output.stdout(out) : Output.file(s.file, s.fsyncInterval.toSeconds() > 0)) {
             StreamRun run = new StreamRun(s, output, err);
             run.slotConfirmedLsn(checkAndCreate(conn, s, err));
-            if (s.reconnect) {
-                // The reconnecting stream opens its own connections.
+            if (s.reconnect && !s.snapshot) {
+                // The reconnecting stream opens its own connections (after the snapshot, which needs this one).
                 conn.close();
                 conn = null;
             }
             return run.run(conn, config);
         } finally {
             if (conn != null) conn.close();
+        }
+    }
+
+    /** --snapshot without --create-slot: refused before anything runs (exit 1). */
+    private static void requireSlotCreation(StreamOptions s) {
+        try {
+            SnapshotOptions.requireSlotCreation(s.snapshot ? InitialSnapshotMode.INITIAL : InitialSnapshotMode.NEVER, s.createSlot);
+        } catch (SnapshotException e) {
+            throw new IllegalStateException("--snapshot needs --create-slot: " + e.getMessage(), e);
         }
     }
 
@@ -111,15 +124,19 @@ final class StreamCommand implements Main.Command {
                 throw new IllegalStateException("replication slot \"" + s.slot + "\" is not a pgoutput slot of this database"
                         + " (type " + r.get(0) + ", plugin " + r.get(1) + ")");
             }
+            if (s.snapshot) {
+                throw new IllegalStateException("replication slot \"" + s.slot + "\" already exists: --snapshot needs a new slot,"
+                        + " since an exported snapshot exists only at slot creation (drop the slot, use another name, or stream"
+                        + " without --snapshot)");
+            }
             if (s.createSlot && !s.ifNotExists) {
                 throw new IllegalStateException("replication slot \"" + s.slot + "\" already exists"
                         + " (add --if-not-exists to use it)");
             }
             confirmed = r.get(2) == null ? 0 : Lsn.parse(r.get(2));
         }
-        if (s.createSlot && slot.rows().isEmpty()) {
-            // The place for --snapshot (an initial copy of the tables before streaming): it needs the
-            // slot's exported snapshot, so it hooks in here, between creating the slot and streaming.
+        if (s.createSlot && slot.rows().isEmpty() && !s.snapshot) {
+            // With --snapshot the library creates the slot (with an exported snapshot) in StreamRun.
             CreateSlotOptions o = CreateSlotOptions.logical(s.slot, "pgoutput").withTemporary(s.temporary)
                     .withSnapshot(SnapshotMode.NOTHING);
             if (Boolean.TRUE.equals(s.twoPhase)) o = o.withTwoPhase(true);

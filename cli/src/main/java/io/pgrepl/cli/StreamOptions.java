@@ -25,6 +25,11 @@ final class StreamOptions {
             Opts.Spec.flag("create-slot", "create the slot (pgoutput) before streaming"),
             Opts.Spec.flag("if-not-exists", "with --create-slot: use the slot if it exists already"),
             Opts.Spec.flag("temporary", "with --create-slot: a temporary slot, dropped when the stream ends"),
+            Opts.Spec.flag("snapshot", "with --create-slot: first copy the published tables as of the new slot's snapshot"
+                    + " (snapshot_start, one read line per row, snapshot_end), then stream from there"),
+            Opts.Spec.value("snapshot-workers", "N", "with --snapshot: parallel COPY connections", "4"),
+            Opts.Spec.flag("keep-slot-on-failure", "with --snapshot: keep the (permanent) slot if the snapshot fails"
+                    + " (default: drop it, so the command can simply be run again)"),
             Opts.Spec.value("proto-version", "N", "pgoutput protocol version 1-4", "highest the server supports"),
             Opts.Spec.value("streaming", "off|on|parallel", "let the server stream large in-progress transactions (proto 2+)", "server default"),
             Opts.Spec.flag("binary", "ask for binary column values (the json format decodes them to the same JSON)"),
@@ -43,9 +48,19 @@ final class StreamOptions {
             "pgrepl stream [URL] --slot S --publication P[,P2] [options]",
             "Streams a logical replication slot (pgoutput) as JSON lines. A transaction is acknowledged to the\n"
                     + "server only after its lines were written (and, with --file, fsynced). SIGINT/SIGTERM: finish the\n"
-                    + "current transaction, acknowledge it, stop cleanly, exit 0; a second signal exits at once.",
+                    + "current transaction, acknowledge it, stop cleanly, exit 0; a second signal exits at once.\n"
+                    + "\n"
+                    + "--snapshot (with --create-slot, on a slot that does not exist yet) first copies the published tables\n"
+                    + "as of the slot's creation, then streams every later change; the lsn of all three line types is the\n"
+                    + "slot's consistent point, and read values have the same JSON form as inserts of the chosen --format:\n"
+                    + "  {\"type\":\"snapshot_start\",\"lsn\":\"0/1A2B3C8\",\"tables\":[\"public.orders\",\"public.users\"]}\n"
+                    + "  {\"type\":\"read\",\"lsn\":\"0/1A2B3C8\",\"schema\":\"public\",\"table\":\"users\",...,\"new\":{\"id\":1,\"name\":\"ann\"}}\n"
+                    + "  {\"type\":\"snapshot_end\",\"lsn\":\"0/1A2B3C8\",\"rows\":2}\n"
+                    + "If the snapshot fails (or is interrupted) the command exits 1 with the cause, and the new slot is\n"
+                    + "dropped unless --keep-slot-on-failure; output without a snapshot_end line is incomplete.",
             SPECS,
             "pgrepl stream postgresql://repl@db/app -S app_slot -P app_pub --create-slot --if-not-exists -v\n"
+                    + "pgrepl stream postgresql://repl@db/app -S app_slot -P app_pub --create-slot --snapshot --snapshot-workers 8\n"
                     + "pgrepl stream -d 'host=db dbname=app' -S app_slot -P app_pub -f changes.jsonl -F 5");
 
     String url;
@@ -58,6 +73,9 @@ final class StreamOptions {
     boolean createSlot;
     boolean ifNotExists;
     boolean temporary;
+    boolean snapshot;
+    int snapshotWorkers = 4;
+    boolean keepSlotOnFailure;
     int protoVersion = LogicalReplicationOptions.PROTO_AUTO;
     StreamingMode streaming;
     Boolean binary;
@@ -109,6 +127,9 @@ final class StreamOptions {
         s.createSlot = p.has("create-slot");
         s.ifNotExists = p.has("if-not-exists");
         s.temporary = p.has("temporary");
+        s.snapshot = p.has("snapshot");
+        s.snapshotWorkers = p.intValue("snapshot-workers", 4, 1, 64);
+        s.keepSlotOnFailure = p.has("keep-slot-on-failure");
         s.protoVersion = p.intValue("proto-version", LogicalReplicationOptions.PROTO_AUTO, 1, 4);
         String streaming = p.get("streaming");
         if (streaming != null) {
@@ -146,6 +167,14 @@ final class StreamOptions {
         if (s.publications.isEmpty()) throw new UsageException("missing --publication");
         if (s.temporary && !s.createSlot) throw new UsageException("--temporary needs --create-slot");
         if (s.ifNotExists && !s.createSlot) throw new UsageException("--if-not-exists needs --create-slot");
+        if (p.has("snapshot-workers") && !s.snapshot) throw new UsageException("--snapshot-workers needs --snapshot");
+        if (s.keepSlotOnFailure && !s.snapshot) throw new UsageException("--keep-slot-on-failure needs --snapshot");
+        if (s.keepSlotOnFailure && s.temporary) {
+            throw new UsageException("--keep-slot-on-failure cannot be combined with --temporary: a temporary slot ends with the connection");
+        }
+        if (s.snapshot && p.has("start-lsn")) {
+            throw new UsageException("--start-lsn cannot be combined with --snapshot: the stream starts where the snapshot was taken");
+        }
         if (s.temporary && s.reconnect) {
             throw new UsageException("--temporary cannot be combined with --reconnect: the slot dies with the connection");
         }

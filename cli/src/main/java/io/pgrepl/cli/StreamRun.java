@@ -2,6 +2,11 @@ package io.pgrepl.cli;
 
 import io.pgrepl.client.ConnectionConfig;
 import io.pgrepl.client.PgConnection;
+import io.pgrepl.client.replication.CreateSlotOptions;
+import io.pgrepl.client.snapshot.InitialSnapshot;
+import io.pgrepl.client.snapshot.InitialSnapshotMode;
+import io.pgrepl.client.snapshot.SnapshotException;
+import io.pgrepl.client.snapshot.SnapshotOptions;
 import io.pgrepl.client.stream.LogicalReplicationOptions;
 import io.pgrepl.client.stream.LogicalReplicationStream;
 import io.pgrepl.client.stream.LogicalStreamHandler;
@@ -13,10 +18,16 @@ import io.pgrepl.client.tx.TxEvent;
 import io.pgrepl.codec.Lsn;
 import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
+import java.util.concurrent.ExecutionException;
 import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.locks.LockSupport;
+import java.util.function.BooleanSupplier;
 import java.util.function.LongConsumer;
 
 /**
@@ -46,7 +57,11 @@ final class StreamRun {
     private volatile boolean stopRequested;
     private volatile long startedNanos;
     private volatile long lastDataNanos;
-    private ReconnectingLogicalStream reconnecting;
+    private volatile ReconnectingLogicalStream reconnecting;
+    private volatile LogicalReplicationStream single;
+    /** --snapshot: the snapshot's lines, and whether its snapshot_end line was written (printing thread). */
+    private volatile SnapshotSource snapshot;
+    private boolean snapshotWritten;
     private LongConsumer acknowledge;
     private long pendingAckLsn;
     private TxEvent pendingAckEvent;
@@ -92,6 +107,17 @@ final class StreamRun {
 
     private record Sized(Object item, long bytes) {}
 
+    /**
+     * A snapshot worker's event loop, after handing lines over: waits while the printing thread is
+     * behind. Nothing else runs on the workers meanwhile, and the replication connection must run
+     * nothing until the copy is over, so waiting here is how the snapshot's memory stays bounded.
+     */
+    void waitForRoom(BooleanSupplier abandon) {
+        while ((queue.size() > HIGH_ITEMS || queuedBytes.get() > HIGH_BYTES) && !abandon.getAsBoolean() && !stopRequested) {
+            LockSupport.parkNanos(1_000_000);
+        }
+    }
+
     /** Event loop only: both decisions run there, so they apply in order. */
     private void applyBackpressure() {
         LogicalReplicationStream s = current;
@@ -112,13 +138,17 @@ final class StreamRun {
     /** Asks the loop to stop after the item being written (a signal handler's call). */
     void requestStop() {
         stopRequested = true;
+        SnapshotSource snap = snapshot;
+        if (snap != null) snap.abort(); // an unfinished snapshot is of no use: it fails, and its slot goes
         queue.add(WAKE);
     }
 
-    /** Streams until a stop condition; returns the exit code. {@code conn} null: reconnecting. */
+    /**
+     * Streams until a stop condition; returns the exit code. {@code conn} null: reconnecting
+     * (without --snapshot; with it the snapshot runs on {@code conn} first).
+     */
     int run(PgConnection conn, ConnectionConfig config) throws Exception {
         LogicalReplicationOptions options = settings.options();
-        LogicalReplicationStream single = null;
         TxSource txSource = null;
         LogicalStreamHandler handler;
         // Acknowledgements from the transaction assembler go to whichever stream is running.
@@ -133,22 +163,30 @@ final class StreamRun {
             handler = new ProtocolSource(this);
         }
         acknowledge = ack;
+        if (settings.snapshot) snapshot = new SnapshotSource(this, verbose, settings.format == StreamOptions.Format.PROTOCOL);
         Signals.Registration signals = Main.ownsProcess ? Signals.install(this::requestStop) : null;
-        CompletionStage<Void> completion;
-        if (conn == null) {
+        // Completes once streaming has started (after the snapshot with --snapshot), or with why not.
+        CompletionStage<Void> started;
+        if (snapshot != null) {
+            started = startWithSnapshot(conn, config, options, handler);
+        } else if (conn == null) {
             reconnecting = ReconnectingLogicalStream.start(config, options, handler, ReconnectPolicy.defaults());
-            completion = reconnecting.completion();
+            started = CompletableFuture.completedFuture(null);
         } else {
             single = conn.startLogical(options, handler);
             current = single;
-            completion = single.completion();
+            started = CompletableFuture.completedFuture(null);
         }
-        completion.whenComplete((v, e) -> queue.add(END));
+        started.whenComplete((v, e) -> {
+            if (e != null) queue.add(END);
+            else (reconnecting != null ? reconnecting.completion() : single.completion()).whenComplete((x, y) -> queue.add(END));
+        });
         TxJson txJson = new TxJson(Boolean.TRUE.equals(settings.binary));
         boolean reachedEnd = false;
         long lastFsync = System.nanoTime();
         try {
-            while (!stopRequested) {
+            // A stop after the snapshot's last line was queued still prints up to that line: the snapshot is complete.
+            while (!stopRequested || (snapshot != null && !snapshotWritten && snapshot.ended())) {
                 Object o = queue.poll(200, TimeUnit.MILLISECONDS);
                 if (o == END) break;
                 if (o == WAKE) continue;
@@ -171,10 +209,24 @@ final class StreamRun {
             }
             flushJson(txJson);
             acknowledgeWritten();
+        } catch (Exception e) {
+            if (snapshot != null && !snapshotWritten) {
+                try {
+                    abandonSnapshot(started); // the slot goes before the command exits
+                } catch (Exception x) {
+                    e.addSuppressed(x); // the write's failure is the cause to report
+                }
+            }
+            throw e;
         } finally {
             verbose.end();
             if (signals != null) signals.stopping();
         }
+        if (snapshot != null && !snapshotWritten) {
+            releaseQueued();
+            abandonSnapshot(started);
+        }
+        StreamCommand.await(started); // the stream's start failed: its cause
         CompletionStage<Void> stopped = reconnecting != null ? reconnecting.stop() : single.stop();
         try {
             StreamCommand.await(stopped);
@@ -187,9 +239,69 @@ final class StreamRun {
         return 0;
     }
 
+    /**
+     * --snapshot: the library creates the slot with an exported snapshot and copies the tables on
+     * {@code conn}, then streams from the slot's consistent point: on {@code conn}, or with
+     * --reconnect on connections of its own (the slot is permanent then).
+     */
+    private CompletionStage<Void> startWithSnapshot(PgConnection conn, ConnectionConfig config, LogicalReplicationOptions options,
+                                                    LogicalStreamHandler handler) {
+        CreateSlotOptions slot = CreateSlotOptions.logical(settings.slot, "pgoutput").withTemporary(settings.temporary);
+        if (Boolean.TRUE.equals(settings.twoPhase)) slot = slot.withTwoPhase(true);
+        SnapshotOptions o = SnapshotOptions.of(options).withWorkers(settings.snapshotWorkers).withSlot(slot)
+                .withKeepSlotOnFailure(settings.keepSlotOnFailure)
+                .withProgress(verbose.showsProgress() ? verbose::snapshotProgress : null, Duration.ofSeconds(1));
+        try {
+            if (!settings.reconnect) {
+                return InitialSnapshot.start(conn, InitialSnapshotMode.INITIAL, o, snapshot, handler).thenAccept(s -> single = s.stream());
+            }
+            return InitialSnapshot.copy(conn, o, snapshot).thenAccept(r -> {
+                conn.close();
+                reconnecting = ReconnectingLogicalStream.start(config, options.toBuilder().startLsn(r.consistentPoint()).build(),
+                        handler, ReconnectPolicy.defaults());
+            });
+        } catch (RuntimeException e) {
+            return CompletableFuture.failedFuture(e);
+        }
+    }
+
+    /**
+     * Stopped (a signal, an output failure) or failed before the snapshot's last line was written:
+     * the snapshot is failed if still running, and its end awaited, so that the library has dropped
+     * the slot (unless --keep-slot-on-failure) before the command exits. Throws what to report.
+     */
+    private void abandonSnapshot(CompletionStage<Void> started) throws Exception {
+        boolean ourAbort = snapshot.abort();
+        try {
+            started.toCompletableFuture().get(60, TimeUnit.SECONDS);
+        } catch (TimeoutException e) {
+            throw new IllegalStateException("the initial snapshot did not end within 60 s of being stopped; slot \"" + settings.slot
+                    + "\" may be left behind");
+        } catch (ExecutionException e) {
+            Throwable cause = CliErrors.unwrap(e);
+            String slot = settings.keepSlotOnFailure && !settings.temporary ? "slot \"" + settings.slot + "\" was kept"
+                    : "slot \"" + settings.slot + "\" was dropped";
+            if (cause instanceof SnapshotException se && se.kind() == SnapshotException.Kind.SLOT_EXISTS) throw se;
+            if (stopRequested && ourAbort && cause instanceof SnapshotException se
+                    && se.kind() == SnapshotException.Kind.HANDLER_FAILED) {
+                throw new IllegalStateException("stopped before the initial snapshot was complete; " + slot, se);
+            }
+            throw new IllegalStateException("initial snapshot failed: " + CliErrors.oneLine(cause) + "; " + slot, cause);
+        }
+        // Not stopped, not failed, yet its end was never written: the stream ended (cannot happen before the snapshot's end).
+        throw new IllegalStateException("the stream ended before the initial snapshot's last line was written");
+    }
+
     /** Writes one handed-over item; returns the LSN it lets us confirm (0: none). */
     private long write(Object item, TxJson txJson) throws Exception {
         long ackLsn;
+        if (item instanceof SnapshotSource.Lines l) {
+            output.stream().write(l.utf8());
+            verbose.transaction(l.count());
+            if (l.end()) snapshotWritten = true;
+            if (l.end() || queue.isEmpty()) output.flush();
+            return 0;
+        }
         if (item instanceof ProtocolSource.Chunk c) {
             output.stream().write(c.text().getBytes(StandardCharsets.UTF_8));
             output.flush();

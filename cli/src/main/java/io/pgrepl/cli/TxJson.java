@@ -24,7 +24,9 @@ import java.nio.charset.CharacterCodingException;
 import java.nio.charset.CodingErrorAction;
 import java.nio.charset.StandardCharsets;
 import java.util.HashMap;
+import java.util.List;
 import java.util.Map;
+import java.util.function.IntFunction;
 
 /**
  * The {@code --format json} writer: each committed transaction as a {@code begin} line, one line
@@ -182,22 +184,30 @@ final class TxJson {
             // Without its Relation message only the OID is known (cannot happen with pgoutput).
             h.ascii(",\"schema\":null,\"table\":null,\"relation_id\":").num(Integer.toUnsignedLong(oid));
         } else {
-            h.ascii(",\"schema\":").str(schema(rel)).ascii(",\"table\":").str(rel.name()).ascii(",\"column_types\":{");
-            for (int i = 0; i < rel.columns().size(); i++) {
-                ColumnInfo c = rel.columns().get(i);
-                if (i > 0) h.raw(',');
-                h.str(c.name()).raw(':').str(typeName(c.typeOid()));
-            }
-            h.raw('}');
-            boolean any = false;
-            for (ColumnInfo c : rel.columns()) {
-                if (!c.isKey()) continue;
-                h.ascii(any ? "," : ",\"key_columns\":[").str(c.name());
-                any = true;
-            }
-            if (any) h.raw(']');
+            relationHead(h, schema(rel), rel.name(), rel.columns(), this::typeName);
         }
         return new Rendered(rel, h.toString().getBytes(StandardCharsets.UTF_8));
+    }
+
+    /**
+     * {@code ,"schema":…,"table":…,"column_types":{…}[,"key_columns":[…]]}: the part of a change
+     * line that names its table, shared with the snapshot's read lines ({@link SnapshotSource}).
+     */
+    static void relationHead(JsonBytes h, String schema, String table, List<ColumnInfo> columns, IntFunction<String> typeName) {
+        h.ascii(",\"schema\":").str(schema).ascii(",\"table\":").str(table).ascii(",\"column_types\":{");
+        for (int i = 0; i < columns.size(); i++) {
+            ColumnInfo c = columns.get(i);
+            if (i > 0) h.raw(',');
+            h.str(c.name()).raw(':').str(typeName.apply(c.typeOid()));
+        }
+        h.raw('}');
+        boolean any = false;
+        for (ColumnInfo c : columns) {
+            if (!c.isKey()) continue;
+            h.ascii(any ? "," : ",\"key_columns\":[").str(c.name());
+            any = true;
+        }
+        if (any) h.raw(']');
     }
 
     private String typeName(int oid) {

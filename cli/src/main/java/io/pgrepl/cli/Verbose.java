@@ -1,5 +1,6 @@
 package io.pgrepl.cli;
 
+import io.pgrepl.client.snapshot.SnapshotProgress;
 import io.pgrepl.client.stream.LogicalReplicationStream;
 import io.pgrepl.client.stream.ReconnectingLogicalStream;
 import io.pgrepl.client.stream.StreamMetrics;
@@ -9,7 +10,8 @@ import java.io.PrintStream;
 /**
  * What {@code pgrepl stream} says on stderr: with -v, "streaming from slot S at LSN X",
  * "reconnected at X" and, when it moves, "confirmed up to X"; a progress line every second when
- * stderr is a terminal (redrawn in place), or every status interval with -v otherwise.
+ * stderr is a terminal (redrawn in place), or every status interval with -v otherwise. During a
+ * --snapshot the snapshot's own progress takes the progress line's place (every second).
  */
 final class Verbose {
     private final StreamOptions settings;
@@ -57,8 +59,33 @@ final class Verbose {
         printed += changes;
     }
 
-    /** Printing thread, several times a second. */
-    void tick(LogicalReplicationStream s) {
+    /** Whether progress is shown: on a terminal, or with -v. */
+    boolean showsProgress() {
+        return terminal || settings.verbose;
+    }
+
+    /** A snapshot worker's event loop: the initial snapshot's progress, every second and at the end. */
+    synchronized void snapshotProgress(SnapshotProgress p) {
+        String s = String.format("pgrepl: snapshot %s%d/%d tables, %d rows%s, %.0f rows/s", p.finished() ? "done: " : "",
+                p.tablesDone(), p.tablesTotal(), p.rowsDone(), p.rowsEstimate() > 0 ? " (about " + p.rowsEstimate() + " expected)" : "",
+                p.rowsPerSecond());
+        if (terminal) {
+            err.print("\r" + s + "   ");
+            progressShown = true;
+            if (p.finished()) end();
+        } else {
+            err.println(s);
+        }
+    }
+
+    /** Any thread: a line that must not be lost in a redrawn progress line. */
+    synchronized void warning(String s) {
+        line(s);
+    }
+
+    /** Printing thread, several times a second; {@code s} null: not streaming yet (a snapshot runs). */
+    synchronized void tick(LogicalReplicationStream s) {
+        if (s == null) return;
         long now = System.nanoTime();
         if (settings.verbose && s != null && now - lastConfirmCheck >= settings.statusInterval.toNanos()) {
             lastConfirmCheck = now;
@@ -69,7 +96,7 @@ final class Verbose {
             }
         }
         if ((terminal || settings.verbose) && now - lastProgress >= progressNanos) {
-            StreamMetrics m = s == null ? null : s.metrics();
+            StreamMetrics m = s.metrics();
             double secs = (now - lastProgress) / 1e9;
             String p = String.format("pgrepl: %d changes, %.0f/s, lag %s bytes", printed, (printed - printedAtLast) / secs,
                     m == null ? "?" : Long.toString(m.lagBytes()));
@@ -92,7 +119,7 @@ final class Verbose {
         err.println(s);
     }
 
-    void end() {
+    synchronized void end() {
         if (progressShown) err.println();
         progressShown = false;
     }

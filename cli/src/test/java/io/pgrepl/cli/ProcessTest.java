@@ -5,6 +5,9 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import io.pgrepl.client.ConnectionConfig;
+import io.pgrepl.client.PgConnection;
+import io.pgrepl.client.ReplicationMode;
 import io.pgrepl.testkit.PgServer;
 import java.io.BufferedReader;
 import java.io.InputStreamReader;
@@ -19,7 +22,7 @@ import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 
-/** The CLI as a real child process on PostgreSQL 18: signals and the PG* environment. */
+/** The CLI as a real child process on PostgreSQL 18: signals (while streaming, during a snapshot) and the PG* environment. */
 class ProcessTest {
     private static PgServer server;
 
@@ -93,6 +96,37 @@ class ProcessTest {
         assertEquals(last.get("end_lsn").asText(), confirmed, "the last printed commit is confirmed");
         assertTrue(String.join("\n", err).contains("pgrepl: stopping (signal TERM)"), String.join("\n", err));
         assertEquals("f", query(server, "SELECT active FROM pg_replication_slots WHERE slot_name = 'ps'"), "stream ended");
+    }
+
+    @Test
+    void aSignalDuringTheSnapshotDropsTheSlotAndExitsOne() throws Exception {
+        server.sql("postgres", "CREATE TABLE psn (id int PRIMARY KEY); INSERT INTO psn VALUES (1), (2);"
+                + " CREATE PUBLICATION psn_pub FOR TABLE psn");
+        ConnectionConfig plain = ConnectionConfig.parse(Cli.url(server)).toBuilder().replication(ReplicationMode.NONE).build();
+        try (PgConnection holder = PgConnection.connect(plain).toCompletableFuture().get(60, TimeUnit.SECONDS)) {
+            // A transaction with an xid, open while the slot is created: the slot waits for it to end.
+            holder.simpleQuery("BEGIN; INSERT INTO psn VALUES (3)").toCompletableFuture().get(60, TimeUnit.SECONDS);
+            Process p = cli("stream", Cli.url(server), "-S", "psn_slot", "-P", "psn_pub", "--create-slot", "--snapshot").start();
+            Lines outLines = collect(p.getInputStream());
+            Lines errLines = collect(p.getErrorStream());
+            long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
+            while (!"1".equals(query(server, "SELECT count(*) FROM pg_replication_slots WHERE slot_name = 'psn_slot'"))) {
+                assertTrue(p.isAlive() && System.nanoTime() < deadline, "the slot is being created: " + errLines.lines());
+                Thread.sleep(20);
+            }
+            assertTrue(p.toHandle().destroy()); // SIGTERM while the slot waits, before any table is copied
+            while (errLines.lines().stream().noneMatch(l -> l.contains("stopping (signal TERM)"))) {
+                assertTrue(p.isAlive() && System.nanoTime() < deadline, "signal seen: " + errLines.lines());
+                Thread.sleep(20);
+            }
+            holder.query("COMMIT").toCompletableFuture().get(60, TimeUnit.SECONDS);
+            assertTrue(p.waitFor(60, TimeUnit.SECONDS), "exited");
+            String err = String.join("\n", errLines.done());
+            assertEquals(1, p.exitValue(), err);
+            assertTrue(err.contains("stopped before the initial snapshot was complete; slot \"psn_slot\" was dropped"), err);
+            assertTrue(outLines.done().stream().noneMatch(l -> l.contains("snapshot_end")), "never complete");
+            assertEquals("0", query(server, "SELECT count(*) FROM pg_replication_slots WHERE slot_name = 'psn_slot'"));
+        }
     }
 
     @Test

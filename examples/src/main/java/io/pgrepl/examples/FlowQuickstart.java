@@ -10,9 +10,6 @@ import io.pgrepl.client.stream.LogicalReplicationOptions;
 import io.pgrepl.codec.pgoutput.record.ColumnValue;
 import io.pgrepl.codec.pgoutput.record.Commit;
 import io.pgrepl.codec.pgoutput.record.Insert;
-import io.pgrepl.codec.pgoutput.record.Relation;
-import java.util.HashMap;
-import java.util.Map;
 import java.util.concurrent.Flow;
 
 /**
@@ -34,7 +31,6 @@ public final class FlowQuickstart {
                 LogicalReplicationOptions.builder("quickstart_flow").publications(publication).build(),
                 FlowOptions.defaults());
         changes.subscribe(new Flow.Subscriber<ChangeEvent>() {
-            private final Map<Integer, Relation> relations = new HashMap<>(); // Relation precedes a table's first change
             private Flow.Subscription subscription;
             private long commits;
 
@@ -46,10 +42,8 @@ public final class FlowQuickstart {
 
             @Override
             public void onNext(ChangeEvent e) {
-                if (e.record() instanceof Relation r) {
-                    relations.put(r.oid(), r);
-                } else if (e.record() instanceof Insert insert) {
-                    StringBuilder line = new StringBuilder("insert into ").append(relations.get(insert.relationOid()).name());
+                if (e.record() instanceof Insert insert) {
+                    StringBuilder line = new StringBuilder("insert into ").append(e.table()); // each change carries its relation
                     for (ColumnValue c : insert.newTuple().columns()) {
                         line.append(' ').append(c.name()).append('=').append(c.decode()); // typed, as in the handler face
                     }
