@@ -414,7 +414,8 @@ public final class LogicalReplicationOptions {
         /**
          * {@return the immutable options}
          *
-         * @throws PgClientException (INVALID_ARGUMENT) for an invalid slot name, no publication or a non-positive interval
+         * @throws IllegalArgumentException for an invalid slot name
+         * @throws PgClientException (INVALID_ARGUMENT) for no publication or a non-positive interval or timeout
          */
         public LogicalReplicationOptions build() {
             return new LogicalReplicationOptions(this);

@@ -24,7 +24,8 @@ public record PhysicalReplicationOptions(String slotName, long startLsn, long ti
      * @param timeline       0: the server's current timeline; otherwise TIMELINE t is sent
      * @param statusInterval how often a status update goes out unasked; null: 10 s
      * @param receiveTimeout null: none; otherwise the stream fails when nothing arrives for this long
-     * @throws PgClientException (INVALID_ARGUMENT) for an invalid slot name or a timeline outside 0 to 2^32-1
+     * @throws IllegalArgumentException for an invalid slot name
+     * @throws PgClientException (INVALID_ARGUMENT) for a timeline outside 0 to 2^32-1
      */
     public PhysicalReplicationOptions {
         if (slotName != null) Identifiers.requireSlotName(slotName);

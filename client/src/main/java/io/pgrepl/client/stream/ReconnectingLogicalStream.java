@@ -56,8 +56,8 @@ public final class ReconnectingLogicalStream {
     /**
      * Connects and starts; problems surface through {@link #completion()}.
      *
-     * @param config  where to connect; its replication mode is set to logical for each attempt
-     * @param options the slot, publications and pgoutput options; the start LSN moves to what is acknowledged
+     * @param config  where to connect, with {@code replication=database}; used for every attempt
+     * @param options the slot, publications and pgoutput options; a reconnect resumes from what was acknowledged
      * @param handler receives the messages of every connection in turn, on its event loop
      * @param policy  backoff between attempts and how long a held slot is waited for
      * @return the stream, connecting
@@ -95,7 +95,7 @@ public final class ReconnectingLogicalStream {
         return current;
     }
 
-    /** {@return how many times a stream was started again after its connection ended} */
+    /** {@return how many reconnect attempts were scheduled after a failed connection or stream} */
     public int reconnects() {
         return reconnects;
     }
