@@ -60,7 +60,8 @@ public final class PgClient implements AutoCloseable {
      * Connects on this client's group (overriding any group named in the config).
      *
      * @param config where and how to connect
-     * @return the connection once authenticated and ready for queries; fails with {@link PgClientException} or {@link PgException}
+     * @return the connection once authenticated and ready for queries; fails with {@link PgException} when the server refuses,
+     *         else with the client-side error (I/O, TLS, authentication)
      */
     public CompletionStage<PgConnection> connect(ConnectionConfig config) {
         return PgConnection.connect(config.toBuilder().eventLoopGroup(group).build());

@@ -225,7 +225,7 @@ public final class FlowBuffer<T> implements Flow.Subscription {
         return paused;
     }
 
-    /** {@return whether the subscriber cancelled (or a signal failed)} */
+    /** {@return whether the subscriber cancelled, or the executor refused to run its signals} */
     public boolean isCancelled() {
         return cancelled;
     }
