@@ -109,20 +109,33 @@ public final class ConnectionConfig {
      * Parses a {@code postgresql://} URI or a libpq key=value string (libpq keyword names).
      * Parameters the string leaves out are taken from libpq's environment variables (PGHOST,
      * PGPORT, PGUSER, PGDATABASE, PGSSLMODE, PGAPPNAME...), as libpq does.
+     *
+     * @param urlOrConninfo a {@code postgresql://} (or {@code postgres://}) URI or key=value pairs
+     * @return the configuration, not yet connected
+     * @throws IllegalArgumentException if the string is malformed or names an unknown or unsupported
+     *         parameter or an invalid value
      */
     public static ConnectionConfig parse(String urlOrConninfo) {
         return parse(urlOrConninfo, System::getenv);
     }
 
-    /** Like {@link #parse(String)} with the environment looked up through {@code env} (tests, sandboxes). */
+    /**
+     * Like {@link #parse(String)} with the environment looked up through {@code env} (tests, sandboxes).
+     *
+     * @param urlOrConninfo a {@code postgresql://} URI or key=value pairs
+     * @param env           looks up a PG* variable; returns null when it is unset
+     * @return the configuration, not yet connected
+     */
     public static ConnectionConfig parse(String urlOrConninfo, java.util.function.Function<String, String> env) {
         return ConnInfoMapping.fromConnInfo(urlOrConninfo, env).build();
     }
 
+    /** {@return a builder with libpq's defaults: localhost:5432, sslmode=prefer, the OS user} */
     public static Builder builder() {
         return new Builder();
     }
 
+    /** {@return a builder holding these settings, to derive a changed copy} */
     public Builder toBuilder() {
         Builder b = new Builder();
         b.host = host;
@@ -155,49 +168,74 @@ public final class ConnectionConfig {
         return b;
     }
 
-    /** The servers to try, in order (one unless a host list was given). */
+    /** {@return the servers to try, in order (one unless a host list was given)} */
     public List<HostSpec> hosts() { return hosts; }
-    /** The same settings for one server of {@link #hosts()}. */
+    /**
+     * The same settings for one server of {@link #hosts()}.
+     *
+     * @param h the server to keep
+     * @return a configuration naming only {@code h}
+     */
     public ConnectionConfig forHost(HostSpec h) {
         return toBuilder().host(h.host()).hostAddress(h.hostAddress()).port(h.port()).build();
     }
-    /** libpq target_session_attrs: which server of {@link #hosts()} is acceptable. */
+    /** {@return libpq target_session_attrs: which server of {@link #hosts()} is acceptable (default any)} */
     public TargetSessionAttrs targetSessionAttrs() { return targetSessionAttrs; }
-    /** libpq load_balance_hosts: try {@link #hosts()} in order or shuffled. */
+    /** {@return libpq load_balance_hosts: try {@link #hosts()} in order (default) or shuffled} */
     public LoadBalanceHosts loadBalanceHosts() { return loadBalanceHosts; }
-    /** The first server's host name (the only one unless a host list was given). */
+    /** {@return libpq host: the first server's name (the only one unless a host list was given)} */
     public String host() { return host; }
-    /** libpq hostaddr: the IP to connect to instead of resolving {@link #host()}, which still names the server for TLS. */
+    /**
+     * {@return libpq hostaddr: the IP to connect to instead of resolving {@link #host()}, which still names the server for TLS; or null}
+     */
     public String hostAddress() { return hostAddress; }
+    /** {@return libpq port: the first server's TCP port (default 5432)} */
     public int port() { return port; }
+    /** {@return libpq dbname: the database to connect to (defaults to the user name)} */
     public String database() { return database; }
+    /** {@return libpq user: the role to connect as (defaults to the OS user)} */
     public String user() { return user; }
-    /** The explicitly configured password (URL or builder), or null. Not the resolved one. */
+    /** {@return the explicitly configured password (URL or builder), or null; not the resolved one} */
     public String password() { return password; }
+    /** {@return libpq passfile: the password file, or null for {@code PGPASSFILE}, else {@code ~/.pgpass}} */
     public Path passFile() { return passFile; }
+    /** {@return libpq sslmode: whether TLS is used and what is verified (default prefer)} */
     public SslMode sslMode() { return sslMode; }
+    /**
+     * {@return libpq sslrootcert: the CA certificates to trust, {@code system} for the JDK's, or null for {@code ~/.postgresql/root.crt}}
+     */
     public Path sslRootCert() { return sslRootCert; }
+    /** {@return libpq sslcert: the client certificate (PEM), or null for {@code ~/.postgresql/postgresql.crt} if present} */
     public Path sslCert() { return sslCert; }
+    /** {@return libpq sslkey: the client certificate's private key (PEM), or null} */
     public Path sslKey() { return sslKey; }
-    /** libpq sslpassword: decrypts an encrypted PKCS#8 {@link #sslKey()}; null when the key is not encrypted. */
+    /** {@return libpq sslpassword: decrypts an encrypted PKCS#8 {@link #sslKey()}; null when the key is not encrypted} */
     public String sslPassword() { return sslPassword; }
+    /** {@return libpq sslsni: whether the host name is sent in the TLS handshake (default true)} */
     public boolean sslSni() { return sslSni; }
+    /** {@return libpq sslnegotiation: SSLRequest first (default) or direct TLS (PostgreSQL 17+)} */
     public SslNegotiation sslNegotiation() { return sslNegotiation; }
-    /** libpq channel_binding keyword: disable, prefer (default) or require. */
+    /** {@return libpq channel_binding keyword: disable, prefer (default) or require} */
     public String channelBinding() { return channelBinding; }
-    /** libpq require_auth list, or null for no restriction. */
+    /** {@return libpq require_auth list, or null for no restriction} */
     public String requireAuth() { return requireAuth; }
+    /** {@return libpq application_name, shown in pg_stat_activity and pg_stat_replication (default pgrepl)} */
     public String applicationName() { return applicationName; }
+    /** {@return libpq replication: a plain session (default), a physical or a logical walsender} */
     public ReplicationMode replication() { return replication; }
+    /** {@return libpq connect_timeout: the limit for one server to connect, negotiate TLS and authenticate (default 30 s)} */
     public Duration connectTimeout() { return connectTimeout; }
-    /** libpq 18 min_protocol_version: the connection fails if the server cannot speak at least this. Default 3.0. */
+    /** {@return libpq 18 min_protocol_version: the connection fails if the server cannot speak at least this (default 3.0)} */
     public ProtocolVersion minProtocolVersion() { return minProtocolVersion; }
-    /** libpq 18 max_protocol_version: the version requested in the StartupMessage. Default 3.0 (3.2 if the minimum is 3.2). */
+    /**
+     * {@return libpq 18 max_protocol_version: the version requested in the StartupMessage (default 3.0, 3.2 if the minimum is 3.2)}
+     */
     public ProtocolVersion maxProtocolVersion() { return maxProtocolVersion; }
-    /** Extra startup parameters (GUCs), applied over {@link #DEFAULT_STARTUP_PARAMETERS}. */
+    /** {@return extra startup parameters (GUCs), applied over {@link #DEFAULT_STARTUP_PARAMETERS}} */
     public Map<String, String> startupParameters() { return startupParameters; }
+    /** {@return the largest backend frame accepted, in bytes (see {@link Builder#maxFrameSize(int)})} */
     public int maxFrameSize() { return maxFrameSize; }
-    /** The event loop group to borrow, or null for the shared default one. */
+    /** {@return the event loop group to borrow, or null for the shared default one} */
     public EventLoopGroup eventLoopGroup() { return eventLoopGroup; }
 
     @Override
@@ -260,14 +298,35 @@ public final class ConnectionConfig {
 
         private Builder() {}
 
-        /** One server; replaces a list given with {@link #hosts(List)}. */
+        /**
+         * libpq host: one server; replaces a list given with {@link #hosts(List)}. Default localhost.
+         *
+         * @param v the host name (also used for TLS verification, SNI and the password file)
+         * @return this builder
+         */
         public Builder host(String v) { host = v; hosts = null; return this; }
-        /** One server's numeric address; replaces a list given with {@link #hosts(List)}. */
+        /**
+         * libpq hostaddr: one server's numeric address; replaces a list given with {@link #hosts(List)}.
+         *
+         * @param v the IP address to connect to, or null to resolve the host name
+         * @return this builder
+         */
         public Builder hostAddress(String v) { hostAddress = v; hosts = null; return this; }
-        /** One server's port; replaces a list given with {@link #hosts(List)}. */
+        /**
+         * libpq port: one server's port; replaces a list given with {@link #hosts(List)}. Default 5432.
+         *
+         * @param v the TCP port, 1 to 65535 (checked by {@link #build()})
+         * @return this builder
+         */
         public Builder port(int v) { port = v; hosts = null; return this; }
 
-        /** Several servers, tried in turn (libpq's comma-separated host/hostaddr/port lists). */
+        /**
+         * Several servers, tried in turn (libpq's comma-separated host/hostaddr/port lists).
+         *
+         * @param v the servers, at least one
+         * @return this builder
+         * @throws IllegalArgumentException if the list is empty
+         */
         public Builder hosts(List<HostSpec> v) {
             if (v.isEmpty()) throw new IllegalArgumentException("at least one host is needed");
             hosts = List.copyOf(v);
@@ -277,20 +336,105 @@ public final class ConnectionConfig {
             return this;
         }
 
+        /**
+         * libpq target_session_attrs: which of the servers is acceptable. Default any.
+         *
+         * @param v the required session kind
+         * @return this builder
+         */
         public Builder targetSessionAttrs(TargetSessionAttrs v) { targetSessionAttrs = Objects.requireNonNull(v); return this; }
+        /**
+         * libpq load_balance_hosts: whether the servers are tried in order (disable, the default) or shuffled (random).
+         *
+         * @param v the order
+         * @return this builder
+         */
         public Builder loadBalanceHosts(LoadBalanceHosts v) { loadBalanceHosts = Objects.requireNonNull(v); return this; }
+        /**
+         * libpq dbname; null (the default) means the user name. A physical walsender ignores it.
+         *
+         * @param v the database name
+         * @return this builder
+         */
         public Builder database(String v) { database = v; return this; }
+        /**
+         * libpq user; defaults to the OS user ({@code user.name}).
+         *
+         * @param v the role name
+         * @return this builder
+         */
         public Builder user(String v) { user = v; return this; }
+        /**
+         * libpq password; wins over {@code PGPASSWORD} and the password file. Never printed.
+         *
+         * @param v the password, or null to look it up at connect time
+         * @return this builder
+         */
         public Builder password(String v) { password = v; return this; }
+        /**
+         * libpq passfile; null (the default) means {@code PGPASSFILE}, else {@code ~/.pgpass}.
+         *
+         * @param v the password file
+         * @return this builder
+         */
         public Builder passFile(Path v) { passFile = v; return this; }
+        /**
+         * libpq sslmode: disable, allow, prefer (the default), require, verify-ca or verify-full.
+         *
+         * @param v the mode
+         * @return this builder
+         */
         public Builder sslMode(SslMode v) { sslMode = Objects.requireNonNull(v); return this; }
+        /**
+         * libpq sslrootcert: the trusted CA certificates (PEM); the path {@code system} means the JDK's trust store; null (the default) means {@code ~/.postgresql/root.crt}.
+         *
+         * @param v the file
+         * @return this builder
+         */
         public Builder sslRootCert(Path v) { sslRootCert = v; return this; }
+        /**
+         * libpq sslcert: the client certificate (PEM); must be given with {@link #sslKey(Path)}.
+         *
+         * @param v the file, or null
+         * @return this builder
+         */
         public Builder sslCert(Path v) { sslCert = v; return this; }
+        /**
+         * libpq sslkey: the client certificate's private key (PEM).
+         *
+         * @param v the file, or null
+         * @return this builder
+         */
         public Builder sslKey(Path v) { sslKey = v; return this; }
+        /**
+         * libpq sslpassword: decrypts an encrypted PKCS#8 key. Never printed.
+         *
+         * @param v the passphrase, or null
+         * @return this builder
+         */
         public Builder sslPassword(String v) { sslPassword = v; return this; }
+        /**
+         * libpq sslsni: send the host name in the TLS handshake (default true).
+         *
+         * @param v whether to send SNI
+         * @return this builder
+         */
         public Builder sslSni(boolean v) { sslSni = v; return this; }
+        /**
+         * libpq sslnegotiation: postgres (SSLRequest first, the default) or direct (TLS at once, PostgreSQL 17+; needs an sslmode that requires encryption).
+         *
+         * @param v the negotiation
+         * @return this builder
+         */
         public Builder sslNegotiation(SslNegotiation v) { sslNegotiation = Objects.requireNonNull(v); return this; }
 
+        /**
+         * libpq channel_binding: whether SCRAM-SHA-256-PLUS binds the TLS channel.
+         *
+         * @param v {@code disable}, {@code prefer} (the default) or {@code require}
+         * @return this builder
+         * @throws IllegalArgumentException for any other value
+         */
         public Builder channelBinding(String v) {
             if (!v.equals("disable") && !v.equals("prefer") && !v.equals("require")) {
                 throw new IllegalArgumentException("invalid channel_binding value: \"" + v + "\"");
@@ -299,15 +443,57 @@ public final class ConnectionConfig {
             return this;
         }
 
+        /**
+         * libpq require_auth: the authentication methods the server may ask for, e.g. {@code scram-sha-256} or {@code !password}.
+         *
+         * @param v the comma-separated list, or null (the default) for any
+         * @return this builder
+         */
         public Builder requireAuth(String v) { requireAuth = v; return this; }
+        /**
+         * libpq application_name, reported in pg_stat_activity and pg_stat_replication. Default pgrepl.
+         *
+         * @param v the name
+         * @return this builder
+         */
         public Builder applicationName(String v) { applicationName = v; return this; }
+        /**
+         * libpq replication: a plain session (the default), a physical walsender or a logical walsender (replication=database).
+         *
+         * @param v the mode
+         * @return this builder
+         */
         public Builder replication(ReplicationMode v) { replication = Objects.requireNonNull(v); return this; }
+        /**
+         * libpq connect_timeout: the limit for one server to connect, negotiate TLS and authenticate. Default 30 s.
+         *
+         * @param v the limit
+         * @return this builder
+         */
         public Builder connectTimeout(Duration v) { connectTimeout = Objects.requireNonNull(v); return this; }
+        /**
+         * libpq 18 min_protocol_version: fail if the server cannot speak at least this. Default 3.0.
+         *
+         * @param v the lowest acceptable version
+         * @return this builder
+         */
         public Builder minProtocolVersion(ProtocolVersion v) { minProtocolVersion = Objects.requireNonNull(v); return this; }
-        /** Null restores the default (3.0, or the latest when the minimum is higher). */
+        /**
+         * libpq 18 max_protocol_version; null restores the default (3.0, or the latest when the minimum is higher).
+         *
+         * @param v the version to request, or null
+         * @return this builder
+         */
         public Builder maxProtocolVersion(ProtocolVersion v) { maxProtocolVersion = v; return this; }
 
-        /** Adds a startup GUC (e.g. {@code wal_sender_timeout}); overrides a default of the same name. */
+        /**
+         * Adds a startup GUC (e.g. {@code wal_sender_timeout}); overrides a default of the same name.
+         *
+         * @param name  the GUC name
+         * @param value its value
+         * @return this builder
+         * @throws IllegalArgumentException for {@code user}, {@code database} or {@code replication}, which have their own options
+         */
         public Builder startupParameter(String name, String value) {
             if (name.equals("user") || name.equals("database") || name.equals("replication")) {
                 throw new IllegalArgumentException(name + " is set through its own option");
@@ -323,6 +509,10 @@ public final class ConnectionConfig {
          * a {@link io.pgrepl.client.protocol.FrameTooLargeException}, names the limit and the
          * frame's size; it is not retried, since the server would send the same row again. A
          * frame is buffered whole, so this also bounds the memory one message can take.
+         *
+         * @param v the limit in bytes, at least 1024
+         * @return this builder
+         * @throws IllegalArgumentException if {@code v} is below 1024
          */
         public Builder maxFrameSize(int v) {
             if (v < 1024) throw new IllegalArgumentException("maxFrameSize too small: " + v);
@@ -330,8 +520,20 @@ public final class ConnectionConfig {
             return this;
         }
 
+        /**
+         * The Netty event loop group to run connections on, owned (and shut down) by the caller.
+         *
+         * @param v the group, or null (the default) for the shared one
+         * @return this builder
+         */
         public Builder eventLoopGroup(EventLoopGroup v) { eventLoopGroup = v; return this; }
 
+        /**
+         * {@return the immutable configuration}
+         *
+         * @throws IllegalArgumentException for an invalid port, sslnegotiation=direct without an sslmode that requires
+         *         encryption, a minimum protocol version above the maximum, or only one of sslcert and sslkey
+         */
         public ConnectionConfig build() {
             return new ConnectionConfig(this);
         }

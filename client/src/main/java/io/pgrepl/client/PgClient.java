@@ -22,29 +22,58 @@ public final class PgClient implements AutoCloseable {
         this.owned = owned;
     }
 
-    /** A client with its own group of {@code min(2, cores)} threads, shut down by {@link #close()}. */
+    /**
+     * A client with its own group of {@code min(2, cores)} threads, shut down by {@link #close()}.
+     *
+     * @return the client
+     */
     public static PgClient create() {
         return create(Math.min(2, Runtime.getRuntime().availableProcessors()));
     }
 
+    /**
+     * A client with its own group of {@code threads} event loop threads, shut down by {@link #close()}.
+     *
+     * @param threads the number of threads; each connection runs on one of them
+     * @return the client
+     */
     public static PgClient create(int threads) {
         return new PgClient(Transports.newGroup(threads, "pgrepl-client"), true);
     }
 
-    /** Borrows the caller's group (e.g. an application's existing Netty group); {@link #close()} leaves it running. */
+    /**
+     * Borrows the caller's group (e.g. an application's existing Netty group); {@link #close()} leaves it running.
+     *
+     * @param group the group to run connections on; the caller shuts it down
+     * @return the client
+     */
     public static PgClient using(EventLoopGroup group) {
         return new PgClient(Objects.requireNonNull(group, "group"), false);
     }
 
+    /** {@return the event loop group the connections run on} */
     public EventLoopGroup eventLoopGroup() {
         return group;
     }
 
-    /** Connects on this client's group (overriding any group named in the config). */
+    /**
+     * Connects on this client's group (overriding any group named in the config).
+     *
+     * @param config where and how to connect
+     * @return the connection once authenticated and ready for queries; fails with {@link PgException} when the server refuses,
+     *         else with the client-side error (I/O, TLS, authentication)
+     */
     public CompletionStage<PgConnection> connect(ConnectionConfig config) {
         return PgConnection.connect(config.toBuilder().eventLoopGroup(group).build());
     }
 
+    /**
+     * Connects to what a libpq URI or key=value string names, as {@link ConnectionConfig#parse(String)} reads it.
+     *
+     * @param urlOrConninfo a {@code postgresql://} URI or key=value pairs
+     * @return the connection once authenticated and ready for queries
+     * @throws IllegalArgumentException if the string is malformed
+     */
     public CompletionStage<PgConnection> connect(String urlOrConninfo) {
         return connect(ConnectionConfig.parse(urlOrConninfo));
     }

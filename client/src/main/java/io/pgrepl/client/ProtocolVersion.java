@@ -6,7 +6,10 @@ package io.pgrepl.client;
  * longer cancel key.
  */
 public enum ProtocolVersion {
-    V3_0(0), V3_2(2);
+    /** Protocol 3.0, spoken by every supported server. */
+    V3_0(0),
+    /** Protocol 3.2 (PostgreSQL 18): variable-length cancel keys. */
+    V3_2(2);
 
     /** What {@code latest} means for this client. */
     public static final ProtocolVersion LATEST = V3_2;
@@ -17,16 +20,27 @@ public enum ProtocolVersion {
         this.minor = minor;
     }
 
+    /** {@return the minor version number} */
     public int minor() {
         return minor;
     }
 
-    /** The StartupMessage version code: major 3 in the high 16 bits, the minor in the low ones. */
+    /**
+     * The StartupMessage version code: major 3 in the high 16 bits, the minor in the low ones.
+     *
+     * @return the code
+     */
     public int code() {
         return (3 << 16) | minor;
     }
 
-    /** libpq spelling: {@code 3.0}, {@code 3.2} or {@code latest}. */
+    /**
+     * libpq spelling: {@code 3.0}, {@code 3.2} or {@code latest}.
+     *
+     * @param s the value of min_protocol_version or max_protocol_version
+     * @return the version
+     * @throws IllegalArgumentException for any other value
+     */
     public static ProtocolVersion parse(String s) {
         return switch (s.trim()) {
             case "3.0" -> V3_0;

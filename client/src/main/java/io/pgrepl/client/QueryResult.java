@@ -11,6 +11,13 @@ import java.util.List;
  * @param commandTag the CommandComplete tag, e.g. {@code SELECT 1}; null for an empty query string
  */
 public record QueryResult(List<Column> columns, List<Row> rows, String commandTag) {
+    /**
+     * Copies the lists.
+     *
+     * @param columns    the columns, empty for a statement returning no rows
+     * @param rows       the rows
+     * @param commandTag the CommandComplete tag, or null for an empty query string
+     */
     public QueryResult {
         columns = List.copyOf(columns);
         rows = List.copyOf(rows);

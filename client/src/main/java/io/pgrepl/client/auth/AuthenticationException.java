@@ -43,13 +43,21 @@ public final class AuthenticationException extends RuntimeException {
         PROTOCOL_VIOLATION
     }
 
+    /** Why authentication failed. */
     private final Reason reason;
 
+    /**
+     * An authentication failure.
+     *
+     * @param reason why it failed
+     * @param message the message; never contains a password
+     */
     public AuthenticationException(Reason reason, String message) {
         super(message);
         this.reason = Objects.requireNonNull(reason, "reason");
     }
 
+    /** {@return why authentication failed} */
     public Reason reason() {
         return reason;
     }

@@ -55,7 +55,12 @@ public final class Authenticator {
         return serverCertificate != null;
     }
 
-    /** AuthenticationCleartextPassword: returns the password bytes (the caller appends the NUL). */
+    /**
+     * AuthenticationCleartextPassword: returns the password bytes (the caller appends the NUL).
+     *
+     * @return the password bytes; the caller clears them
+     * @throws AuthenticationException if the policy refuses it or no password is known
+     */
     public byte[] onCleartextRequest() {
         return guarded(() -> {
             startPasswordMethod(AuthRequestKind.CLEARTEXT_PASSWORD);
@@ -65,7 +70,13 @@ public final class Authenticator {
         });
     }
 
-    /** AuthenticationMD5Password: returns the 35 ASCII bytes to send (the caller appends the NUL). */
+    /**
+     * AuthenticationMD5Password: returns the 35 ASCII bytes to send (the caller appends the NUL).
+     *
+     * @param salt the 4-byte salt
+     * @return the bytes to send
+     * @throws AuthenticationException if the policy refuses it or no password is known
+     */
     public byte[] onMd5Request(byte[] salt) {
         return guarded(() -> {
             if (salt == null || salt.length != 4) {
@@ -83,7 +94,13 @@ public final class Authenticator {
         });
     }
 
-    /** AuthenticationSASL: chooses the mechanism and builds client-first-message. */
+    /**
+     * AuthenticationSASL: chooses the mechanism and builds client-first-message.
+     *
+     * @param mechanisms the mechanisms the server offers
+     * @return the chosen mechanism and the SASLInitialResponse payload
+     * @throws AuthenticationException if no offered mechanism is acceptable or channel binding is required but impossible
+     */
     public SaslInitial onSaslRequest(List<String> mechanisms) {
         return guarded(() -> {
             requireAuth.check(AuthRequestKind.SASL);
@@ -145,7 +162,13 @@ public final class Authenticator {
         });
     }
 
-    /** AuthenticationSASLContinue: verifies server-first-message and returns client-final-message. */
+    /**
+     * AuthenticationSASLContinue: verifies server-first-message and returns client-final-message.
+     *
+     * @param serverFirst the server-first-message
+     * @return the client-final-message
+     * @throws AuthenticationException on a malformed message or out of order
+     */
     public byte[] onSaslContinue(byte[] serverFirst) {
         return guarded(() -> {
             requireAuth.check(AuthRequestKind.SASL_CONTINUE);
@@ -154,7 +177,12 @@ public final class Authenticator {
         });
     }
 
-    /** AuthenticationSASLFinal: verifies the server signature. Nothing is sent back. */
+    /**
+     * AuthenticationSASLFinal: verifies the server signature. Nothing is sent back.
+     *
+     * @param serverFinal the server-final-message
+     * @throws AuthenticationException on a wrong server signature or a server error
+     */
     public void onSaslFinal(byte[] serverFinal) {
         guarded(() -> {
             requireAuth.check(AuthRequestKind.SASL_FINAL);
@@ -168,6 +196,9 @@ public final class Authenticator {
     /**
      * GSS, SSPI, Kerberos or an unknown code: policy decides the message, then it is refused as
      * unsupported. Always throws.
+     *
+     * @param kind the request
+     * @throws AuthenticationException always
      */
     public void onUnsupportedRequest(AuthRequestKind kind) {
         guarded(() -> {
@@ -202,17 +233,29 @@ public final class Authenticator {
         });
     }
 
-    /** True after AuthenticationOk was accepted. */
+    /**
+     * True after AuthenticationOk was accepted.
+     *
+     * @return whether authentication is complete
+     */
     public boolean isAuthenticated() {
         return state == State.OK;
     }
 
-    /** True when SCRAM-SHA-256-PLUS completed: the server proved it holds the TLS key and the password. */
+    /**
+     * True when SCRAM-SHA-256-PLUS completed: the server proved it holds the TLS key and the password.
+     *
+     * @return whether the exchange was channel-bound
+     */
     public boolean isChannelBound() {
         return scram != null && scram.isChannelBound();
     }
 
-    /** The SASL mechanism in use, if any. */
+    /**
+     * The SASL mechanism in use, if any.
+     *
+     * @return the mechanism name, or empty
+     */
     public Optional<String> saslMechanism() {
         return scram == null ? Optional.empty() : Optional.of(scram.mechanism());
     }

@@ -4,12 +4,20 @@ import java.util.Locale;
 
 /** libpq's {@code channel_binding} option. */
 public enum ChannelBindingMode {
+    /** Never SCRAM-SHA-256-PLUS. */
     DISABLE,
     /** libpq's default when built with TLS support. */
     PREFER,
+    /** Fail unless SCRAM-SHA-256-PLUS over TLS completes. */
     REQUIRE;
 
-    /** Parses the libpq spelling ({@code disable}, {@code prefer}, {@code require}). */
+    /**
+     * Parses the libpq spelling ({@code disable}, {@code prefer}, {@code require}).
+     *
+     * @param value the keyword
+     * @return the mode
+     * @throws IllegalArgumentException for any other value
+     */
     public static ChannelBindingMode parse(String value) {
         switch (value) {
             case "disable":
@@ -24,7 +32,11 @@ public enum ChannelBindingMode {
         }
     }
 
-    /** The libpq spelling. */
+    /**
+     * The libpq spelling.
+     *
+     * @return the keyword
+     */
     public String keyword() {
         return name().toLowerCase(Locale.ROOT);
     }

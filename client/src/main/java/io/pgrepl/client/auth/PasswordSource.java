@@ -13,18 +13,32 @@ public interface PasswordSource {
     /**
      * A fresh copy of the password as UTF-8 bytes, or empty when none is known. The caller clears
      * the array when done. An empty array counts as no password, as in libpq.
+     *
+     * @return the password, or empty
      */
     Optional<byte[]> password();
 
+    /** {@return a source that knows no password} */
     static PasswordSource none() {
         return Fixed.NONE;
     }
 
+    /**
+     * A fixed password, sent as UTF-8.
+     *
+     * @param password the password, or null for none
+     * @return the source
+     */
     static PasswordSource of(String password) {
         return password == null ? none() : new Fixed(password.getBytes(StandardCharsets.UTF_8));
     }
 
-    /** For passwords that are not valid UTF-8 (PostgreSQL then uses the raw bytes for SCRAM). */
+    /**
+     * For passwords that are not valid UTF-8 (PostgreSQL then uses the raw bytes for SCRAM).
+     *
+     * @param password the raw bytes (copied), or null for none
+     * @return the source
+     */
     static PasswordSource ofBytes(byte[] password) {
         return password == null ? none() : new Fixed(password.clone());
     }

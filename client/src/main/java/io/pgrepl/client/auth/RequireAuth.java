@@ -15,11 +15,17 @@ import java.util.Set;
 public final class RequireAuth {
     /** The methods {@code require_auth} can name (besides {@code none}). */
     public enum Method {
+        /** Cleartext password. */
         PASSWORD("password"),
+        /** MD5-hashed password. */
         MD5("md5"),
+        /** GSSAPI (Kerberos). */
         GSS("gss"),
+        /** Windows SSPI. */
         SSPI("sspi"),
+        /** SCRAM-SHA-256, with or without channel binding. */
         SCRAM_SHA_256("scram-sha-256"),
+        /** OAuth bearer tokens (PostgreSQL 18). */
         OAUTH("oauth");
 
         private final String keyword;
@@ -28,6 +34,7 @@ public final class RequireAuth {
             this.keyword = keyword;
         }
 
+        /** {@return the require_auth spelling, e.g. {@code scram-sha-256}} */
         public String keyword() {
             return keyword;
         }
@@ -45,7 +52,11 @@ public final class RequireAuth {
         this.authRequired = authRequired;
     }
 
-    /** No restriction: what libpq does when {@code require_auth} is unset. */
+    /**
+     * No restriction: what libpq does when {@code require_auth} is unset.
+     *
+     * @return the unrestricted policy
+     */
     public static RequireAuth any() {
         return ANY;
     }
@@ -53,6 +64,8 @@ public final class RequireAuth {
     /**
      * Parses a {@code require_auth} value; {@code null} or empty means no restriction.
      *
+     * @param value the comma-separated list
+     * @return the policy
      * @throws IllegalArgumentException with libpq's wording for a bad value
      */
     public static RequireAuth parse(String value) {
@@ -102,17 +115,29 @@ public final class RequireAuth {
         return new IllegalArgumentException("require_auth method \"" + part + "\" is specified more than once");
     }
 
-    /** True when the value was unset: every method and no challenge at all are acceptable. */
+    /**
+     * True when the value was unset: every method and no challenge at all are acceptable.
+     *
+     * @return whether the value was unset
+     */
     public boolean isUnrestricted() {
         return text == null;
     }
 
-    /** The methods the server may use. */
+    /**
+     * The methods the server may use.
+     *
+     * @return the methods, unmodifiable
+     */
     public Set<Method> allowedMethods() {
         return allowed;
     }
 
-    /** Whether AuthenticationOk must follow a completed exchange (false when {@code none} is allowed). */
+    /**
+     * Whether AuthenticationOk must follow a completed exchange (false when {@code none} is allowed).
+     *
+     * @return whether an exchange must complete
+     */
     public boolean authenticationRequired() {
         return authRequired;
     }
@@ -120,6 +145,7 @@ public final class RequireAuth {
     /**
      * Called when the server asks for a method, before anything is sent.
      *
+     * @param kind the server's request
      * @throws AuthenticationException {@link AuthenticationException.Reason#POLICY_REFUSED}
      */
     public void check(AuthRequestKind kind) {
@@ -158,7 +184,12 @@ public final class RequireAuth {
         }
     }
 
-    /** Whether a SASL mechanism advertised by the server may be chosen. */
+    /**
+     * Whether a SASL mechanism advertised by the server may be chosen.
+     *
+     * @param mechanism e.g. {@code SCRAM-SHA-256-PLUS}
+     * @return whether it may be chosen
+     */
     public boolean allowsMechanism(String mechanism) {
         switch (mechanism) {
             case ScramSha256Client.MECHANISM:

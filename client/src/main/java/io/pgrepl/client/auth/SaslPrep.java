@@ -39,11 +39,16 @@ public final class SaslPrep {
             this.outcome = outcome;
         }
 
-        /** The caller owns (and should clear) this array. */
+        /**
+         * The caller owns (and should clear) this array.
+         *
+         * @return the bytes
+         */
         public byte[] bytes() {
             return bytes;
         }
 
+        /** {@return which rule produced the bytes} */
         public Outcome outcome() {
             return outcome;
         }
@@ -57,12 +62,22 @@ public final class SaslPrep {
     private SaslPrep() {
     }
 
-    /** Returns the bytes SCRAM must use for this UTF-8 password (a fresh array; never throws on content). */
+    /**
+     * Returns the bytes SCRAM must use for this UTF-8 password (a fresh array; never throws on content).
+     *
+     * @param password the password as UTF-8 (or raw) bytes
+     * @return the normalised bytes, or the raw bytes where SASLprep does not apply
+     */
     public static byte[] prepare(byte[] password) {
         return apply(password).bytes();
     }
 
-    /** Like {@link #prepare} but also says which rule applied. */
+    /**
+     * Like {@link #prepare} but also says which rule applied.
+     *
+     * @param password the password as UTF-8 (or raw) bytes
+     * @return the bytes and the rule
+     */
     public static Result apply(byte[] password) {
         boolean ascii = true;
         for (byte b : password) {

@@ -21,7 +21,9 @@ import javax.crypto.spec.SecretKeySpec;
  * turns true only after the server signature has been verified.
  */
 public final class ScramSha256Client {
+    /** The SASL mechanism without channel binding. */
     public static final String MECHANISM = "SCRAM-SHA-256";
+    /** The SASL mechanism with tls-server-end-point channel binding. */
     public static final String MECHANISM_PLUS = "SCRAM-SHA-256-PLUS";
 
     /** The gs2 channel-binding flag, as PostgreSQL uses it. */
@@ -96,6 +98,9 @@ public final class ScramSha256Client {
     /**
      * The {@code i=} of a server-first-message, or -1 when it cannot be read (then
      * {@link #handleServerFirst} reports the problem). Lets the caller decide where to run PBKDF2.
+     *
+     * @param serverFirst the server-first-message
+     * @return the iteration count, or -1
      */
     public static int iterationsOf(byte[] serverFirst) {
         String s = new String(serverFirst, StandardCharsets.US_ASCII);
@@ -107,12 +112,20 @@ public final class ScramSha256Client {
         return n > Integer.MAX_VALUE ? -1 : (int) n;
     }
 
-    /** The SASL mechanism name matching the flag. */
+    /**
+     * The SASL mechanism name matching the flag.
+     *
+     * @return {@link #MECHANISM} or {@link #MECHANISM_PLUS}
+     */
     public String mechanism() {
         return flag == CbindFlag.TLS_SERVER_END_POINT ? MECHANISM_PLUS : MECHANISM;
     }
 
-    /** client-first-message: the SASLInitialResponse payload. */
+    /**
+     * client-first-message: the SASLInitialResponse payload.
+     *
+     * @return the message bytes
+     */
     public byte[] clientFirstMessage() {
         expect(State.INITIAL);
         clientFirstBare = "n=" + userName + ",r=" + clientNonce;
@@ -123,6 +136,8 @@ public final class ScramSha256Client {
     /**
      * Parses server-first-message and returns client-final-message (the SASLResponse payload).
      *
+     * @param message the server-first-message
+     * @return the client-final-message
      * @throws AuthenticationException on a malformed message or nonce mismatch
      */
     public byte[] handleServerFirst(byte[] message) {
@@ -179,6 +194,7 @@ public final class ScramSha256Client {
     /**
      * Verifies server-final-message.
      *
+     * @param message the server-final-message
      * @throws AuthenticationException {@code SERVER_ERROR} for {@code e=}, {@code SERVER_SIGNATURE_INVALID}
      *                                 for a wrong signature, {@code MALFORMED_SERVER_MESSAGE} otherwise
      */
@@ -210,12 +226,20 @@ public final class ScramSha256Client {
         }
     }
 
-    /** True only once the server has proven it knows the password. */
+    /**
+     * True only once the server has proven it knows the password.
+     *
+     * @return whether the server signature was verified
+     */
     public boolean isComplete() {
         return state == State.COMPLETE;
     }
 
-    /** True when the completed exchange was bound to the TLS channel (SCRAM-SHA-256-PLUS). */
+    /**
+     * True when the completed exchange was bound to the TLS channel (SCRAM-SHA-256-PLUS).
+     *
+     * @return whether channel binding was used
+     */
     public boolean isChannelBound() {
         return isComplete() && flag == CbindFlag.TLS_SERVER_END_POINT;
     }

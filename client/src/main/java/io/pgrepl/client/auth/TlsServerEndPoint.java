@@ -48,6 +48,8 @@ public final class TlsServerEndPoint {
     /**
      * Digest of the certificate for {@code p=tls-server-end-point}.
      *
+     * @param certificate the server's certificate
+     * @return the digest (RFC 5929: SHA-256 for MD5 and SHA-1 signatures)
      * @throws AuthenticationException {@link Reason#CHANNEL_BINDING_IMPOSSIBLE} when the signature
      *                                 algorithm has no usable digest
      */
@@ -60,7 +62,12 @@ public final class TlsServerEndPoint {
         }
     }
 
-    /** The JCA digest name chosen for this certificate. */
+    /**
+     * The JCA digest name chosen for this certificate.
+     *
+     * @param certificate the server's certificate
+     * @return e.g. {@code SHA-256}
+     */
     public static String digestAlgorithm(X509Certificate certificate) {
         String oid = certificate.getSigAlgOID();
         String digest = DIGEST_BY_OID.get(oid);

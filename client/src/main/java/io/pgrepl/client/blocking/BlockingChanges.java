@@ -77,25 +77,56 @@ public final class BlockingChanges<T> implements Iterator<T>, AutoCloseable {
 
     private record Failure(Throwable error) {}
 
-    /** One {@link ChangeEvent} per pgoutput message. */
+    /**
+     * One {@link ChangeEvent} per pgoutput message, with the default flow options and a prefetch of 256 events.
+     *
+     * @param connection an idle connection opened with {@code replication=database}
+     * @param options    the slot, publications and pgoutput options
+     * @return the iterator; the stream starts at once
+     */
     public static BlockingChanges<ChangeEvent> open(PgConnection connection, LogicalReplicationOptions options) {
         return open(connection, options, FlowOptions.defaults(), 256);
     }
 
+    /**
+     * One {@link ChangeEvent} per pgoutput message.
+     *
+     * @param connection an idle connection opened with {@code replication=database}
+     * @param options    the slot, publications and pgoutput options
+     * @param flow       acknowledgement and buffering of the underlying publisher
+     * @param prefetch   how many events are requested ahead of the consumer
+     * @return the iterator; the stream starts at once
+     */
     public static BlockingChanges<ChangeEvent> open(PgConnection connection, LogicalReplicationOptions options,
                                                     FlowOptions flow, int prefetch) {
         ReplicationPublisher<ChangeEvent> p = ReactiveReplication.changes(connection, options, flow);
         return new BlockingChanges<>(p, prefetch, p.terminated(), onStreamLoop(p));
     }
 
-    /** One {@link TxEvent} per assembled transaction / non-transactional message / two-phase outcome. */
+    /**
+     * One {@link TxEvent} per assembled transaction / non-transactional message / two-phase outcome.
+     *
+     * @param connection an idle connection opened with {@code replication=database}
+     * @param options    the slot, publications and pgoutput options
+     * @param flow       acknowledgement, buffering and transaction assembly options
+     * @param prefetch   how many events are requested ahead of the consumer
+     * @return the iterator; the stream starts at once
+     */
     public static BlockingChanges<TxEvent> openTransactions(PgConnection connection, LogicalReplicationOptions options,
                                                             FlowOptions flow, int prefetch) {
         ReplicationPublisher<TxEvent> p = ReactiveReplication.transactions(connection, options, flow);
         return new BlockingChanges<>(p, prefetch, p.terminated(), onStreamLoop(p));
     }
 
-    /** Any publisher; {@code terminated} (may be null) is awaited by close(). */
+    /**
+     * Any publisher; {@code terminated} (may be null) is awaited by close().
+     *
+     * @param <T>        the item type
+     * @param publisher  the source, subscribed to at once
+     * @param prefetch   how many items are requested ahead of the consumer
+     * @param terminated completes when the source has released its resources, or null
+     * @return the iterator
+     */
     public static <T> BlockingChanges<T> of(Flow.Publisher<T> publisher, int prefetch, CompletionStage<Void> terminated) {
         return of(publisher, prefetch, terminated, null);
     }
@@ -103,6 +134,13 @@ public final class BlockingChanges<T> implements Iterator<T>, AutoCloseable {
     /**
      * Any publisher; {@code terminated} (may be null) is awaited by close(), except where
      * {@code onEventLoop} (may be null) says the calling thread is the one that completes it.
+     *
+     * @param <T>         the item type
+     * @param publisher   the source, subscribed to at once
+     * @param prefetch    how many items are requested ahead of the consumer
+     * @param terminated  completes when the source has released its resources, or null
+     * @param onEventLoop true on the thread that completes {@code terminated}, or null
+     * @return the iterator
      */
     public static <T> BlockingChanges<T> of(Flow.Publisher<T> publisher, int prefetch, CompletionStage<Void> terminated,
                                             BooleanSupplier onEventLoop) {
@@ -136,6 +174,11 @@ public final class BlockingChanges<T> implements Iterator<T>, AutoCloseable {
     /**
      * The next event, waiting at most {@code timeout}; null if none arrived in time.
      * Throws {@link NoSuchElementException} once the stream has ended normally.
+     *
+     * @param timeout how long to wait; zero or negative does not wait
+     * @return the event, or null
+     * @throws InterruptedException if the thread is interrupted while waiting
+     * @throws NoSuchElementException once the stream has ended normally
      */
     public T poll(Duration timeout) throws InterruptedException {
         if (!fetch(Math.max(0, timeout.toNanos()))) {
@@ -180,7 +223,7 @@ public final class BlockingChanges<T> implements Iterator<T>, AutoCloseable {
         throw new IllegalStateException(failure.getMessage(), failure);
     }
 
-    /** Events received but not taken yet. */
+    /** {@return the events received but not taken yet} */
     public int buffered() {
         return queue.size() + (next != null ? 1 : 0);
     }

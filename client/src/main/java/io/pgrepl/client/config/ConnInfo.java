@@ -30,6 +30,7 @@ public final class ConnInfo {
             "sslsni", "channel_binding", "require_auth", "min_protocol_version", "max_protocol_version",
             "target_session_attrs", "load_balance_hosts")));
 
+    /** The port libpq uses when none is given. */
     public static final int DEFAULT_PORT = 5432;
 
     private final Map<String, String> params;
@@ -38,7 +39,13 @@ public final class ConnInfo {
         this.params = Collections.unmodifiableMap(params);
     }
 
-    /** Parses a URI (if it starts with {@code postgresql://} or {@code postgres://}) or a keyword/value string. */
+    /**
+     * Parses a URI (if it starts with {@code postgresql://} or {@code postgres://}) or a keyword/value string.
+     *
+     * @param connectionString the URI or key=value string
+     * @return the parameters, validated
+     * @throws ConnInfoException if a parameter is unknown or a value is invalid (the message never shows a password)
+     */
     public static ConnInfo parse(String connectionString) {
         String s = connectionString.strip();
         if (s.regionMatches(true, 0, "jdbc:", 0, 5)) {
@@ -52,14 +59,27 @@ public final class ConnInfo {
         return parseKeywordValue(s);
     }
 
-    /** Builds from a map of libpq names to values, with the same validation. */
+    /**
+     * Builds from a map of libpq names to values, with the same validation.
+     *
+     * @param parameters libpq keyword names to values
+     * @return the parameters, validated
+     * @throws ConnInfoException if a parameter is unknown or a value is invalid (the message never shows a password)
+     */
     public static ConnInfo of(Map<String, String> parameters) {
         LinkedHashMap<String, String> copy = new LinkedHashMap<>();
         parameters.forEach((k, v) -> put(copy, k, v));
         return validated(copy);
     }
 
-    /** A copy with one parameter set (validated). */
+    /**
+     * A copy with one parameter set (validated).
+     *
+     * @param name  the libpq keyword
+     * @param value its value
+     * @return the new parameters
+     * @throws ConnInfoException if a parameter is unknown or a value is invalid (the message never shows a password)
+     */
     public ConnInfo with(String name, String value) {
         LinkedHashMap<String, String> copy = new LinkedHashMap<>(params);
         put(copy, name, value);
@@ -68,7 +88,13 @@ public final class ConnInfo {
 
     // ---- keyword/value --------------------------------------------------------------------
 
-    /** Parses {@code key=value key2='quoted \' value'}; backslash escapes the next character. */
+    /**
+     * Parses {@code key=value key2='quoted \' value'}; backslash escapes the next character.
+     *
+     * @param s the key=value string
+     * @return the parameters, validated
+     * @throws ConnInfoException if a parameter is unknown or a value is invalid (the message never shows a password)
+     */
     public static ConnInfo parseKeywordValue(String s) {
         LinkedHashMap<String, String> out = new LinkedHashMap<>();
         String previousKey = null;
@@ -137,7 +163,13 @@ public final class ConnInfo {
         return validated(out);
     }
 
-    /** Parses {@code postgresql://[user[:password]@][host][:port][,host[:port]...][/dbname][?param=value&...]}. */
+    /**
+     * Parses {@code postgresql://[user[:password]@][host][:port][,host[:port]...][/dbname][?param=value&...]}.
+     *
+     * @param uri the URI; percent-encoding is decoded
+     * @return the parameters, validated
+     * @throws ConnInfoException if a parameter is unknown or a value is invalid (the message never shows a password)
+     */
     public static ConnInfo parseUri(String uri) {
         return validated(ConnInfoUri.parse(uri));
     }
@@ -312,80 +344,116 @@ public final class ConnInfo {
 
     // ---- accessors ------------------------------------------------------------------------
 
-    /** All parameters, in order, unmodifiable. Contains the password if one was given. */
+    /**
+     * All parameters, in order, unmodifiable. Contains the password if one was given.
+     *
+     * @return the parameters
+     */
     public Map<String, String> asMap() {
         return params;
     }
 
-    /** A parameter's value; empty when absent or set to the empty string (libpq treats both as unset). */
+    /**
+     * A parameter's value; empty when absent or set to the empty string (libpq treats both as unset).
+     *
+     * @param name the libpq keyword
+     * @return the value, or empty
+     */
     public Optional<String> get(String name) {
         String v = params.get(name);
         return v == null || v.isEmpty() ? Optional.empty() : Optional.of(v);
     }
 
+    /** {@return libpq host: the host name list as given, or empty} */
     public Optional<String> host() {
         return get("host");
     }
 
+    /** {@return libpq hostaddr: the numeric address list as given, or empty} */
     public Optional<String> hostaddr() {
         return get("hostaddr");
     }
 
-    /** The first host's port (see {@link #hosts()} for all of them). */
+    /** {@return the first host's port (see {@link #hosts()} for all of them)} */
     public int port() {
         return hosts().get(0).port();
     }
 
-    /** Every server to try, in the order given: host, hostaddr and port lists paired as libpq does. */
+    /**
+     * Every server to try, in the order given: host, hostaddr and port lists paired as libpq does.
+     *
+     * @return the servers, at least one
+     * @throws ConnInfoException if the lists do not pair up
+     */
     public java.util.List<HostSpec> hosts() {
         return HostLists.parse(params.get("host"), params.get("hostaddr"), params.get("port"));
     }
 
+    /** {@return libpq target_session_attrs, default any} */
     public TargetSessionAttrs targetSessionAttrs() {
         return get("target_session_attrs").map(TargetSessionAttrs::parse).orElse(TargetSessionAttrs.ANY);
     }
 
+    /** {@return libpq load_balance_hosts, default disable} */
     public LoadBalanceHosts loadBalanceHosts() {
         return get("load_balance_hosts").map(LoadBalanceHosts::parse).orElse(LoadBalanceHosts.DISABLE);
     }
 
+    /** {@return libpq dbname, or empty (libpq then uses the user name)} */
     public Optional<String> dbname() {
         return get("dbname");
     }
 
+    /** {@return libpq user, or empty (libpq then uses the OS user)} */
     public Optional<String> user() {
         return get("user");
     }
 
+    /** {@return libpq password, or empty (then PGPASSWORD or the password file)} */
     public Optional<String> password() {
         return get("password");
     }
 
+    /** {@return libpq sslmode, default prefer} */
     public SslMode sslMode() {
         return get("sslmode").map(SslMode::parse).orElse(SslMode.PREFER);
     }
 
+    /** {@return libpq channel_binding, default prefer} */
     public ChannelBindingMode channelBinding() {
         return get("channel_binding").map(ChannelBindingMode::parse).orElse(ChannelBindingMode.PREFER);
     }
 
+    /** {@return libpq require_auth, parsed; no restriction when unset} */
     public RequireAuth requireAuth() {
         return RequireAuth.parse(params.get("require_auth"));
     }
 
-    /** libpq semantics: absent or 0 means wait indefinitely; 1 is raised to 2 seconds. */
+    /**
+     * libpq semantics: absent or 0 means wait indefinitely; 1 is raised to 2 seconds.
+     *
+     * @return the limit, or empty for none
+     */
     public Optional<Duration> connectTimeout() {
         return get("connect_timeout").map(v -> Integer.parseInt(v.strip())).filter(v -> v > 0)
                 .map(v -> Duration.ofSeconds(Math.max(v, 2)));
     }
 
-    /** Minor protocol version from {@code min_protocol_version}: 0 for 3.0, 2 for 3.2/latest; empty when unset. */
+    /**
+     * Minor protocol version from {@code min_protocol_version}: 0 for 3.0, 2 for 3.2/latest; empty when unset.
+     *
+     * @return the minor version, or empty
+     */
     public Optional<Integer> minProtocolMinor() {
         int v = protocol(params, "min_protocol_version", -1);
         return v < 0 ? Optional.empty() : Optional.of(v);
     }
 
-    /** Minor protocol version from {@code max_protocol_version} (libpq 18 defaults to 3.0 when unset). */
+    /**
+     * Minor protocol version from {@code max_protocol_version} (libpq 18 defaults to 3.0 when unset).
+     *
+     * @return the minor version, or empty
+     */
     public Optional<Integer> maxProtocolMinor() {
         int v = protocol(params, "max_protocol_version", -1);
         return v < 0 ? Optional.empty() : Optional.of(v);

@@ -7,6 +7,11 @@ package io.pgrepl.client.config;
 public final class ConnInfoException extends IllegalArgumentException {
     private static final long serialVersionUID = 1L;
 
+    /**
+     * An invalid connection string or parameter.
+     *
+     * @param message names the parameter, and the value unless it is secret
+     */
     public ConnInfoException(String message) {
         super(message);
     }

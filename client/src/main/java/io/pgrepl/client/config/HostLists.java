@@ -12,7 +12,15 @@ public final class HostLists {
     private HostLists() {
     }
 
-    /** The servers to try, in order; the arguments may be null or empty. */
+    /**
+     * The servers to try, in order; the arguments may be null or empty.
+     *
+     * @param host     libpq host: comma-separated names
+     * @param hostaddr libpq hostaddr: comma-separated numeric addresses, one per host
+     * @param port     libpq port: one port for all hosts or one per host
+     * @return the servers, at least one
+     * @throws ConnInfoException if the lists do not pair up or a port is invalid
+     */
     public static List<HostSpec> parse(String host, String hostaddr, String port) {
         List<String> hosts = split(host);
         List<String> addrs = split(hostaddr);

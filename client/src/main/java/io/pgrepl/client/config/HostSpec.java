@@ -11,6 +11,14 @@ import java.util.Objects;
  * @param port        TCP port
  */
 public record HostSpec(String host, String hostAddress, int port) {
+    /**
+     * Checks the port.
+     *
+     * @param host        name used for TLS verification, SNI and the password file
+     * @param hostAddress numeric address to connect to instead of resolving {@code host}, or null
+     * @param port        TCP port
+     * @throws IllegalArgumentException for a port outside 1 to 65535
+     */
     public HostSpec {
         Objects.requireNonNull(host, "host");
         if (port < 1 || port > 65535) {

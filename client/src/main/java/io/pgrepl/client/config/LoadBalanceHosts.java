@@ -9,10 +9,18 @@ public enum LoadBalanceHosts {
     /** In a random order chosen per connection attempt, spreading connections over the hosts. */
     RANDOM;
 
+    /** {@return the libpq spelling: {@code disable} or {@code random}} */
     public String keyword() {
         return name().toLowerCase(Locale.ROOT);
     }
 
+    /**
+     * Reads the libpq keyword.
+     *
+     * @param value {@code disable} or {@code random}
+     * @return the setting
+     * @throws ConnInfoException for any other value
+     */
     public static LoadBalanceHosts parse(String value) {
         for (LoadBalanceHosts l : values()) {
             if (l.keyword().equals(value)) {

@@ -16,27 +16,53 @@ import java.util.function.Function;
  */
 public final class PasswordSources {
     /** Where a resolved password came from (useful for the "password retrieved from file" hint). */
-    public enum Origin { PARAMETER, ENVIRONMENT, PASSWORD_FILE, NONE }
+    public enum Origin {
+        /** The {@code password} parameter. */
+        PARAMETER,
+        /** {@code PGPASSWORD}. */
+        ENVIRONMENT,
+        /** A matching line of the password file. */
+        PASSWORD_FILE,
+        /** No password found. */
+        NONE
+    }
 
     private PasswordSources() {
     }
 
-    /** Uses the process environment and {@code user.home}. */
+    /**
+     * Uses the process environment and {@code user.home}.
+     *
+     * @param info the connection parameters
+     * @param user the effective user name
+     * @return the password, resolved when first asked for
+     */
     public static Resolved forConnection(ConnInfo info, String user) {
         return forConnection(info, user, System::getenv, Path.of(System.getProperty("user.home")));
     }
 
     /**
+     * Like {@link #forConnection(ConnInfo, String)} with the environment and home directory given.
+     *
+     * @param info the connection parameters
      * @param user the effective user name (the {@code user} parameter or its default)
      * @param env  environment lookup (injectable for tests); may return null
      * @param home the home directory holding {@code .pgpass}
+     * @return the password, resolved when first asked for
      */
     public static Resolved forConnection(ConnInfo info, String user, Function<String, String> env, Path home) {
         Objects.requireNonNull(user, "user");
         return new Resolved(info, user, env, home);
     }
 
-    /** The password file to consult: {@code passfile}, else {@code PGPASSFILE}, else {@code home/.pgpass}. */
+    /**
+     * The password file to consult: {@code passfile}, else {@code PGPASSFILE}, else {@code home/.pgpass}.
+     *
+     * @param info the connection parameters
+     * @param env  environment lookup; may return null
+     * @param home the home directory
+     * @return the path; the file may not exist
+     */
     public static Path passfileLocation(ConnInfo info, Function<String, String> env, Path home) {
         Optional<String> param = info.get("passfile");
         if (param.isPresent()) {
@@ -85,7 +111,11 @@ public final class PasswordSources {
             return password == null ? Optional.empty() : Optional.of(password.getBytes(StandardCharsets.UTF_8));
         }
 
-        /** Resolves (reading the file if needed) and says where the password came from. */
+        /**
+         * Resolves (reading the file if needed) and says where the password came from.
+         *
+         * @return the rule that supplied the password, or NONE
+         */
         public synchronized Origin origin() {
             resolve();
             return origin;

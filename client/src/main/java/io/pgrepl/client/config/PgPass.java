@@ -44,7 +44,12 @@ public final class PgPass {
         this.entries = entries;
     }
 
-    /** Parses file content; malformed lines (fewer than four separators) never match. */
+    /**
+     * Parses file content; malformed lines (fewer than four separators) never match.
+     *
+     * @param content the file's text
+     * @return the entries
+     */
     public static PgPass parse(String content) {
         List<Entry> entries = new ArrayList<>();
         for (String line : content.split("\n", -1)) {
@@ -106,6 +111,10 @@ public final class PgPass {
     /**
      * Reads a password file, or returns empty when it is missing, not a regular file, or readable
      * by group/others (warned, as libpq does).
+     *
+     * @param file the password file
+     * @return the entries, or empty
+     * @throws IOException if the file exists but cannot be read
      */
     public static Optional<PgPass> load(Path file) throws IOException {
         if (!Files.exists(file)) {
@@ -134,6 +143,8 @@ public final class PgPass {
      * @param host     the {@code host} parameter, else {@code hostaddr}, else {@code localhost}
      * @param port     the port as given (compared as text, as libpq does), e.g. {@code "5432"}
      * @param database the database name (libpq defaults it to the user name)
+     * @param user     the user name
+     * @return the password, or empty
      */
     public Optional<String> lookup(String host, String port, String database, String user) {
         String[] want = {host, port, database, user};
@@ -149,7 +160,7 @@ public final class PgPass {
         return Optional.empty();
     }
 
-    /** Number of well-formed lines. */
+    /** {@return the number of well-formed lines} */
     public int size() {
         return entries.size();
     }

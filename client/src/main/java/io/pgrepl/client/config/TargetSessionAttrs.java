@@ -20,11 +20,22 @@ public enum TargetSessionAttrs {
     /** A standby if any host is one; else, in a second pass over the hosts, any server. */
     PREFER_STANDBY;
 
-    /** The libpq spelling, e.g. {@code read-write}. */
+    /**
+     * The libpq spelling, e.g. {@code read-write}.
+     *
+     * @return the keyword
+     */
     public String keyword() {
         return name().toLowerCase(Locale.ROOT).replace('_', '-');
     }
 
+    /**
+     * Reads the libpq keyword.
+     *
+     * @param value e.g. {@code read-write}
+     * @return the setting
+     * @throws ConnInfoException for any other value
+     */
     public static TargetSessionAttrs parse(String value) {
         for (TargetSessionAttrs t : values()) {
             if (t.keyword().equals(value)) {

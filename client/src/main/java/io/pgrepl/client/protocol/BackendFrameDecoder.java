@@ -30,10 +30,18 @@ import io.pgrepl.codec.backend.BackendMessage;
  * <em>we</em> asked for, buffered frames are dropped, as before.
  */
 public final class BackendFrameDecoder extends ChannelDuplexHandler {
+    /** The default largest frame, 256 MiB: PostgreSQL's own limit on one field value is 1 GB. */
     public static final int DEFAULT_MAX_FRAME_SIZE = 256 * 1024 * 1024;
 
     /** Receives frames in order, on the event loop. */
     public interface FrameSink {
+        /**
+         * One frame.
+         *
+         * @param type    the message type byte
+         * @param payload the body after the length word, valid only during the call unless retained
+         * @throws Exception to fail the connection
+         */
         void onFrame(byte type, ByteBuf payload) throws Exception;
     }
 
@@ -45,6 +53,13 @@ public final class BackendFrameDecoder extends ChannelDuplexHandler {
     private boolean closeRequested;
     private boolean broken;
 
+    /**
+     * A decoder passing frames to {@code sink}.
+     *
+     * @param sink         receives the frames
+     * @param maxFrameSize the largest frame accepted (type byte, length word and payload)
+     * @throws IllegalArgumentException for a limit below 5
+     */
     public BackendFrameDecoder(FrameSink sink, int maxFrameSize) {
         if (maxFrameSize < 5) throw new IllegalArgumentException("maxFrameSize " + maxFrameSize);
         this.sink = sink;

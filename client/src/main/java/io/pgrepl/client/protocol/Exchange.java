@@ -12,7 +12,12 @@ import io.netty.buffer.ByteBuf;
  * <p>All methods are called on the connection's event loop and must not block.
  */
 public interface Exchange {
-    /** This exchange becomes active: write its request(s) through {@code ctx}. */
+    /**
+     * This exchange becomes active: write its request(s) through {@code ctx}.
+     *
+     * @param ctx the connection
+     * @throws Exception to fail the connection
+     */
     void start(ExchangeContext ctx) throws Exception;
 
     /**
@@ -20,12 +25,19 @@ public interface Exchange {
      * call unless retained. Return {@code true} once the exchange is over (normally after the
      * ReadyForQuery); the next queued exchange then starts. A thrown exception fails the
      * connection (protocol violation) after {@link #fail} is called.
+     *
+     * @param type    the message type byte
+     * @param payload the body after the length word
+     * @return whether the exchange is over
+     * @throws Exception to fail the connection
      */
     boolean onFrame(byte type, ByteBuf payload) throws Exception;
 
     /**
      * The connection closed or failed before this exchange finished (whether it was active or
      * still queued). Complete the exchange's future exceptionally.
+     *
+     * @param cause why the connection ended
      */
     void fail(Throwable cause);
 }

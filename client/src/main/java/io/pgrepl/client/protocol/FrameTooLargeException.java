@@ -11,9 +11,18 @@ import io.pgrepl.codec.MalformedMessageException;
 public final class FrameTooLargeException extends MalformedMessageException {
     private static final long serialVersionUID = 1L;
 
+    /** The whole frame as announced. */
     private final long frameSize;
+    /** The limit in force on the connection. */
     private final int maxFrameSize;
 
+    /**
+     * A frame over the limit.
+     *
+     * @param messageType  the type byte, as text
+     * @param frameSize    the whole frame as announced, in bytes
+     * @param maxFrameSize the limit, in bytes
+     */
     public FrameTooLargeException(String messageType, long frameSize, int maxFrameSize) {
         super(messageType, 1, "frame of " + frameSize + " bytes exceeds maxFrameSize " + maxFrameSize
                 + " bytes (raise it with ConnectionConfig.Builder.maxFrameSize)");
@@ -21,12 +30,12 @@ public final class FrameTooLargeException extends MalformedMessageException {
         this.maxFrameSize = maxFrameSize;
     }
 
-    /** The whole frame as announced: type byte, length word and payload. */
+    /** {@return the whole frame as announced, in bytes: type byte, length word and payload} */
     public long frameSize() {
         return frameSize;
     }
 
-    /** The limit in force on the connection. */
+    /** {@return the limit in force on the connection, in bytes} */
     public int maxFrameSize() {
         return maxFrameSize;
     }

@@ -28,21 +28,36 @@ import java.util.function.LongConsumer;
  */
 public record ChangeEvent(PgOutputRecord record, long walStart, long walEnd, LongConsumer acknowledger,
                           RelationInfo relation, boolean snapshotRead) {
+    /**
+     * A streamed message without a relation.
+     *
+     * @param record       the message
+     * @param walStart     XLogData walStart
+     * @param walEnd       XLogData walEnd
+     * @param acknowledger acknowledges an LSN on the stream the message came from, or null
+     */
     public ChangeEvent(PgOutputRecord record, long walStart, long walEnd, LongConsumer acknowledger) {
         this(record, walStart, walEnd, acknowledger, null, false);
     }
 
-    /** A row of an initial snapshot, read at {@code consistentPoint}. Nothing to acknowledge. */
+    /**
+     * A row of an initial snapshot, read at {@code consistentPoint}. Nothing to acknowledge.
+     *
+     * @param row             the row, as an Insert
+     * @param relation        its table
+     * @param consistentPoint the slot's consistent point, the snapshot's position
+     * @return the event, with {@link #snapshotRead()} true
+     */
     public static ChangeEvent snapshotRead(Insert row, RelationInfo relation, long consistentPoint) {
         return new ChangeEvent(row, consistentPoint, consistentPoint, null, relation, true);
     }
 
-    /** The row's schema (pg_catalog for the empty namespace), or null without a relation. */
+    /** {@return the row's schema (pg_catalog for the empty namespace), or null without a relation} */
     public String schema() {
         return relation == null ? null : relation.schema();
     }
 
-    /** The row's table name, or null without a relation. */
+    /** {@return the row's table name, or null without a relation} */
     public String table() {
         return relation == null ? null : relation.name();
     }
@@ -51,6 +66,8 @@ public record ChangeEvent(PgOutputRecord record, long walStart, long walEnd, Lon
      * The end LSN this message lets the application confirm: set on the messages that end a
      * transaction (Commit, Stream Commit, Prepare, Stream Prepare, Commit/Rollback Prepared), and
      * on a non-transactional logical message; 0 on every other message.
+     *
+     * @return the LSN, or 0
      */
     public long ackLsn() {
         PgOutputRecord r = record;

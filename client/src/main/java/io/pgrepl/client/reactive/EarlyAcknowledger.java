@@ -27,7 +27,11 @@ public final class EarlyAcknowledger implements LongConsumer {
         if (t != null) drain(t);
     }
 
-    /** The stream is known: apply what came early, and pass everything on from now on. */
+    /**
+     * The stream is known: apply what came early, and pass everything on from now on.
+     *
+     * @param t the stream's acknowledge method
+     */
     public void attach(LongConsumer t) {
         target.set(t);
         drain(t);

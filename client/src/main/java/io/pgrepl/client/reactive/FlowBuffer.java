@@ -21,8 +21,10 @@ import java.util.concurrent.atomic.AtomicLong;
 public final class FlowBuffer<T> implements Flow.Subscription {
     /** What the buffer controls upstream. Calls are serialised; pause/resume alternate. */
     public interface Upstream {
+        /** Stop producing until {@link #resume()} (socket reading off). */
         void pause();
 
+        /** Produce again after {@link #pause()}. */
         void resume();
 
         /** Stop producing (the subscriber cancelled or failed); called at most once. */
@@ -56,6 +58,15 @@ public final class FlowBuffer<T> implements Flow.Subscription {
     private final AtomicLong weight = new AtomicLong();
     private volatile java.util.function.Consumer<? super T> onDiscard;
 
+    /**
+     * A buffer delivering to one subscriber.
+     *
+     * @param subscriber    receives the signals, serially on {@code executor}
+     * @param executor      runs the subscriber's signals
+     * @param highWatermark queued items above which the source is paused
+     * @param lowWatermark  queued items at or below which it resumes
+     * @throws IllegalArgumentException unless 0 &lt;= lowWatermark &lt; highWatermark
+     */
     public FlowBuffer(Flow.Subscriber<? super T> subscriber, Executor executor, int highWatermark, int lowWatermark) {
         this.subscriber = Objects.requireNonNull(subscriber, "subscriber");
         this.executor = Objects.requireNonNull(executor, "executor");
@@ -66,7 +77,11 @@ public final class FlowBuffer<T> implements Flow.Subscription {
         this.lowWatermark = lowWatermark;
     }
 
-    /** Runs after each onNext returned normally (the auto-acknowledge option). */
+    /**
+     * Runs after each onNext returned normally (the auto-acknowledge option).
+     *
+     * @param hook receives the item, on the executor
+     */
     public void afterOnNext(java.util.function.Consumer<? super T> hook) {
         this.afterOnNext = hook;
     }
@@ -75,6 +90,10 @@ public final class FlowBuffer<T> implements Flow.Subscription {
      * Also bounds the queue by weight (e.g. the heap an item holds): above {@code maxWeight} the
      * source pauses, and it resumes only once the weight is at most a quarter of it. Set before
      * {@link #start()}.
+     *
+     * @param w         the weight of one item, e.g. its heap bytes
+     * @param maxWeight the weight above which the source pauses, positive
+     * @throws IllegalArgumentException if {@code maxWeight} is not positive
      */
     public void weigher(java.util.function.ToLongFunction<? super T> w, long maxWeight) {
         if (maxWeight < 1) throw new IllegalArgumentException("maxWeight must be positive");
@@ -86,6 +105,8 @@ public final class FlowBuffer<T> implements Flow.Subscription {
      * Receives every item that will never reach the subscriber: still queued at cancel or at a
      * failure, or pushed after it. Items that own resources (a transaction's spill file) release
      * them here. Set before {@link #start()}.
+     *
+     * @param hook releases one item; its exceptions are ignored
      */
     public void onDiscard(java.util.function.Consumer<? super T> hook) {
         this.onDiscard = hook;
@@ -101,7 +122,7 @@ public final class FlowBuffer<T> implements Flow.Subscription {
         }
     }
 
-    /** Current weight of the queued items (0 without a weigher). */
+    /** {@return the current weight of the queued items (0 without a weigher)} */
     public long queuedWeight() {
         return weight.get();
     }
@@ -111,7 +132,11 @@ public final class FlowBuffer<T> implements Flow.Subscription {
         return w == null ? 0 : w.applyAsLong(item);
     }
 
-    /** Connects the source; if the subscription was cancelled already, cancels it at once. */
+    /**
+     * Connects the source; if the subscription was cancelled already, cancels it at once.
+     *
+     * @param up the source's controls
+     */
     public void upstream(Upstream up) {
         this.upstream = up;
         if (cancelled) cancelUpstream();
@@ -127,6 +152,12 @@ public final class FlowBuffer<T> implements Flow.Subscription {
 
     // ---- source side (any thread)
 
+    /**
+     * Queues an item for the subscriber (source side, any thread); pauses the source above a watermark.
+     * After cancel or termination the item is discarded instead.
+     *
+     * @param item the item
+     */
     public void push(T item) {
         if (cancelled || done) {
             discard(item);
@@ -151,28 +182,34 @@ public final class FlowBuffer<T> implements Flow.Subscription {
         drain();
     }
 
+    /** Ends the sequence: onComplete follows the queued items (source side, any thread). */
     public void complete() {
         done = true;
         drain();
     }
 
+    /**
+     * Ends the sequence with a failure: onError follows the queued items (source side, any thread).
+     *
+     * @param t the failure; only the first one counts
+     */
     public void error(Throwable t) {
         if (error == null) error = t;
         done = true;
         drain();
     }
 
-    /** Items waiting for demand right now. */
+    /** {@return the items waiting for demand right now} */
     public int queued() {
         return queued.get();
     }
 
-    /** The most items ever queued at once. */
+    /** {@return the most items ever queued at once} */
     public int peakQueued() {
         return peakQueued.get();
     }
 
-    /** How many times the source was paused. */
+    /** {@return how many times the source was paused} */
     public long pauses() {
         return pauses.get();
     }
@@ -181,11 +218,14 @@ public final class FlowBuffer<T> implements Flow.Subscription {
      * Whether the source should be paused right now. Upstreams that apply pause/resume
      * asynchronously should apply this current value rather than the call they got, so that a
      * late resume never overrides a newer pause.
+     *
+     * @return true while the source should be paused
      */
     public boolean pauseWanted() {
         return paused;
     }
 
+    /** {@return whether the subscriber cancelled, or the executor refused to run its signals} */
     public boolean isCancelled() {
         return cancelled;
     }

@@ -17,6 +17,16 @@ import java.util.concurrent.Executor;
  */
 public record FlowOptions(int highWatermark, int lowWatermark, Executor executor, boolean autoAcknowledge,
                           AssemblerOptions assembler) {
+    /**
+     * Checks the watermarks.
+     *
+     * @param highWatermark   queued events above which socket reading pauses
+     * @param lowWatermark    queued events at or below which it resumes
+     * @param executor        where subscriber signals run; null = a dedicated daemon thread per subscription
+     * @param autoAcknowledge acknowledge each event right after the subscriber's onNext returns
+     * @param assembler       options of the transaction publisher's assembler, not null
+     * @throws IllegalArgumentException unless 0 &lt;= lowWatermark &lt; highWatermark
+     */
     public FlowOptions {
         if (highWatermark < 1 || lowWatermark < 0 || lowWatermark >= highWatermark) {
             throw new IllegalArgumentException("need 0 <= lowWatermark < highWatermark");
@@ -24,23 +34,52 @@ public record FlowOptions(int highWatermark, int lowWatermark, Executor executor
         Objects.requireNonNull(assembler, "assembler");
     }
 
-    /** 1024/256 events, a dedicated thread, no auto-acknowledge, default assembler options. */
+    /**
+     * 1024/256 events, a dedicated thread, no auto-acknowledge, default assembler options.
+     *
+     * @return the defaults
+     */
     public static FlowOptions defaults() {
         return new FlowOptions(1024, 256, null, false, AssemblerOptions.defaults());
     }
 
+    /**
+     * The same options with other watermarks.
+     *
+     * @param high queued events above which socket reading pauses
+     * @param low  queued events at or below which it resumes
+     * @return the new options
+     */
     public FlowOptions withWatermarks(int high, int low) {
         return new FlowOptions(high, low, executor, autoAcknowledge, assembler);
     }
 
+    /**
+     * The same options with another executor for subscriber signals.
+     *
+     * @param e the executor; null for a dedicated daemon thread per subscription
+     * @return the new options
+     */
     public FlowOptions withExecutor(Executor e) {
         return new FlowOptions(highWatermark, lowWatermark, e, autoAcknowledge, assembler);
     }
 
+    /**
+     * The same options with auto-acknowledge on or off.
+     *
+     * @param v acknowledge each event right after onNext returns
+     * @return the new options
+     */
     public FlowOptions withAutoAcknowledge(boolean v) {
         return new FlowOptions(highWatermark, lowWatermark, executor, v, assembler);
     }
 
+    /**
+     * The same options with other transaction assembler options.
+     *
+     * @param a the assembler options
+     * @return the new options
+     */
     public FlowOptions withAssembler(AssemblerOptions a) {
         return new FlowOptions(highWatermark, lowWatermark, executor, autoAcknowledge, a);
     }

@@ -23,7 +23,14 @@ import java.util.function.Consumer;
 public final class ReactiveReplication {
     private ReactiveReplication() {}
 
-    /** One {@link ChangeEvent} per pgoutput message, in server order. */
+    /**
+     * One {@link ChangeEvent} per pgoutput message, in server order.
+     *
+     * @param connection an idle connection opened with {@code replication=database}
+     * @param options    the slot, publications and pgoutput options
+     * @param flow       buffering, executor and acknowledgement
+     * @return a publisher for one subscriber; the stream starts when it subscribes
+     */
     public static ReplicationPublisher<ChangeEvent> changes(PgConnection connection, LogicalReplicationOptions options,
                                                             FlowOptions flow) {
         return new ReplicationPublisher<>(connection, options, flow, (sink, ack) -> new RecordForwarder() {
@@ -55,6 +62,11 @@ public final class ReactiveReplication {
      * the budget) are written there, blocking that loop on disk I/O: see {@link io.pgrepl.client.tx.AssemblerOptions}
      * (a budget large enough for the usual transaction; a private event loop group for streams
      * that may see big ones).
+     *
+     * @param connection an idle connection opened with {@code replication=database}
+     * @param options    the slot, publications and pgoutput options
+     * @param flow       buffering, executor, acknowledgement and the assembler's options
+     * @return a publisher for one subscriber; the stream starts when it subscribes
      */
     public static ReplicationPublisher<TxEvent> transactions(PgConnection connection, LogicalReplicationOptions options,
                                                              FlowOptions flow) {
@@ -97,7 +109,17 @@ public final class ReactiveReplication {
         }
     }
 
-    /** A publisher of whatever {@code factory}'s handler produces (e.g. rendered JSON lines). */
+    /**
+     * A publisher of whatever {@code factory}'s handler produces (e.g. rendered JSON lines).
+     *
+     * @param <T>         the event type
+     * @param connection  an idle connection opened with {@code replication=database}
+     * @param options     the slot, publications and pgoutput options
+     * @param flow        buffering, executor and acknowledgement
+     * @param factory     makes the stream handler that turns messages into events for the sink
+     * @param acknowledge acknowledges one event for the auto-acknowledge option, or null
+     * @return a publisher for one subscriber; the stream starts when it subscribes
+     */
     public static <T> ReplicationPublisher<T> custom(PgConnection connection, LogicalReplicationOptions options,
                                                      FlowOptions flow, ReplicationPublisher.HandlerFactory<T> factory,
                                                      Consumer<? super T> acknowledge) {

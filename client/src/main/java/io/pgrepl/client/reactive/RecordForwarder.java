@@ -16,12 +16,23 @@ public abstract class RecordForwarder implements LogicalStreamHandler {
     private RelationInfo relation;
     private final PgOutputHandler collector = PgOutputRecords.collector(r -> onRecord(r, walStart, walEnd, relation));
 
-    /** Called on the event loop for every message; must not block. */
+    /**
+     * Called on the event loop for every message; must not block.
+     *
+     * @param record   the message, a copy that may be kept
+     * @param walStart XLogData walStart (0 for Relation/Type)
+     * @param walEnd   XLogData walEnd
+     */
     protected abstract void onRecord(PgOutputRecord record, long walStart, long walEnd);
 
     /**
      * Like {@link #onRecord(PgOutputRecord, long, long)}, with the relation of an Insert, Update,
      * Delete or Relation message (null for the others). Calls the three-argument form unless overridden.
+     *
+     * @param record   the message, a copy that may be kept
+     * @param walStart XLogData walStart (0 for Relation/Type)
+     * @param walEnd   XLogData walEnd
+     * @param relation the table of an Insert, Update, Delete or Relation, else null
      */
     protected void onRecord(PgOutputRecord record, long walStart, long walEnd, RelationInfo relation) {
         onRecord(record, walStart, walEnd);

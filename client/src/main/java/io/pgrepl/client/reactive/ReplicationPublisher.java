@@ -56,6 +56,12 @@ public final class ReplicationPublisher<T> implements Flow.Publisher<T> {
     private Consumer<? super T> discarder;
 
     /**
+     * A publisher for one subscriber; the stream starts when it subscribes.
+     *
+     * @param connection  an idle connection opened with {@code replication=database}
+     * @param options     the slot, publications and pgoutput options
+     * @param flow        buffering, executor and acknowledgement
+     * @param factory     makes the stream handler that turns messages into events for the sink
      * @param acknowledge how the auto-acknowledge option acknowledges one event (null: no auto-ack support)
      */
     public ReplicationPublisher(PgConnection connection, LogicalReplicationOptions options, FlowOptions flow,
@@ -67,7 +73,13 @@ public final class ReplicationPublisher<T> implements Flow.Publisher<T> {
         this.acknowledge = acknowledge;
     }
 
-    /** Bounds the queue by weight too (see {@link FlowBuffer#weigher}); call before subscribing. */
+    /**
+     * Bounds the queue by weight too (see {@link FlowBuffer#weigher}); call before subscribing.
+     *
+     * @param w         the weight of one event, e.g. its heap bytes
+     * @param maxWeight the weight above which socket reading pauses
+     * @return this publisher
+     */
     public ReplicationPublisher<T> weigher(java.util.function.ToLongFunction<? super T> w, long maxWeight) {
         this.weigher = w;
         this.maxWeight = maxWeight;
@@ -77,6 +89,9 @@ public final class ReplicationPublisher<T> implements Flow.Publisher<T> {
     /**
      * Releases events that never reach the subscriber (queued at cancel or failure); see
      * {@link FlowBuffer#onDiscard}. Call before subscribing.
+     *
+     * @param d releases one event
+     * @return this publisher
      */
     public ReplicationPublisher<T> discarder(Consumer<? super T> d) {
         this.discarder = d;
@@ -154,29 +169,37 @@ public final class ReplicationPublisher<T> implements Flow.Publisher<T> {
         });
     }
 
-    /** The running stream once subscribed (for metrics, acknowledgedLsn), else null. */
+    /**
+     * The running stream once subscribed (for metrics, acknowledgedLsn), else null.
+     *
+     * @return the stream, or null
+     */
     public LogicalReplicationStream stream() {
         return stream.get();
     }
 
-    /** Completes when the replication stream has ended (stopped, failed or never started). */
+    /**
+     * Completes when the replication stream has ended (stopped, failed or never started).
+     *
+     * @return the stage; it never fails
+     */
     public CompletionStage<Void> terminated() {
         return terminated;
     }
 
-    /** Events queued for the subscriber right now (0 before subscribe). */
+    /** {@return the events queued for the subscriber right now (0 before subscribe)} */
     public int queued() {
         FlowBuffer<T> b = buffer;
         return b == null ? 0 : b.queued();
     }
 
-    /** The most events ever queued at once: bounded by the high watermark plus one socket read. */
+    /** {@return the most events ever queued at once: bounded by the high watermark plus one socket read} */
     public int peakQueued() {
         FlowBuffer<T> b = buffer;
         return b == null ? 0 : b.peakQueued();
     }
 
-    /** How many times socket reading was paused for a slow subscriber. */
+    /** {@return how many times socket reading was paused for a slow subscriber} */
     public long pauses() {
         FlowBuffer<T> b = buffer;
         return b == null ? 0 : b.pauses();

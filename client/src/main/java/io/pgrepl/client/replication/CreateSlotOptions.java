@@ -22,6 +22,14 @@ public record CreateSlotOptions(String slotName, boolean logical, String plugin,
      * Checks the combination: a logical slot needs a plugin and takes no RESERVE_WAL; a physical
      * slot takes no plugin, snapshot, two_phase or failover.
      *
+     * @param slotName   the slot name
+     * @param logical    true for a logical slot
+     * @param plugin     the output plugin (logical slots), else null
+     * @param temporary  dropped when the connection ends
+     * @param snapshot   null leaves the server default (export)
+     * @param twoPhase   decode prepared transactions at PREPARE (PG15+)
+     * @param failover   synchronized to standbys (PG17+)
+     * @param reserveWal reserve WAL at once (physical slots)
      * @throws IllegalArgumentException for an invalid name or combination
      */
     public CreateSlotOptions {

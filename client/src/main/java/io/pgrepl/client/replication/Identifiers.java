@@ -4,7 +4,13 @@ package io.pgrepl.client.replication;
 public final class Identifiers {
     private Identifiers() {}
 
-    /** Slot names: 1 to 63 characters from [a-z0-9_], as the server requires (else 42602). */
+    /**
+     * Slot names: 1 to 63 characters from [a-z0-9_], as the server requires (else 42602).
+     *
+     * @param name the slot name
+     * @return {@code name}
+     * @throws IllegalArgumentException for an empty, too long or otherwise invalid name
+     */
     public static String requireSlotName(String name) {
         if (name == null || name.isEmpty() || name.length() > 63) {
             throw new IllegalArgumentException("replication slot name must be 1 to 63 characters");
@@ -27,7 +33,12 @@ public final class Identifiers {
         return name;
     }
 
-    /** SQL identifier in double quotes, embedded quotes doubled. */
+    /**
+     * SQL identifier in double quotes, embedded quotes doubled.
+     *
+     * @param name the identifier, case kept
+     * @return the quoted identifier
+     */
     public static String quoteIdentifier(String name) {
         if (name == null || name.isEmpty() || name.indexOf('\0') >= 0) {
             throw new IllegalArgumentException("invalid identifier");
@@ -38,6 +49,10 @@ public final class Identifiers {
     /**
      * A possibly schema-qualified table name given as {@code schema.table}, each part quoted.
      * Parts already in double quotes are taken as written (so {@code "my.schema"."T"} works).
+     *
+     * @param name {@code table} or {@code schema.table}
+     * @return the quoted name
+     * @throws IllegalArgumentException for an empty part or more than two parts
      */
     public static String quoteQualifiedName(String name) {
         StringBuilder out = new StringBuilder();
@@ -80,6 +95,9 @@ public final class Identifiers {
     /**
      * SQL string literal with single quotes doubled. A value with a backslash uses the E'' form
      * with backslashes doubled, which reads the same whatever standard_conforming_strings says.
+     *
+     * @param value the text
+     * @return the literal, quotes included
      */
     public static String quoteLiteral(String value) {
         if (value.indexOf('\0') >= 0) throw new IllegalArgumentException("a literal cannot contain NUL");

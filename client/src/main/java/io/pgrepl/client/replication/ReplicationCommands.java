@@ -18,7 +18,12 @@ import java.util.function.Supplier;
 public final class ReplicationCommands {
     private ReplicationCommands() {}
 
-    /** Runs a command builder, turning its validation failure into a failed stage (nothing is sent). */
+    /**
+     * Runs a command builder, turning its validation failure into a failed stage (nothing is sent).
+     *
+     * @param builder builds the command text, throwing on invalid input
+     * @return the text, or a stage failed with the builder's exception
+     */
     public static CompletionStage<String> checked(Supplier<String> builder) {
         try {
             return CompletableFuture.completedFuture(builder.get());
@@ -27,6 +32,13 @@ public final class ReplicationCommands {
         }
     }
 
+    /**
+     * Parses IDENTIFY_SYSTEM's row.
+     *
+     * @param r the result
+     * @return systemid, timeline, xlogpos and dbname
+     * @throws PgClientException (PROTOCOL) for a malformed timeline or LSN
+     */
     public static IdentifySystem identifySystem(QueryResult r) {
         Row row = r.singleRow();
         String tl = row.get("timeline");
@@ -35,7 +47,13 @@ public final class ReplicationCommands {
                 pos == null ? 0 : lsnColumn("xlogpos", pos), row.get("dbname"));
     }
 
-    /** SHOW takes a (possibly dotted) GUC name; keep it to characters a GUC name can have. */
+    /**
+     * SHOW takes a (possibly dotted) GUC name; keep it to characters a GUC name can have.
+     *
+     * @param name the GUC name
+     * @return {@code name}
+     * @throws IllegalArgumentException for a name that cannot be a GUC
+     */
     public static String settingName(String name) {
         if (name == null || !name.matches("[A-Za-z_][A-Za-z0-9_$]*(\\.[A-Za-z_][A-Za-z0-9_$]*)?")) {
             throw new IllegalArgumentException("invalid setting name \"" + name + "\"");
@@ -43,16 +61,37 @@ public final class ReplicationCommands {
         return name;
     }
 
+    /**
+     * The TIMELINE_HISTORY command.
+     *
+     * @param timeline the timeline ID, 1 to 2^32-1
+     * @return the command
+     * @throws IllegalArgumentException for a timeline out of range
+     */
     public static String timelineHistory(long timeline) {
         if (timeline < 1 || timeline > 0xFFFF_FFFFL) throw new IllegalArgumentException("invalid timeline " + timeline);
         return "TIMELINE_HISTORY " + timeline;
     }
 
+    /**
+     * Parses TIMELINE_HISTORY's row.
+     *
+     * @param r the result
+     * @return the history file's name and content
+     */
     public static TimelineHistory timelineHistory(QueryResult r) {
         Row row = r.singleRow();
         return new TimelineHistory(row.get(0), row.bytes(1));
     }
 
+    /**
+     * The CREATE_REPLICATION_SLOT command: the option list form on PostgreSQL 15+, the older keywords before.
+     *
+     * @param o                the slot to create
+     * @param serverVersionNum the server_version_num of the target server
+     * @return the command
+     * @throws PgClientException (UNSUPPORTED_BY_SERVER) if the server is too old for it
+     */
     public static String createSlot(CreateSlotOptions o, int serverVersionNum) {
         int major = serverVersionNum / 10000;
         if (o.twoPhase() && major < 15) throw unsupported("TWO_PHASE slots need PostgreSQL 15 or later", major);
@@ -74,6 +113,12 @@ public final class ReplicationCommands {
         return sb.toString();
     }
 
+    /**
+     * Parses CREATE_REPLICATION_SLOT's row.
+     *
+     * @param r the result
+     * @return slot_name, consistent_point, snapshot_name and output_plugin
+     */
     public static SlotCreated slotCreated(QueryResult r) {
         Row row = r.singleRow();
         String cp = row.get("consistent_point");
@@ -81,6 +126,14 @@ public final class ReplicationCommands {
                 row.get("output_plugin"));
     }
 
+    /**
+     * The READ_REPLICATION_SLOT command (PostgreSQL 15+).
+     *
+     * @param slotName         the slot
+     * @param serverVersionNum the server_version_num of the target server
+     * @return the command
+     * @throws PgClientException (UNSUPPORTED_BY_SERVER) if the server is too old for it
+     */
     public static String readSlot(String slotName, int serverVersionNum) {
         Identifiers.requireSlotName(slotName);
         int major = serverVersionNum / 10000;
@@ -88,6 +141,12 @@ public final class ReplicationCommands {
         return "READ_REPLICATION_SLOT " + slotName;
     }
 
+    /**
+     * Parses READ_REPLICATION_SLOT's row.
+     *
+     * @param r the result
+     * @return slot_type, restart_lsn and restart_tli, or empty when the slot does not exist
+     */
     public static Optional<ReplicationSlotStatus> readSlot(QueryResult r) {
         Row row = r.singleRow();
         if (row.isNull(0)) return Optional.empty();
@@ -97,6 +156,17 @@ public final class ReplicationCommands {
                 tli == null ? 0 : timelineColumn("restart_tli", tli)));
     }
 
+    /**
+     * The ALTER_REPLICATION_SLOT command (PostgreSQL 17+; TWO_PHASE 18+).
+     *
+     * @param slotName         the slot
+     * @param failover         the new FAILOVER setting, or null to leave it
+     * @param twoPhase         the new TWO_PHASE setting, or null to leave it
+     * @param serverVersionNum the server_version_num of the target server
+     * @return the command
+     * @throws PgClientException (UNSUPPORTED_BY_SERVER) if the server is too old for it
+     * @throws IllegalArgumentException if both settings are null
+     */
     public static String alterSlot(String slotName, Boolean failover, Boolean twoPhase, int serverVersionNum) {
         Identifiers.requireSlotName(slotName);
         int major = serverVersionNum / 10000;
@@ -109,6 +179,13 @@ public final class ReplicationCommands {
         return "ALTER_REPLICATION_SLOT " + slotName + " (" + String.join(", ", opts) + ")";
     }
 
+    /**
+     * The DROP_REPLICATION_SLOT command.
+     *
+     * @param slotName the slot
+     * @param wait     add WAIT: wait for a walsender holding the slot to release it instead of failing
+     * @return the command
+     */
     public static String dropSlot(String slotName, boolean wait) {
         Identifiers.requireSlotName(slotName);
         return "DROP_REPLICATION_SLOT " + slotName + (wait ? " WAIT" : "");
@@ -117,6 +194,11 @@ public final class ReplicationCommands {
     /**
      * An LSN sent by the server as text. A malformed one is a protocol error; the message names
      * the column only (the value is the server's, and no cause carries it either).
+     *
+     * @param column the column name, for the message
+     * @param text   the value
+     * @return the LSN
+     * @throws PgClientException (PROTOCOL) if it is not an LSN
      */
     public static long lsnColumn(String column, String text) {
         try {
@@ -126,7 +208,14 @@ public final class ReplicationCommands {
         }
     }
 
-    /** A timeline ID (uint32) sent by the server as text; see {@link #lsnColumn}. */
+    /**
+     * A timeline ID (uint32) sent by the server as text; see {@link #lsnColumn}.
+     *
+     * @param column the column name, for the message
+     * @param text   the value
+     * @return the timeline ID
+     * @throws PgClientException (PROTOCOL) if it is not a uint32
+     */
     public static long timelineColumn(String column, String text) {
         long v;
         try {

@@ -29,6 +29,11 @@ public final class InitialSnapshot {
      * an existing slot is refused before anything is copied and left untouched; after a failure no
      * worker session is left and the slot is dropped (unless permanent and
      * {@link SnapshotOptions#keepSlotOnFailure()}).
+     *
+     * @param replication an idle connection opened with {@code replication=database}; it creates the slot
+     * @param options     the slot to create, the stream that follows, workers and progress
+     * @param handler     receives the rows, from the workers' event loops
+     * @return the result once every table was copied and the worker sessions ended
      */
     public static CompletionStage<SnapshotResult> copy(PgConnection replication, SnapshotOptions options, SnapshotHandler handler) {
         Objects.requireNonNull(replication, "replication");
@@ -48,6 +53,13 @@ public final class InitialSnapshot {
      * from the consistent point (INITIAL) or from {@code options.stream()}'s start LSN (NEVER; the
      * slot must exist then). Every read reaches {@code snapshot} before the first change reaches
      * {@code stream}. The stage completes once the stream is in copy mode.
+     *
+     * @param replication an idle connection opened with {@code replication=database}
+     * @param mode        whether to copy, stream, or both
+     * @param options     the slot to create, the stream that follows, workers and progress
+     * @param snapshot    receives the rows (unused for NEVER)
+     * @param stream      receives the changes after the consistent point (unused for INITIAL_ONLY)
+     * @return what was done; fails with {@link SnapshotException} or as the stream's start fails
      */
     public static CompletionStage<Started> start(PgConnection replication, InitialSnapshotMode mode, SnapshotOptions options,
                                                  SnapshotHandler snapshot, LogicalStreamHandler stream) {

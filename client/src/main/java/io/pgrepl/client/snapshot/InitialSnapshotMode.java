@@ -13,7 +13,7 @@ public enum InitialSnapshotMode {
     /** Create the slot, copy the tables, and stop: no stream is started. */
     INITIAL_ONLY;
 
-    /** True when the mode copies, which is possible only while creating the slot. */
+    /** {@return true when the mode copies, which is possible only while creating the slot} */
     public boolean copies() {
         return this != NEVER;
     }

@@ -4,6 +4,7 @@ package io.pgrepl.client.snapshot;
 public final class SnapshotException extends RuntimeException {
     private static final long serialVersionUID = 1L;
 
+    /** What went wrong. */
     public enum Kind {
         /** Asked for without creating the slot: an exported snapshot exists only at slot creation. */
         SLOT_NOT_CREATED,
@@ -21,20 +22,31 @@ public final class SnapshotException extends RuntimeException {
         FAILED
     }
 
+    /** What went wrong. */
     private final Kind kind;
+    /** The table being copied ({@code schema.table}), or null. */
     private final String table;
 
+    /**
+     * A refused or failed snapshot.
+     *
+     * @param kind    what went wrong
+     * @param message the message
+     * @param table   the table being copied ({@code schema.table}), or null
+     * @param cause   the underlying failure, or null
+     */
     public SnapshotException(Kind kind, String message, String table, Throwable cause) {
         super(message, cause);
         this.kind = kind;
         this.table = table;
     }
 
+    /** {@return what went wrong} */
     public Kind kind() {
         return kind;
     }
 
-    /** The table being copied when it failed ({@code schema.table}), or null. */
+    /** {@return the table being copied when it failed ({@code schema.table}), or null} */
     public String table() {
         return table;
     }

@@ -27,6 +27,20 @@ import java.util.Objects;
 public record SnapshotOptions(CreateSlotOptions slot, LogicalReplicationOptions stream, int workers, long unitPages,
                               boolean keepSlotOnFailure, ConnectionConfig workerConfig, SnapshotProgressListener progress,
                               Duration progressInterval) {
+    /**
+     * Checks the combination.
+     *
+     * @param slot              the slot to create (logical, pgoutput); its snapshot is always exported
+     * @param stream            the stream that follows (publications, binary, and START_REPLICATION)
+     * @param workers           parallel COPY connections, 1 to 64
+     * @param unitPages         pages per ctid range for splitting large tables, positive
+     * @param keepSlotOnFailure keep a permanent slot created for a snapshot that then failed
+     * @param workerConfig      configuration of the workers' (non-replication) connections, or null
+     * @param progress          progress listener, or null
+     * @param progressInterval  how often progress is reported, positive
+     * @throws IllegalArgumentException for a physical slot, a slot other than the stream's or a value out of range
+     * @throws SnapshotException (SLOT_NOT_CREATED) if the slot would not export its snapshot
+     */
     public SnapshotOptions {
         Objects.requireNonNull(slot, "slot");
         Objects.requireNonNull(stream, "stream");
@@ -44,7 +58,12 @@ public record SnapshotOptions(CreateSlotOptions slot, LogicalReplicationOptions 
         if (progressInterval.isNegative() || progressInterval.isZero()) throw new IllegalArgumentException("progressInterval");
     }
 
-    /** Defaults for creating {@code stream}'s slot (pgoutput, permanent) and copying through it. */
+    /**
+     * Defaults for creating {@code stream}'s slot (pgoutput, permanent) and copying through it.
+     *
+     * @param stream the stream that follows; its slot is the one created
+     * @return 4 workers, 4096-page units, the slot dropped on failure, progress off
+     */
     public static SnapshotOptions of(LogicalReplicationOptions stream) {
         return new SnapshotOptions(CreateSlotOptions.logical(stream.slotName(), "pgoutput"), stream, 4, 4096, false, null,
                 null, Duration.ofSeconds(1));
@@ -53,6 +72,10 @@ public record SnapshotOptions(CreateSlotOptions slot, LogicalReplicationOptions 
     /**
      * The check a caller that may or may not create the slot runs first (the CLI's
      * {@code --snapshot} without {@code --create-slot}): refused before anything runs.
+     *
+     * @param mode         the snapshot mode
+     * @param creatingSlot whether the caller creates the slot now
+     * @throws SnapshotException (SLOT_NOT_CREATED) if the mode copies but the slot is not being created
      */
     public static void requireSlotCreation(InitialSnapshotMode mode, boolean creatingSlot) {
         if (mode.copies() && !creatingSlot) {
@@ -62,30 +85,68 @@ public record SnapshotOptions(CreateSlotOptions slot, LogicalReplicationOptions 
         }
     }
 
+    /** {@return whether COPY reads binary, as the stream asks for pgoutput binary} */
     public boolean binary() {
         return Boolean.TRUE.equals(stream.binary());
     }
 
+    /**
+     * The same options with another slot to create.
+     *
+     * @param v a logical slot named as the stream's
+     * @return the new options
+     */
     public SnapshotOptions withSlot(CreateSlotOptions v) {
         return new SnapshotOptions(v, stream, workers, unitPages, keepSlotOnFailure, workerConfig, progress, progressInterval);
     }
 
+    /**
+     * The same options with another number of parallel COPY connections.
+     *
+     * @param v 1 to 64
+     * @return the new options
+     */
     public SnapshotOptions withWorkers(int v) {
         return new SnapshotOptions(slot, stream, v, unitPages, keepSlotOnFailure, workerConfig, progress, progressInterval);
     }
 
+    /**
+     * The same options with another split size for large tables.
+     *
+     * @param v pages per ctid range, positive (PostgreSQL 14+)
+     * @return the new options
+     */
     public SnapshotOptions withUnitPages(long v) {
         return new SnapshotOptions(slot, stream, workers, v, keepSlotOnFailure, workerConfig, progress, progressInterval);
     }
 
+    /**
+     * The same options with the slot kept or dropped after a failure.
+     *
+     * @param v keep a permanent slot after a failure
+     * @return the new options
+     */
     public SnapshotOptions withKeepSlotOnFailure(boolean v) {
         return new SnapshotOptions(slot, stream, workers, unitPages, v, workerConfig, progress, progressInterval);
     }
 
+    /**
+     * The same options with another configuration for the workers' connections.
+     *
+     * @param v the configuration, or null for the replication connection's without replication
+     * @return the new options
+     */
     public SnapshotOptions withWorkerConfig(ConnectionConfig v) {
         return new SnapshotOptions(slot, stream, workers, unitPages, keepSlotOnFailure, v, progress, progressInterval);
     }
 
+    /**
+     * The same options with another progress listener.
+     *
+     * @param v        the listener, or null
+     * @param interval how often it is called, positive
+     * @return the new options
+     */
     public SnapshotOptions withProgress(SnapshotProgressListener v, Duration interval) {
         return new SnapshotOptions(slot, stream, workers, unitPages, keepSlotOnFailure, workerConfig, v, interval);
     }

@@ -43,6 +43,15 @@ public final class SnapshotPublisher implements Flow.Publisher<ChangeEvent> {
     private volatile LogicalReplicationStream stream;
     private volatile FlowBuffer<ChangeEvent> buffer;
 
+    /**
+     * A publisher for one subscriber; the slot is created and the copy starts when it subscribes.
+     *
+     * @param replication an idle connection opened with {@code replication=database}
+     * @param mode        INITIAL (copy, then stream) or INITIAL_ONLY
+     * @param options     the slot to create, the stream that follows, workers and progress
+     * @param flow        buffering, executor and acknowledgement
+     * @throws IllegalArgumentException for mode NEVER
+     */
     public SnapshotPublisher(PgConnection replication, InitialSnapshotMode mode, SnapshotOptions options, FlowOptions flow) {
         this.replication = Objects.requireNonNull(replication, "replication");
         this.mode = Objects.requireNonNull(mode, "mode");
@@ -53,23 +62,31 @@ public final class SnapshotPublisher implements Flow.Publisher<ChangeEvent> {
         }
     }
 
-    /** Completes with the snapshot's result once the last row was queued (fails with its failure). */
+    /**
+     * Completes with the snapshot's result once the last row was queued (fails with its failure).
+     *
+     * @return the snapshot's result
+     */
     public CompletionStage<SnapshotResult> snapshot() {
         return snapshot;
     }
 
-    /** The stream once it started (INITIAL), else null. */
+    /**
+     * The stream once it started (INITIAL), else null.
+     *
+     * @return the stream, or null
+     */
     public LogicalReplicationStream stream() {
         return stream;
     }
 
-    /** The most events ever queued at once: the high watermark plus what the sockets had already read. */
+    /** {@return the most events ever queued at once: the high watermark plus what the sockets had already read} */
     public int peakQueued() {
         FlowBuffer<ChangeEvent> b = buffer;
         return b == null ? 0 : b.peakQueued();
     }
 
-    /** How many times reading was paused for a slow subscriber. */
+    /** {@return how many times reading was paused for a slow subscriber} */
     public long pauses() {
         FlowBuffer<ChangeEvent> b = buffer;
         return b == null ? 0 : b.pauses();

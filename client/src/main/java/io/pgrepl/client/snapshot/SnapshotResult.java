@@ -8,6 +8,15 @@ import java.util.List;
  * ({@code schema.table}; dropped ones left out) and the rows read.
  */
 public record SnapshotResult(String slotName, long consistentPoint, String snapshotName, List<String> tables, long rows) {
+    /**
+     * Copies the table list.
+     *
+     * @param slotName        the slot created
+     * @param consistentPoint where streaming starts
+     * @param snapshotName    the exported snapshot's name
+     * @param tables          the tables copied
+     * @param rows            the rows read
+     */
     public SnapshotResult {
         tables = List.copyOf(tables);
     }

@@ -9,7 +9,7 @@ import io.pgrepl.codec.pgoutput.RelationInfo;
  */
 public record SnapshotTable(RelationInfo relation, String rowFilter, boolean partitionedRoot, long pages,
                             long rowsEstimate, boolean hasReplicaIdentity) {
-    /** {@code schema.table}, unquoted. */
+    /** {@return {@code schema.table}, unquoted} */
     public String qualifiedName() {
         return relation.schema() + "." + relation.name();
     }

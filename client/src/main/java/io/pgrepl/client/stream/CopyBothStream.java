@@ -348,7 +348,11 @@ abstract class CopyBothStream implements Exchange {
 
     // ---- public face (any thread), shared by the logical and physical streams
 
-    /** Completes when the server entered copy mode. */
+    /**
+     * Completes when the server entered copy mode.
+     *
+     * @return the start; fails like {@link #completion()} if the server refuses START_REPLICATION
+     */
     public CompletionStage<Void> started() {
         return started;
     }
@@ -363,6 +367,8 @@ abstract class CopyBothStream implements Exchange {
      * wal_sender_timeout, or the receive timeout), {@link ReplicationProtocolException} (pgoutput
      * that does not decode, a frame over {@code maxFrameSize}, broken framing; never transient),
      * {@link ReplicationHandlerException}.
+     *
+     * @return the stream's end
      */
     public CompletionStage<Void> completion() {
         return completion;
@@ -372,6 +378,8 @@ abstract class CopyBothStream implements Exchange {
      * Client-initiated end: a last status update, CopyDone, then reading on until the server's
      * CopyDone, CommandComplete and ReadyForQuery. In-flight messages may still reach the handler;
      * nothing new is confirmed. Returns {@link #completion()}.
+     *
+     * @return {@link #completion()}
      */
     public CompletionStage<Void> stop() {
         return stopAsync();
@@ -385,6 +393,7 @@ abstract class CopyBothStream implements Exchange {
         setPaused(true);
     }
 
+    /** Reads from the socket again after {@link #pauseReading()}; the receive timeout starts afresh. */
     public void resumeReading() {
         setPaused(false);
     }
@@ -394,10 +403,14 @@ abstract class CopyBothStream implements Exchange {
         runOnLoop(() -> sendStatusUpdate(false));
     }
 
+    /**
+     * {@return the connection the stream runs on; it is free for commands again once {@link #completion()} completed normally}
+     */
     public PgConnection connection() {
         return connection;
     }
 
+    /** {@return the event loop that runs the handler's callbacks} */
     public EventLoop eventLoop() {
         return loop;
     }

@@ -55,10 +55,17 @@ public final class LogicalReplicationOptions {
         this.autoAcknowledge = b.autoAcknowledge;
     }
 
+    /**
+     * Starts options for one logical slot; at least one publication must be added.
+     *
+     * @param slotName the replication slot to stream from (checked when built)
+     * @return a builder with the defaults named on its setters
+     */
     public static Builder builder(String slotName) {
         return new Builder(slotName);
     }
 
+    /** {@return a builder holding these options, to derive a changed copy} */
     public Builder toBuilder() {
         Builder b = new Builder(slotName);
         b.startLsn = startLsn;
@@ -76,24 +83,39 @@ public final class LogicalReplicationOptions {
         return b;
     }
 
+    /** {@return the slot named in START_REPLICATION SLOT} */
     public String slotName() { return slotName; }
+    /** {@return the LSN START_REPLICATION asks for; 0 (the default) means the slot's confirmed_flush_lsn} */
     public long startLsn() { return startLsn; }
-    /** {@link #PROTO_AUTO} or 1–4. */
+    /** {@return pgoutput proto_version: {@link #PROTO_AUTO} or 1–4} */
     public int protoVersion() { return protoVersion; }
+    /** {@return pgoutput publication_names: the publications whose changes are sent} */
     public List<String> publicationNames() { return publicationNames; }
-    /** null: not sent (server default off). */
+    /** {@return pgoutput binary: column values in binary form; null: not sent (server default off)} */
     public Boolean binary() { return binary; }
+    /** {@return pgoutput messages: also send pg_logical_emit_message() messages; null: not sent (server default off)} */
     public Boolean messages() { return messages; }
+    /** {@return pgoutput streaming: how in-progress transactions are sent; null: not sent (server default off)} */
     public StreamingMode streaming() { return streaming; }
+    /** {@return pgoutput two_phase: decode prepared transactions at PREPARE TRANSACTION; null: not sent} */
     public Boolean twoPhase() { return twoPhase; }
+    /** {@return pgoutput origin: all changes, or only those without a replication origin; null: not sent (any)} */
     public OriginFilter origin() { return origin; }
+    /** {@return how often a Standby Status Update is sent unasked (default 10 s)} */
     public Duration statusInterval() { return statusInterval; }
+    /** {@return whether an idle stream confirms the WAL end that keepalives report (default true)} */
     public boolean confirmIdleKeepalives() { return confirmIdleKeepalives; }
-    /** null: no client-side receive timeout. */
+    /** {@return how long the stream may receive nothing before it fails; null: no client-side receive timeout} */
     public Duration receiveTimeout() { return receiveTimeout; }
+    /** {@return whether each transaction is acknowledged when its commit callback returns (default false)} */
     public boolean autoAcknowledge() { return autoAcknowledge; }
 
-    /** Highest pgoutput protocol version a server major supports. */
+    /**
+     * Highest pgoutput protocol version a server major supports.
+     *
+     * @param serverVersionNum the server_version_num, e.g. 170006
+     * @return 4 on 16+, 3 on 15, 2 on 14, else 1
+     */
     public static int maxProtoVersion(int serverVersionNum) {
         int major = serverVersionNum / 10000;
         if (major >= 16) return 4;
@@ -102,12 +124,22 @@ public final class LogicalReplicationOptions {
         return 1;
     }
 
-    /** The protocol version that will be sent to this server. */
+    /**
+     * The protocol version that will be sent to this server.
+     *
+     * @param serverVersionNum the server_version_num, e.g. 170006
+     * @return the chosen version, or the highest the server supports for {@link #PROTO_AUTO}
+     */
     public int effectiveProtoVersion(int serverVersionNum) {
         return protoVersion == PROTO_AUTO ? maxProtoVersion(serverVersionNum) : protoVersion;
     }
 
-    /** The streaming mode sent to this server (AUTO resolved), or null when the option is not sent. */
+    /**
+     * The streaming mode sent to this server, {@link StreamingMode#AUTO} resolved.
+     *
+     * @param serverVersionNum the server_version_num, e.g. 170006
+     * @return the mode, or null when the option is not sent
+     */
     public StreamingMode effectiveStreaming(int serverVersionNum) {
         if (streaming != StreamingMode.AUTO) return streaming;
         int proto = effectiveProtoVersion(serverVersionNum);
@@ -121,6 +153,9 @@ public final class LogicalReplicationOptions {
      * The START_REPLICATION command for a server of {@code serverVersionNum} (e.g. 170006).
      * Throws {@link PgClientException} (UNSUPPORTED_BY_SERVER) naming the option and the version it
      * needs when the server or the chosen protocol version cannot take an option.
+     *
+     * @param serverVersionNum the server_version_num the server reported
+     * @return the command text, with the publication names quoted as the server reads them
      */
     public String startCommand(int serverVersionNum) {
         if (serverVersionNum <= 0) {
@@ -240,6 +275,7 @@ public final class LogicalReplicationOptions {
                 + (protoVersion == PROTO_AUTO ? "auto" : protoVersion) + ", publications=" + publicationNames + "}";
     }
 
+    /** Mutable builder of {@link LogicalReplicationOptions}; every setter returns {@code this}. */
     public static final class Builder {
         private final String slotName;
         private long startLsn;
@@ -259,54 +295,128 @@ public final class LogicalReplicationOptions {
             this.slotName = slotName;
         }
 
-        /** Default 0/0: the server resumes from the slot's confirmed_flush_lsn. */
+        /**
+         * Where to start. Default 0/0: the server resumes from the slot's confirmed_flush_lsn.
+         *
+         * @param lsn the LSN, or 0
+         * @return this builder
+         */
         public Builder startLsn(long lsn) { this.startLsn = lsn; return this; }
 
-        /** 1–4, or {@link #PROTO_AUTO} (default): the highest the server supports. */
+        /**
+         * pgoutput proto_version: 1–4, or {@link #PROTO_AUTO} (default) for the highest the server supports.
+         *
+         * @param v the version
+         * @return this builder
+         * @throws PgClientException (INVALID_ARGUMENT) for any other value
+         */
         public Builder protoVersion(int v) {
             if (v != PROTO_AUTO && (v < 1 || v > 4)) throw invalid("proto_version must be 1-4 or PROTO_AUTO, got " + v);
             this.protoVersion = v;
             return this;
         }
 
+        /**
+         * pgoutput publication_names; replaces earlier names. At least one is needed.
+         *
+         * @param names the publication names (case kept, quoted as needed)
+         * @return this builder
+         */
         public Builder publications(String... names) {
             publicationNames.clear();
             publicationNames.addAll(List.of(names));
             return this;
         }
 
+        /**
+         * pgoutput publication_names; replaces earlier names. At least one is needed.
+         *
+         * @param names the publication names (case kept, quoted as needed)
+         * @return this builder
+         */
         public Builder publications(List<String> names) {
             publicationNames.clear();
             publicationNames.addAll(names);
             return this;
         }
 
-        /** null = do not send (server default false). */
+        /**
+         * pgoutput binary (PostgreSQL 14+): send column values in binary form where the type allows it.
+         *
+         * @param v true or false; null (default) sends nothing (server default false)
+         * @return this builder
+         */
         public Builder binary(Boolean v) { this.binary = v; return this; }
+        /**
+         * pgoutput messages (PostgreSQL 14+): also send logical decoding messages.
+         *
+         * @param v true or false; null (default) sends nothing (server default false)
+         * @return this builder
+         */
         public Builder messages(Boolean v) { this.messages = v; return this; }
+        /**
+         * pgoutput streaming (PostgreSQL 14+; parallel on 16+): send large in-progress transactions in chunks.
+         *
+         * @param v the mode; null (default) sends nothing (server default off)
+         * @return this builder
+         */
         public Builder streaming(StreamingMode v) { this.streaming = v; return this; }
+        /**
+         * pgoutput two_phase (PostgreSQL 15+, proto_version 3+): decode prepared transactions at PREPARE TRANSACTION.
+         *
+         * @param v true or false; null (default) sends nothing
+         * @return this builder
+         */
         public Builder twoPhase(Boolean v) { this.twoPhase = v; return this; }
+        /**
+         * pgoutput origin (PostgreSQL 16+): skip changes that carry a replication origin.
+         *
+         * @param v the filter; null (default) sends nothing (server default any)
+         * @return this builder
+         */
         public Builder origin(OriginFilter v) { this.origin = v; return this; }
 
-        /** How often a StandbyStatusUpdate is sent without being asked; default 10 s. */
+        /**
+         * How often a Standby Status Update is sent without being asked; default 10 s (pg_recvlogical's --status-interval).
+         *
+         * @param d the interval, positive (checked when built)
+         * @return this builder
+         */
         public Builder statusInterval(Duration d) { this.statusInterval = Objects.requireNonNull(d); return this; }
 
         /**
          * Default true: when nothing delivered is unacknowledged and no transaction is open, a
          * keepalive's WAL end is confirmed so that idle slots advance.
+         *
+         * @param v whether idle keepalives are confirmed
+         * @return this builder
          */
         public Builder confirmIdleKeepalives(boolean v) { this.confirmIdleKeepalives = v; return this; }
 
-        /** Fail with ReplicationConnectionLostException when nothing arrives for this long; null (default) = never. */
+        /**
+         * Fail with {@link ReplicationConnectionLostException} when nothing, not even a keepalive, arrives for this long.
+         *
+         * @param d the limit, positive; null (default) for none
+         * @return this builder
+         */
         public Builder receiveTimeout(Duration d) { this.receiveTimeout = d; return this; }
 
         /**
          * Acknowledge each transaction's end LSN as soon as the handler returns from its commit
          * callback (Commit, Stream Commit, Prepare, Commit/Rollback Prepared) and standalone
          * messages. Off by default: the application acknowledges what it has made durable.
+         *
+         * @param v whether to acknowledge automatically
+         * @return this builder
          */
         public Builder autoAcknowledge(boolean v) { this.autoAcknowledge = v; return this; }
 
+        /**
+         * {@return the immutable options}
+         *
+         * @throws IllegalArgumentException for an invalid slot name
+         * @throws PgClientException (INVALID_ARGUMENT) for no publication or a non-positive interval or timeout
+         */
         public LogicalReplicationOptions build() {
             return new LogicalReplicationOptions(this);
         }

@@ -106,6 +106,12 @@ public final class LogicalReplicationStream extends CopyBothStream {
      * and returns the stream at once. {@link #started()} completes on CopyBothResponse, or fails
      * with {@link ReplicationServerErrorException} (beforeCopy: the connection stays usable).
      * Option errors throw {@link PgClientException} here, before anything is sent.
+     *
+     * @param connection a connection opened with {@code replication=database}, idle
+     * @param options    the slot, publications and pgoutput options
+     * @param handler    receives the messages on the connection's event loop
+     * @return the stream, not yet started
+     * @throws PgClientException if an option is invalid or unsupported by the server, or the connection is not a logical walsender
      */
     public static LogicalReplicationStream start(PgConnection connection, LogicalReplicationOptions options,
                                                  LogicalStreamHandler handler) {
@@ -116,6 +122,12 @@ public final class LogicalReplicationStream extends CopyBothStream {
      * As {@link #start(PgConnection, LogicalReplicationOptions, LogicalStreamHandler)}, resuming
      * after a reconnect: {@code resumeFrom} is taken as already acknowledged (it is reported as
      * flush) and transactions committed at or below it are skipped.
+     *
+     * @param connection a connection opened with {@code replication=database}, idle
+     * @param options    the slot, publications and pgoutput options
+     * @param handler    receives the messages on the connection's event loop
+     * @param resumeFrom the LSN already acknowledged before the reconnect, or 0
+     * @return the stream, not yet started
      */
     public static LogicalReplicationStream start(PgConnection connection, LogicalReplicationOptions options,
                                                  LogicalStreamHandler handler, long resumeFrom) {
@@ -138,6 +150,8 @@ public final class LogicalReplicationStream extends CopyBothStream {
     /**
      * The application has durably processed everything up to {@code lsn} (normally a commit's
      * end LSN). Any thread. Lower values than before are ignored.
+     *
+     * @param lsn the end LSN of the last transaction made durable
      */
     public void acknowledge(long lsn) {
         if (loop.inEventLoop()) {
@@ -147,16 +161,25 @@ public final class LogicalReplicationStream extends CopyBothStream {
         }
     }
 
+    /** {@return the options the stream was started with} */
     public LogicalReplicationOptions options() {
         return options;
     }
 
-    /** The pgoutput protocol version sent (AUTO resolved). */
+    /**
+     * The pgoutput protocol version sent (AUTO resolved).
+     *
+     * @return the proto_version in START_REPLICATION
+     */
     public int protoVersion() {
         return protoVersion;
     }
 
-    /** The relation/type caches of this session (event loop only). */
+    /**
+     * The relation/type caches of this session (event loop only).
+     *
+     * @return the decoder's state
+     */
     public PgOutputState decoderState() {
         return decoder.state();
     }
@@ -166,26 +189,37 @@ public final class LogicalReplicationStream extends CopyBothStream {
      * {@code max(startLsn, resumeFrom)}, or 0 for none. The stream skips plain and prepared ones
      * itself; a streamed transaction is delivered and must be dropped at its Stream Commit by a
      * handler that buffers it (see the class comment).
+     *
+     * @return the LSN, or 0
      */
     public long dedupFloor() {
         return dedupFloor;
     }
 
-    /** Highest position acknowledged by the application (any thread). */
+    /** {@return the highest position acknowledged by the application (any thread)} */
     public long acknowledgedLsn() {
         return acknowledgedView;
     }
 
-    /** The last flush position sent to the server (any thread). */
+    /** {@return the last flush position sent to the server in a Standby Status Update (any thread)} */
     public long flushedLsn() {
         return flushedView;
     }
 
+    /**
+     * Sets the listener told of a metrics snapshot at each status update, on the event loop.
+     *
+     * @param listener the listener, or null for none
+     */
     public void metricsListener(StreamMetricsListener listener) {
         this.metricsListener = listener;
     }
 
-    /** A fresh snapshot on the event loop; elsewhere the one taken at the last status update (or null before any). */
+    /**
+     * A fresh snapshot on the event loop; elsewhere the one taken at the last status update (or null before any).
+     *
+     * @return the counters and positions, or null
+     */
     public StreamMetrics metrics() {
         return loop.inEventLoop() ? snapshot() : lastMetrics;
     }

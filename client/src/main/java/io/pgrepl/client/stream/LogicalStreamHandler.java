@@ -16,12 +16,24 @@ import io.pgrepl.codec.replication.XLogData;
  * callback stops the stream, which then fails with {@link ReplicationHandlerException}.
  */
 public interface LogicalStreamHandler extends PgOutputHandler {
-    /** The stream is in copy mode; called once before any message. */
+    /**
+     * The stream is in copy mode; called once before any message.
+     *
+     * @param stream the stream, to acknowledge, pause or stop it
+     */
     default void onStarted(LogicalReplicationStream stream) {}
 
-    /** Header of the XLogData whose pgoutput message is delivered next. walStart is 0 for Relation/Type. */
+    /**
+     * Header of the XLogData whose pgoutput message is delivered next. walStart is 0 for Relation/Type.
+     *
+     * @param header the header, a reused view valid only during the call
+     */
     default void onXLogData(XLogData header) {}
 
-    /** A primary keepalive (answered already if it asked for a reply). */
+    /**
+     * A primary keepalive (answered already if it asked for a reply).
+     *
+     * @param keepalive the message, valid only during the call
+     */
     default void onKeepalive(PrimaryKeepalive keepalive) {}
 }

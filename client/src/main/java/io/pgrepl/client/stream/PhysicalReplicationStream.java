@@ -30,6 +30,15 @@ public final class PhysicalReplicationStream extends CopyBothStream {
         this.handler = handler;
     }
 
+    /**
+     * Queues START_REPLICATION ... PHYSICAL and returns the stream at once; {@link #started()} completes on CopyBothResponse.
+     *
+     * @param connection a connection opened with {@code replication=true} (or database), idle
+     * @param options    slot, start position and timeline
+     * @param handler    receives the WAL on the connection's event loop
+     * @return the stream, not yet started
+     * @throws io.pgrepl.client.PgClientException if the connection is not a walsender
+     */
     public static PhysicalReplicationStream start(PgConnection connection, PhysicalReplicationOptions options,
                                                   PhysicalStreamHandler handler) {
         WalSenderCommands.require(connection.config().replication(), "START_REPLICATION ... PHYSICAL", false);
@@ -38,7 +47,11 @@ public final class PhysicalReplicationStream extends CopyBothStream {
         return s;
     }
 
-    /** WAL up to {@code lsn} is durably stored by the application (any thread). */
+    /**
+     * WAL up to {@code lsn} is durably stored by the application (any thread).
+     *
+     * @param lsn the end of the WAL stored durably
+     */
     public void acknowledge(long lsn) {
         runOnLoop(() -> {
             acknowledged = Lsn.max(acknowledged, lsn);
@@ -46,11 +59,16 @@ public final class PhysicalReplicationStream extends CopyBothStream {
         });
     }
 
+    /** {@return the highest position acknowledged by the application (any thread)} */
     public long acknowledgedLsn() {
         return acknowledgedView;
     }
 
-    /** Set after a normal completion caused by the end of the timeline. */
+    /**
+     * Set after a normal completion caused by the end of the timeline.
+     *
+     * @return the next timeline and where it starts, or empty
+     */
     public Optional<TimelineSwitch> timelineSwitch() {
         return nextTimeline < 0 ? Optional.empty() : Optional.of(new TimelineSwitch(nextTimeline, switchLsn));
     }

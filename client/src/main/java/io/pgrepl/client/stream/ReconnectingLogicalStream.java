@@ -53,7 +53,15 @@ public final class ReconnectingLogicalStream {
         acknowledged.set(options.startLsn());
     }
 
-    /** Connects and starts; problems surface through {@link #completion()}. */
+    /**
+     * Connects and starts; problems surface through {@link #completion()}.
+     *
+     * @param config  where to connect, with {@code replication=database}; used for every attempt
+     * @param options the slot, publications and pgoutput options; a reconnect resumes from what was acknowledged
+     * @param handler receives the messages of every connection in turn, on its event loop
+     * @param policy  backoff between attempts and how long a held slot is waited for
+     * @return the stream, connecting
+     */
     public static ReconnectingLogicalStream start(ConnectionConfig config, LogicalReplicationOptions options,
                                                   LogicalStreamHandler handler, ReconnectPolicy policy) {
         ReconnectingLogicalStream r = new ReconnectingLogicalStream(config, options, handler, policy);
@@ -64,6 +72,8 @@ public final class ReconnectingLogicalStream {
     /**
      * Durable up to {@code lsn}: remembered across reconnects and sent to the current server.
      * Acknowledging through {@link #current()} or with autoAcknowledge is remembered the same way.
+     *
+     * @param lsn the end LSN of the last transaction made durable
      */
     public void acknowledge(long lsn) {
         acknowledged.accumulateAndGet(lsn, Lsn::max);
@@ -71,37 +81,53 @@ public final class ReconnectingLogicalStream {
         if (s != null) s.acknowledge(lsn);
     }
 
+    /** {@return the highest position acknowledged, over all connections; a reconnect resumes from it} */
     public long acknowledgedLsn() {
         return acknowledged.get();
     }
 
-    /** The stream of the current connection, or null between connections. */
+    /**
+     * The stream of the current connection, or null between connections.
+     *
+     * @return the current stream, or null
+     */
     public LogicalReplicationStream current() {
         return current;
     }
 
+    /** {@return how many reconnect attempts were scheduled after a failed connection or stream} */
     public int reconnects() {
         return reconnects;
     }
 
+    /** Stops reading from the socket, now and after a reconnect, until {@link #resumeReading()} (back-pressure). */
     public void pauseReading() {
         paused = true;
         LogicalReplicationStream s = current;
         if (s != null) s.pauseReading();
     }
 
+    /** Reads from the socket again after {@link #pauseReading()}. */
     public void resumeReading() {
         paused = false;
         LogicalReplicationStream s = current;
         if (s != null) s.resumeReading();
     }
 
-    /** Completes when stopped cleanly; fails with the first non-transient error or when attempts run out. */
+    /**
+     * Completes when stopped cleanly; fails with the first non-transient error or when attempts run out.
+     *
+     * @return the end of the whole run, over all reconnects
+     */
     public CompletionStage<Void> completion() {
         return completion;
     }
 
-    /** Stops the current stream cleanly (CopyDone) and closes its connection; no more reconnects. */
+    /**
+     * Stops the current stream cleanly (CopyDone) and closes its connection; no more reconnects.
+     *
+     * @return {@link #completion()}
+     */
     public CompletionStage<Void> stop() {
         stopping = true;
         LogicalReplicationStream s = current;

@@ -26,6 +26,8 @@ public final class ReplicationProtocolException extends ReplicationException {
      * A framing or protocol-state violation found below pgoutput: a frame over the connection's
      * {@code maxFrameSize} ({@link io.pgrepl.client.protocol.FrameTooLargeException}), a bad frame
      * length, a malformed XLogData or keepalive, or a message that has no place in copy mode.
+     *
+     * @param cause the violation, kind PROTOCOL
      */
     public ReplicationProtocolException(PgClientException cause) {
         super("protocol violation in the replication stream: " + cause.getMessage(), cause);

@@ -23,6 +23,7 @@ public sealed class ReplicationServerErrorException extends ReplicationException
     /** object_not_in_prerequisite_state: at START, a slot that cannot be used (invalidated, other database, physical). */
     static final String NOT_IN_PREREQUISITE_STATE = "55000";
 
+    /** Whether the error came before CopyBothResponse (the connection then stays usable). */
     private final boolean beforeCopy;
 
     /**

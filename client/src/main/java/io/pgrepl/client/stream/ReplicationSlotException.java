@@ -9,6 +9,7 @@ import io.pgrepl.client.PgException;
 public final class ReplicationSlotException extends ReplicationServerErrorException {
     private static final long serialVersionUID = 1L;
 
+    /** Why the slot could not be used. */
     public enum Condition {
         /** 55006: another walsender holds the slot (active_pid is set). */
         IN_USE,
@@ -23,7 +24,9 @@ public final class ReplicationSlotException extends ReplicationServerErrorExcept
         UNUSABLE
     }
 
+    /** Why the slot could not be used. */
     private final Condition condition;
+    /** The invalidation reason or the server's detail, or null. */
     private final String reason;
 
     ReplicationSlotException(Condition condition, String reason, PgException cause, boolean beforeCopy) {
@@ -37,6 +40,7 @@ public final class ReplicationSlotException extends ReplicationServerErrorExcept
         return new ReplicationSlotException(Condition.INVALIDATED, reason, serverError(), beforeCopy());
     }
 
+    /** {@return why the slot could not be used} */
     public Condition condition() {
         return condition;
     }
@@ -45,6 +49,8 @@ public final class ReplicationSlotException extends ReplicationServerErrorExcept
      * For {@link Condition#INVALIDATED}: the server's invalidation_reason (17+: wal_removed,
      * rows_removed, wal_level_insufficient, idle_timeout) or, before 17, {@code wal_removed} for
      * {@code wal_status = 'lost'}; for {@link Condition#UNUSABLE} the server's detail; else null.
+     *
+     * @return the reason, or null
      */
     public String reason() {
         return reason;

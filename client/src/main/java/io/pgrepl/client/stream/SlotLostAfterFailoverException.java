@@ -12,7 +12,9 @@ import io.pgrepl.codec.Lsn;
 public final class SlotLostAfterFailoverException extends PgClientException {
     private static final long serialVersionUID = 1L;
 
+    /** The slot the stream had been using. */
     private final String slotName;
+    /** host:port of the server without the slot. */
     private final String server;
 
     SlotLostAfterFailoverException(String slotName, String server, String previous, int serverMajor, long acknowledged,
@@ -29,11 +31,12 @@ public final class SlotLostAfterFailoverException extends PgClientException {
         this.server = server;
     }
 
+    /** {@return the slot the stream had been using} */
     public String slotName() {
         return slotName;
     }
 
-    /** host:port of the server without the slot. */
+    /** {@return host:port of the server without the slot} */
     public String server() {
         return server;
     }

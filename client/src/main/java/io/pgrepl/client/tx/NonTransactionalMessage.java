@@ -17,7 +17,11 @@ import java.util.function.LongConsumer;
  *                     (offline use)
  */
 public record NonTransactionalMessage(Message message, LongConsumer acknowledger) implements TxEvent {
-    /** An offline message: {@link #acknowledge()} confirms nothing. */
+    /**
+     * An offline message: {@link #acknowledge()} confirms nothing.
+     *
+     * @param message the Message record
+     */
     public NonTransactionalMessage(Message message) {
         this(message, null);
     }

@@ -69,59 +69,62 @@ public final class Transaction implements TxEvent, AutoCloseable {
         this.spillCleanup = buffer.spilled() ? SPILL_CLEANER.register(this, buffer::delete) : null;
     }
 
+    /** {@return how the transaction ended: committed, prepared, or committed after being prepared} */
     public Kind kind() {
         return kind;
     }
 
-    /** Top-level xid (unsigned 32-bit in a long). */
+    /** {@return the top-level xid (unsigned 32-bit in a long)} */
     public long xid() {
         return xid;
     }
 
-    /** Global identifier of a two-phase transaction, else null. */
+    /** {@return the global identifier of a two-phase transaction, else null} */
     public String gid() {
         return gid;
     }
 
-    /** LSN of the commit (or prepare) record. */
+    /** {@return the LSN of the commit (or prepare) record} */
     public long commitLsn() {
         return commitLsn;
     }
 
-    /** End LSN of the commit (or prepare) record: what {@link #acknowledge()} confirms. */
+    /** {@return the end LSN of the commit (or prepare) record: what {@link #acknowledge()} confirms} */
     public long endLsn() {
         return endLsn;
     }
 
+    /** {@return the commit (or prepare) time, microseconds since 2000-01-01 UTC as pgoutput sends it} */
     public long commitTimeMicros() {
         return commitTimeMicros;
     }
 
+    /** {@return the commit (or prepare) time} */
     public Instant commitTime() {
         return PgTime.toInstant(commitTimeMicros);
     }
 
-    /** Replication origin name from an Origin message, else null. */
+    /** {@return the replication origin name from an Origin message, else null} */
     public String origin() {
         return origin;
     }
 
-    /** True when the server streamed this transaction before it ended (Stream Start … Stream Commit/Prepare). */
+    /** {@return true when the server streamed this transaction before it ended (Stream Start … Stream Commit/Prepare)} */
     public boolean streamed() {
         return streamed;
     }
 
-    /** True when some changes were spilled to disk (the memory budget was exceeded). */
+    /** {@return true when some changes were spilled to disk (the memory budget was exceeded)} */
     public boolean spilled() {
         return buffer.spilled();
     }
 
-    /** Number of records in {@link #changes()}. */
+    /** {@return the number of records in {@link #changes()}} */
     public int size() {
         return buffer.count();
     }
 
-    /** Estimated heap size of all changes. */
+    /** {@return the estimated heap size of all changes, in bytes} */
     public long estimatedBytes() {
         return buffer.totalBytes();
     }
@@ -129,12 +132,14 @@ public final class Transaction implements TxEvent, AutoCloseable {
     /**
      * The changes in server order. Can be iterated more than once until {@link #close()}; spilled
      * changes are read back from disk on each iteration, so memory stays bounded.
+     *
+     * @return the changes
      */
     public Iterable<PgOutputRecord> changes() {
         return this::iterator;
     }
 
-    /** All changes in one list: loads spilled changes into memory. */
+    /** {@return all changes in one list; loads spilled changes into memory} */
     public List<PgOutputRecord> changeList() {
         List<PgOutputRecord> l = new ArrayList<>(buffer.count());
         for (Iterator<PgOutputRecord> it = iterator(); it.hasNext(); ) l.add(it.next());
@@ -167,7 +172,12 @@ public final class Transaction implements TxEvent, AutoCloseable {
         };
     }
 
-    /** The latest Relation seen for {@code oid} on this stream, or null. */
+    /**
+     * The latest Relation seen for {@code oid} on this stream, or null.
+     *
+     * @param oid the relation OID of a change
+     * @return the Relation message
+     */
     public Relation relation(int oid) {
         return relations.apply(oid);
     }

@@ -62,10 +62,14 @@ public final class TransactionAssembler implements AutoCloseable {
     private long skipThroughLsn;
 
     /**
+     * An assembler delivering to {@code sink} on the calling thread.
+     *
+     * @param options      memory budget, spill directory, prepared delivery and de-duplication
      * @param acknowledger receives the LSN when a delivered event is acknowledged (the stream's
      *                     acknowledge(lsn)); may be null for offline use. Under
      *                     {@link PreparedDelivery#AT_COMMIT_PREPARED} it never receives an LSN past
      *                     the PREPARE of a prepared transaction still kept here.
+     * @param sink         receives each assembled event in server order
      */
     public TransactionAssembler(AssemblerOptions options, LongConsumer acknowledger, Consumer<? super TxEvent> sink) {
         this.options = Objects.requireNonNull(options, "options");
@@ -81,6 +85,8 @@ public final class TransactionAssembler implements AutoCloseable {
      * (the stream's {@code dedupFloor()}: what the application already acknowledged) are skipped.
      * That is the only de-duplication streamed transactions can get: their commit position is
      * unknown until Stream Commit. Prepared transactions kept for COMMIT PREPARED stay.
+     *
+     * @param dedupFloor the new stream's dedupFloor(), or 0
      */
     public void onNewConnection(long dedupFloor) {
         if (current != null) discard(current);
@@ -95,32 +101,43 @@ public final class TransactionAssembler implements AutoCloseable {
         return Lsn.compare(endLsn, skipThroughLsn) > 0;
     }
 
-    /** Heap (estimated) used by buffered, undelivered changes. */
+    /** {@return the heap (estimated, bytes) used by buffered, undelivered changes} */
     public long memoryBytes() {
         return memoryBytes;
     }
 
-    /** The highest {@link #memoryBytes()} seen. */
+    /** {@return the highest {@link #memoryBytes()} seen} */
     public long peakMemoryBytes() {
         return peakMemoryBytes;
     }
 
-    /** Transactions open on the server side as seen so far (plain, streamed and kept prepared). */
+    /** {@return the transactions open on the server side as seen so far (plain, streamed and kept prepared)} */
     public int openTransactions() {
         return (current == null ? 0 : 1) + streams.size() + keptPrepared.size();
     }
 
-    /** True while some transaction has begun but not ended: the slot must not be confirmed past it. */
+    /** {@return true while some transaction has begun but not ended: the slot must not be confirmed past it} */
     public boolean inTransaction() {
         return current != null || !streams.isEmpty();
     }
 
-    /** The latest Relation seen for {@code oid}, or null. */
+    /**
+     * The latest Relation seen for {@code oid}, or null.
+     *
+     * @param oid the relation OID
+     * @return the Relation message
+     */
     public Relation relation(int oid) {
         return relations.get(oid);
     }
 
-    /** Feeds the next record of the stream. */
+    /**
+     * Feeds the next record of the stream.
+     *
+     * @param r the record, a copy
+     * @throws TransactionAssemblyException if it breaks the transaction structure or a spill file fails
+     * @throws IllegalStateException after {@link #close()}
+     */
     public void accept(PgOutputRecord r) {
         if (closed) throw new IllegalStateException("assembler closed");
         if (r instanceof Relation rel) relations.put(rel.oid(), rel);

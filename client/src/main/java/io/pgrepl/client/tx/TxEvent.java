@@ -5,6 +5,8 @@ public sealed interface TxEvent permits Transaction, NonTransactionalMessage, Tw
     /**
      * The LSN this event lets the application confirm once it has processed it durably
      * (a transaction's end LSN), or 0 when the event confirms nothing by itself.
+     *
+     * @return the LSN, or 0
      */
     long ackLsn();
 
