@@ -85,7 +85,7 @@ class SnapshotTest {
     void snapshotThenStreamWithWritesDuringTheCopy(int major) throws Exception {
         PgServer pg = server(major);
         String p = "snap" + major;
-        int n = 20_000;
+        int n = 5_000;
         EndToEndTest.sql(pg, "CREATE TABLE " + p + "_big (id int PRIMARY KEY, v text, n int);"
                 + "INSERT INTO " + p + "_big SELECT g, 'v' || g, g FROM generate_series(1, " + n + ") g;"
                 + "CREATE TABLE " + p + "_small (id int PRIMARY KEY, v text, n int);"
@@ -113,18 +113,22 @@ class SnapshotTest {
             }
         }, "workload");
         workload.start();
+        int atConfigure;
+        int atStream;
         try {
             while (done.get() < 20 && failed.get() == null) Thread.sleep(10);
+            atConfigure = done.get();
             connect.configureConnector(p, config(pg, p, "initial"));
             connect.assertions().assertConnectorAndExactlyNumTasksAreRunning(p, 1, "connector did not start");
             EndToEndTest.awaitSlotActive(pg, p + "_slot"); // streaming began: the copy is over
-            int atStream = done.get();
+            atStream = done.get();
             while (done.get() < atStream + 50 && failed.get() == null) Thread.sleep(10);
         } finally {
             running.set(false);
             workload.join(30_000);
         }
         assertNull(failed.get(), () -> "workload failed: " + failed.get());
+        assertTrue(atStream > atConfigure, "the workload wrote while the slot was created and the copy ran");
         EndToEndTest.sql(pg, "INSERT INTO " + p + "_end VALUES (1, 'end', 1)");
 
         String big = p + ".public." + p + "_big";
