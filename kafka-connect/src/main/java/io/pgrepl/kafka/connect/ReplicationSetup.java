@@ -25,6 +25,7 @@ import org.apache.kafka.connect.errors.ConnectException;
  */
 final class ReplicationSetup {
     static final long TIMEOUT_SECONDS = 30;
+    private static final org.slf4j.Logger log = org.slf4j.LoggerFactory.getLogger(ReplicationSetup.class);
 
     /** An existing slot's plugin, type and database. */
     record SlotInfo(String plugin, String slotType, String database) {}
@@ -105,7 +106,7 @@ final class ReplicationSetup {
                     + " needs to snapshot, which means re-creating replication slot \"" + config.slotName()
                     + "\" with an exported snapshot, but " + PgreplConnectorConfig.SLOT_CREATE + " is false");
         }
-        org.slf4j.LoggerFactory.getLogger(ReplicationSetup.class).warn("dropping replication slot {} to re-create it with"
+        log.warn("dropping replication slot {} to re-create it with"
                 + " an exported snapshot ({})", config.slotName(), interrupted ? "the previous snapshot was interrupted"
                 : "no offsets are stored, so no snapshot was taken through this connector");
         await(conn.dropReplicationSlot(config.slotName(), false), config, "dropping slot \"" + config.slotName() + "\"");
