@@ -2,6 +2,7 @@ package io.pgrepl.kafka.connect;
 
 import io.pgrepl.codec.PgTime;
 import io.pgrepl.codec.pgoutput.ColumnKind;
+import io.pgrepl.codec.pgoutput.RelationInfo;
 import io.pgrepl.codec.pgoutput.record.ColumnValue;
 import io.pgrepl.codec.pgoutput.record.Delete;
 import io.pgrepl.codec.pgoutput.record.Insert;
@@ -104,6 +105,32 @@ final class ChangeRecords {
             message(m, skipThrough, out);
         }
         // Type, Origin: nothing to send
+    }
+
+    /**
+     * Row {@code index} of an initial snapshot taken at {@code consistentPoint}: Debezium's read
+     * ({@code op=r}, {@code before} null, {@code source.snapshot="true"}), with the topic, key and
+     * {@code after} of an insert into the same table. Nothing when the table is filtered out.
+     */
+    void read(RelationInfo rel, Insert row, long consistentPoint, int index, long snapshotMicros,
+              Consumer<SourceRecord> out) {
+        relation(new Relation(0, rel.oid(), rel.namespace(), rel.name(), rel.replicaIdentity(), rel.columns()));
+        TableSchema t = table(rel.oid());
+        if (t == null) return;
+        Struct source = SourceInfo.of(config.topicPrefix(), db, rel.namespace(), rel.name(), snapshotMicros, 0,
+                consistentPoint, 0, "true").put("txId", null);
+        long now = System.currentTimeMillis();
+        Struct value = new Struct(t.envelopeSchema).put("before", null).put("after", row(t, row.newTuple(), null))
+                .put("source", source).put("op", "r").put("ts_ms", now).put("ts_us", now * 1000).put("ts_ns", now * 1_000_000);
+        out.accept(new SourceRecord(partition, Position.snapshotRead(consistentPoint, index), t.topic, null,
+                t.keySchema, keyOf(t, row.newTuple()), t.envelopeSchema, value, snapshotMicros / 1000));
+    }
+
+    /** {@code read} as the snapshot's last record: {@code source.snapshot="last"}, and the offset says the copy is done. */
+    static SourceRecord lastRead(SourceRecord read, long consistentPoint) {
+        ((Struct) read.value()).getStruct("source").put("snapshot", "last");
+        return new SourceRecord(read.sourcePartition(), Position.snapshotDone(consistentPoint), read.topic(),
+                read.kafkaPartition(), read.keySchema(), read.key(), read.valueSchema(), read.value(), read.timestamp());
     }
 
     private void relation(Relation rel) {

@@ -73,7 +73,7 @@ public final class PgreplSourceConnector extends SourceConnector {
     /**
      * The ConfigDef's checks, then, when those pass, the server's: it is reachable with these
      * credentials, the slot exists unless it may be created, the publication exists unless it may be
-     * created, failover needs 17+, and the snapshot mode is available. Messages never show a password.
+     * created, and failover needs 17+. Messages never show a password.
      */
     @Override
     public Config validate(Map<String, String> connectorConfigs) {
@@ -83,11 +83,6 @@ public final class PgreplSourceConnector extends SourceConnector {
         boolean clean = result.configValues().stream().allMatch(v -> v.errorMessages().isEmpty());
         if (!clean) return result;
         PgreplConnectorConfig config = new PgreplConnectorConfig(new HashMap<>(connectorConfigs));
-        if (config.snapshotMode() != PgreplConnectorConfig.SnapshotMode.NEVER && InitialSnapshot.find().isEmpty()) {
-            byName.get(PgreplConnectorConfig.SNAPSHOT_MODE).addErrorMessage("snapshot.mode="
-                    + config.getString(PgreplConnectorConfig.SNAPSHOT_MODE) + " is not available in this build "
-                    + "(no initial snapshot implementation); use snapshot.mode=never");
-        }
         PgConnection conn;
         try {
             conn = ReplicationSetup.connect(config);

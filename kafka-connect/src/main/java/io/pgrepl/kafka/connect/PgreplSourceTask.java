@@ -39,6 +39,13 @@ import org.slf4j.LoggerFactory;
  * covering them were committed: {@link #commit()} confirms what was wholly acknowledged at the
  * previous offset commit. Every record's offset is its transaction's end LSN plus its index, so a
  * restart (or a reconnect after the walsender went away) skips what was already handed over.
+ *
+ * <p>Initial snapshot (snapshot.mode initial, initial_only, when_needed): when one is due, the
+ * slot is created by the client's snapshot API with an exported snapshot, the reads are drained
+ * by poll() ({@link SnapshotReads}), and streaming starts from the consistent point on the same
+ * connection. Reads carry an offset of their own ({@link Position#snapshotRead}); a task that
+ * restarts from one knows the copy was interrupted, drops the slot and snapshots again. Heartbeats
+ * and slot confirmations start only after the copy.
  */
 public final class PgreplSourceTask extends SourceTask {
     private static final Logger log = LoggerFactory.getLogger(PgreplSourceTask.class);
@@ -53,6 +60,10 @@ public final class PgreplSourceTask extends SourceTask {
     private volatile ReplicationPublisher<TxEvent> publisher;
     private volatile BlockingChanges<TxEvent> events;
     private volatile boolean stopping;
+    /** The initial snapshot while it runs; heartbeats and slot confirmations wait for it. */
+    private volatile SnapshotReads snapshotReads;
+    /** initial_only after its snapshot: nothing more to produce. */
+    private volatile boolean idle;
     /** The last position handed to Connect (or stored in the offsets at start): resends up to it are skipped. */
     private Position written = Position.START;
     private long confirmCandidate;
@@ -71,42 +82,116 @@ public final class PgreplSourceTask extends SourceTask {
     @Override
     public void start(Map<String, String> props) {
         config = new PgreplConnectorConfig(props);
-        if (config.snapshotMode() != PgreplConnectorConfig.SnapshotMode.NEVER && InitialSnapshot.find().isEmpty()) {
-            throw new ConnectException(PgreplConnectorConfig.SNAPSHOT_MODE + "=" + config.getString(
-                    PgreplConnectorConfig.SNAPSHOT_MODE) + " needs an initial snapshot implementation, which this build "
-                    + "does not include; set snapshot.mode=never");
-        }
         partition = Map.of("server", config.topicPrefix());
-        written = Position.fromOffset(context.offsetStorageReader().offset(partition));
-        log.info("pgrepl task for slot {} resuming after {} (record {})", config.slotName(), Lsn.format(written.endLsn()),
-                written.index());
-        openStream(true);
-    }
-
-    private void openStream(boolean setUp) {
+        Map<String, Object> stored = context.offsetStorageReader().offset(partition);
+        boolean interrupted = Position.snapshotInterrupted(stored);
+        written = interrupted ? Position.START : Position.fromOffset(stored);
+        log.info("pgrepl task for slot {} resuming after {} (record {}){}", config.slotName(), Lsn.format(written.endLsn()),
+                written.index(), interrupted ? "; its initial snapshot was interrupted" : "");
         PgConnection c = ReplicationSetup.connect(config);
         try {
-            if (setUp) {
-                ReplicationSetup.ensurePublication(c, config);
-                ReplicationSetup.ensureSlot(c, config, SnapshotMode.NOTHING);
-            }
+            ReplicationSetup.ensurePublication(c, config);
             if (records == null) records = new ChangeRecords(config, partition, ReplicationSetup.currentDatabase(c, config));
-            LogicalReplicationOptions opts = LogicalReplicationOptions.builder(config.slotName())
-                    .publications(config.publicationName())
-                    .streaming(streaming(c.serverMajor()))
-                    .messages(!config.messagesTopic().isEmpty() && c.serverMajor() >= 14 ? Boolean.TRUE : null)
-                    .build();
-            ReplicationPublisher<TxEvent> p = ReactiveReplication.transactions(c, opts, FlowOptions.defaults());
-            events = BlockingChanges.of(p, PREFETCH, p.terminated(), () -> {
-                LogicalReplicationStream s = p.stream();
-                return s != null && s.eventLoop().inEventLoop();
-            });
-            publisher = p;
+            PgreplConnectorConfig.SnapshotMode mode = config.snapshotMode();
+            // A stored offset that is not an interrupted snapshot's: the snapshot (if any) is done.
+            boolean snapshotDone = stored != null && !interrupted;
+            if (mode == PgreplConnectorConfig.SnapshotMode.INITIAL_ONLY && snapshotDone) {
+                log.info("snapshot.mode=initial_only and the snapshot is complete: the task stays idle");
+                idle = true;
+                c.close();
+                return;
+            }
+            ReplicationSetup.SlotInfo slot = ReplicationSetup.slot(c, config);
+            boolean snapshot = switch (mode) {
+                case NEVER -> false;
+                case INITIAL, INITIAL_ONLY -> !snapshotDone;
+                case WHEN_NEEDED -> !snapshotDone || slot == null;
+            };
+            if (!snapshot) {
+                ReplicationSetup.ensureSlot(c, config, SnapshotMode.NOTHING);
+                conn = c;
+                startStreaming(c);
+                return;
+            }
+            if (slot != null) ReplicationSetup.dropSlotForSnapshot(c, config, interrupted);
+            else if (!config.slotCreate()) {
+                throw new ConnectException("snapshot.mode=" + config.getString(PgreplConnectorConfig.SNAPSHOT_MODE)
+                        + " needs to create replication slot \"" + config.slotName() + "\" (its exported snapshot exists"
+                        + " only at creation), but " + PgreplConnectorConfig.SLOT_CREATE + " is false");
+            }
+            written = Position.START;
+            conn = c;
+            snapshotReads = SnapshotReads.start(c, config, streamOptions(c),
+                    mode == PgreplConnectorConfig.SnapshotMode.INITIAL_ONLY, records);
+            log.info("initial snapshot of publication {} started (slot {}, {} worker(s))", config.publicationName(),
+                    config.slotName(), config.snapshotMaxThreads());
+        } catch (RuntimeException e) {
+            conn = null;
+            c.close();
+            throw e;
+        }
+    }
+
+    private LogicalReplicationOptions streamOptions(PgConnection c) {
+        return LogicalReplicationOptions.builder(config.slotName())
+                .publications(config.publicationName())
+                .streaming(streaming(c.serverMajor()))
+                .messages(!config.messagesTopic().isEmpty() && c.serverMajor() >= 14 ? Boolean.TRUE : null)
+                .build();
+    }
+
+    /** Streams from the slot's confirmed position (after a snapshot: its consistent point) on {@code c}. */
+    private void startStreaming(PgConnection c) {
+        ReplicationPublisher<TxEvent> p = ReactiveReplication.transactions(c, streamOptions(c), FlowOptions.defaults());
+        events = BlockingChanges.of(p, PREFETCH, p.terminated(), () -> {
+            LogicalReplicationStream s = p.stream();
+            return s != null && s.eventLoop().inEventLoop();
+        });
+        publisher = p;
+    }
+
+    /** After a lost stream: a new connection, streaming from the slot. */
+    private void openStream() {
+        PgConnection c = ReplicationSetup.connect(config);
+        try {
+            startStreaming(c);
             conn = c;
         } catch (RuntimeException e) {
             c.close();
             throw e;
         }
+    }
+
+    /**
+     * The snapshot's reads, then (initial, when_needed) streaming on the same connection from the
+     * consistent point; initial_only closes it instead (its temporary slot goes with it) and idles.
+     */
+    private List<SourceRecord> pollSnapshot() throws InterruptedException {
+        List<SourceRecord> out = new ArrayList<>();
+        boolean complete;
+        try {
+            complete = snapshotReads.drain(out, config.maxBatchSize(), Duration.ofMillis(config.pollIntervalMs()));
+        } catch (RuntimeException e) {
+            throw new ConnectException("initial snapshot for slot " + config.slotName() + " failed (the slot it created"
+                    + " was dropped; a restart redoes it): " + ReplicationSetup.safeMessage(e, config));
+        }
+        TransactionContext tx = context.transactionContext();
+        if (tx != null && !out.isEmpty()) tx.commitTransaction(out.get(out.size() - 1));
+        if (complete) {
+            var r = snapshotReads.result();
+            snapshotReads = null;
+            written = new Position(r.consistentPoint(), -1);
+            lastSentMillis = System.currentTimeMillis();
+            log.info("initial snapshot done: {} rows of {} table(s) at {}", r.rows(), r.tables().size(),
+                    Lsn.format(r.consistentPoint()));
+            if (config.snapshotMode() == PgreplConnectorConfig.SnapshotMode.INITIAL_ONLY) {
+                idle = true;
+                closeStream();
+            } else {
+                startStreaming(conn);
+            }
+        }
+        return out.isEmpty() ? null : out;
     }
 
     /** streaming=on/parallel asks for what the server offers up to that (14+ on, 16+ parallel). */
@@ -120,6 +205,11 @@ public final class PgreplSourceTask extends SourceTask {
 
     @Override
     public List<SourceRecord> poll() throws InterruptedException {
+        if (snapshotReads != null) return pollSnapshot();
+        if (idle) {
+            Thread.sleep(config.pollIntervalMs());
+            return null;
+        }
         List<SourceRecord> out = new ArrayList<>();
         int max = config.maxBatchSize();
         long deadline = System.nanoTime() + config.pollIntervalMs() * 1_000_000L;
@@ -214,7 +304,7 @@ public final class PgreplSourceTask extends SourceTask {
         }
         Thread.sleep(Math.min(5000, 250L << Math.min(failures, 5)));
         try {
-            openStream(false);
+            openStream();
         } catch (RuntimeException e) {
             log.warn("reconnecting slot {} failed: {}", config.slotName(), ReplicationSetup.safeMessage(e, config));
             events = null;
@@ -249,6 +339,14 @@ public final class PgreplSourceTask extends SourceTask {
     }
 
     private void closeStream() {
+        SnapshotReads sr = snapshotReads;
+        if (sr != null) {
+            try {
+                sr.close();
+            } catch (RuntimeException ignored) {
+                // the copy's own failure was already reported
+            }
+        }
         BlockingChanges<TxEvent> e = events;
         if (e != null) {
             try {

@@ -13,8 +13,33 @@ record Position(long endLsn, int index) {
     /** Covers nothing: a new connector. */
     static final Position START = new Position(0, -1);
 
+    /** Marks the offset of an initial snapshot's read; true while the copy is under way. */
+    static final String SNAPSHOT = "snapshot";
+    static final String SNAPSHOT_LSN = "snapshot_lsn";
+
     static Map<String, Object> offset(long endLsn, int index) {
         return Map.of(LSN_COMMIT, endLsn, EVENT, index);
+    }
+
+    /**
+     * The offset of read {@code index} of a snapshot taken at {@code consistentPoint}. It has no
+     * lsn_commit: a task that restarts from it knows the copy did not finish and redoes it.
+     */
+    static Map<String, Object> snapshotRead(long consistentPoint, int index) {
+        return Map.of(SNAPSHOT, true, SNAPSHOT_LSN, consistentPoint, EVENT, index);
+    }
+
+    /**
+     * The offset of a snapshot's last read: the copy is complete and streaming resumes after the
+     * consistent point (index -1: nothing of a transaction ending there is covered).
+     */
+    static Map<String, Object> snapshotDone(long consistentPoint) {
+        return Map.of(LSN_COMMIT, consistentPoint, EVENT, -1, SNAPSHOT, "last");
+    }
+
+    /** True for the offset of a snapshot read that was not the last: the copy was interrupted. */
+    static boolean snapshotInterrupted(Map<String, Object> offset) {
+        return offset != null && Boolean.TRUE.equals(offset.get(SNAPSHOT)) && !(offset.get(LSN_COMMIT) instanceof Number);
     }
 
     /** From a stored offset; {@link #START} when there is none. */

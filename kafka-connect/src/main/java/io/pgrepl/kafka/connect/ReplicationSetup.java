@@ -25,6 +25,7 @@ import org.apache.kafka.connect.errors.ConnectException;
  */
 final class ReplicationSetup {
     static final long TIMEOUT_SECONDS = 30;
+    private static final org.slf4j.Logger log = org.slf4j.LoggerFactory.getLogger(ReplicationSetup.class);
 
     /** An existing slot's plugin, type and database. */
     record SlotInfo(String plugin, String slotType, String database) {}
@@ -90,6 +91,25 @@ final class ReplicationSetup {
         CreateSlotOptions o = CreateSlotOptions.logical(config.slotName(), "pgoutput").withSnapshot(snapshot);
         if (config.slotFailover()) o = o.withFailover(true);
         return await(conn.createReplicationSlot(o), config, "creating slot \"" + config.slotName() + "\"");
+    }
+
+    /**
+     * Drops the slot so that an initial snapshot can create it again with an exported snapshot.
+     * Called only when the stored offsets show that no snapshot was completed through this
+     * connector (none stored, or an interrupted snapshot's), so nothing this connector wrote
+     * depends on the slot's position; the new snapshot covers everything it retained. A slot in
+     * use by another consumer cannot be dropped: that fails clearly.
+     */
+    static void dropSlotForSnapshot(PgConnection conn, PgreplConnectorConfig config, boolean interrupted) {
+        if (!config.slotCreate()) {
+            throw new ConnectException("snapshot.mode=" + config.getString(PgreplConnectorConfig.SNAPSHOT_MODE)
+                    + " needs to snapshot, which means re-creating replication slot \"" + config.slotName()
+                    + "\" with an exported snapshot, but " + PgreplConnectorConfig.SLOT_CREATE + " is false");
+        }
+        log.warn("dropping replication slot {} to re-create it with"
+                + " an exported snapshot ({})", config.slotName(), interrupted ? "the previous snapshot was interrupted"
+                : "no offsets are stored, so no snapshot was taken through this connector");
+        await(conn.dropReplicationSlot(config.slotName(), false), config, "dropping slot \"" + config.slotName() + "\"");
     }
 
     /** Makes the publication exist (and, in filtered mode, cover the filtered tables). */

@@ -61,6 +61,9 @@ final class ConnectHarness {
         props.put(ConsumerConfig.METADATA_MAX_AGE_CONFIG, "500");
         props.putAll(consumerProps);
         List<Change> out = new ArrayList<>();
+        // A rebalance (a new topic matching the pattern) may rewind to uncommitted positions: each
+        // record (topic, partition, offset) counts once.
+        java.util.Set<String> seen = new java.util.HashSet<>();
         long end = System.nanoTime() + timeout.toNanos();
         try (KafkaConsumer<byte[], byte[]> consumer = c.kafka().createConsumer(props)) {
             consumer.subscribe(java.util.regex.Pattern.compile(topicPattern));
@@ -68,6 +71,7 @@ final class ConnectHarness {
             while (System.nanoTime() < end) {
                 var batch = consumer.poll(Duration.ofMillis(200));
                 for (ConsumerRecord<byte[], byte[]> r : batch) {
+                    if (!seen.add(r.topic() + "/" + r.partition() + "/" + r.offset())) continue;
                     SchemaAndValue k = r.key() == null ? SchemaAndValue.NULL : keys.toConnectData(r.topic(), r.key());
                     SchemaAndValue v = r.value() == null ? SchemaAndValue.NULL : values.toConnectData(r.topic(), r.value());
                     out.add(new Change(r.topic(), r.partition(), r.offset(), (Struct) k.value(), (Struct) v.value()));

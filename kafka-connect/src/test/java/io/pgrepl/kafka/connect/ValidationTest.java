@@ -81,11 +81,12 @@ class ValidationTest {
     }
 
     @Test
-    void snapshotModesOtherThanNeverAreRefusedClearly() {
+    void everySnapshotModeIsAcceptedAndAnUnknownOneIsNamed() {
         Map<String, String> c = good();
-        c.put("snapshot.mode", "initial");
-        Map<String, List<String>> e = errors(new PgreplSourceConnector().validate(c));
-        assertEquals(List.of("snapshot.mode"), List.copyOf(e.keySet()));
+        for (String mode : List.of("initial", "initial_only", "when_needed", "never")) {
+            c.put("snapshot.mode", mode);
+            assertEquals(Map.of(), errors(new PgreplSourceConnector().validate(c)), mode);
+        }
         c.put("snapshot.mode", "sometimes");
         assertTrue(errors(new PgreplSourceConnector().validate(c)).containsKey("snapshot.mode"));
     }
