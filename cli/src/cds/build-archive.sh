@@ -17,10 +17,9 @@ java -XX:DumpLoadedClassList="$work/decode.lst" -jar "$jar" decode "$training" >
 java -XX:DumpLoadedClassList="$work/stream.lst" -jar "$jar" stream postgresql://nobody@127.0.0.1:1/postgres \
   --slot training --publication training >/dev/null 2>&1
 cat "$work/stream.lst" "$work/decode.lst" >"$work/classes.lst"
-if java -Xshare:dump -XX:SharedClassListFile="$work/classes.lst" -XX:SharedArchiveFile="$archive" \
+# Silent on success: the README's quiet build-and-demo command prints only the demo.
+if ! java -Xshare:dump -XX:SharedClassListFile="$work/classes.lst" -XX:SharedArchiveFile="$archive" \
      -XX:+UseSerialGC -cp "$jar" >"$work/dump.log" 2>&1; then
-  echo "build-archive: $archive ($(wc -l <"$work/classes.lst") classes listed)"
-else
   echo "build-archive: dump failed; no archive" >&2
   tail -5 "$work/dump.log" >&2
   rm -f "$archive"
