@@ -15,6 +15,7 @@ import io.debezium.connector.postgresql.connection.pgoutput.PgOutputMessageDecod
 import io.debezium.relational.CustomConverterRegistry;
 import io.debezium.schema.SchemaTopicNamingStrategy;
 import io.debezium.spi.topic.TopicNamingStrategy;
+import io.pgrepl.testkit.PgServer;
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 import java.util.Collections;
@@ -29,8 +30,9 @@ import org.postgresql.core.BaseConnection;
 
 /**
  * Debezium's pgoutput decoder ({@link PgOutputMessageDecoder}, debezium-connector-postgres) driven on
- * the benchmark's captured bytes as directly as its classes allow: a real {@link PostgresConnection}
- * to the same test-kit server (its Relation handling queries the catalog over JDBC for columns,
+ * the benchmark's inputs as directly as its classes allow: the input captured again, the same way,
+ * on a test-kit server of its own (same rows and byte count; only xids, LSNs and times differ), and a
+ * real {@link PostgresConnection} to that server (its Relation handling queries the catalog over JDBC for columns,
  * optionality, defaults and primary keys), its {@link TypeRegistry}, and a {@link PostgresSchema}
  * built the way Debezium's own tests build one. The Relation messages go through it once in the
  * setup; the measured loop calls {@code processNotEmptyMessage} on one heap {@link ByteBuffer} per
@@ -53,6 +55,8 @@ public class DebeziumDecoder {
     private int processed;
     private final ReplicationMessageProcessor processor = this::touch;
 
+    private PgServer server;
+
     @Setup(Level.Trial)
     public void setup(DecodePathsBenchmark b) throws Exception {
         String input = b.input;
@@ -60,9 +64,14 @@ public class DebeziumDecoder {
             throw new UnsupportedOperationException("Debezium's pgoutput decoder cannot decode the " + input
                     + " input (no binary tuple values, no streamed transactions)");
         }
+        server = DecodeInputs.start();
+        DecodeInputs.Input captured = DecodeInputs.capture(server, input);
+        if (captured.bytes() != b.captured.bytes()) {
+            throw new IllegalStateException("the recapture differs in size: " + captured.bytes() + " vs " + b.captured.bytes());
+        }
         Configuration config = Configuration.create()
-                .with("database.hostname", b.server.host()).with("database.port", b.server.port())
-                .with("database.user", b.server.superuser().name()).with("database.password", b.server.superuser().password())
+                .with("database.hostname", server.host()).with("database.port", server.port())
+                .with("database.user", server.superuser().name()).with("database.password", server.superuser().password())
                 .with("database.dbname", "postgres").with("database.sslmode", "disable")
                 .with("topic.prefix", "bench").with("plugin.name", "pgoutput").build();
         PostgresConnectorConfig cfg = new PostgresConnectorConfig(config);
@@ -76,8 +85,8 @@ public class DebeziumDecoder {
                 connection.getDefaultValueConverter(), topics, converters.build(types),
                 new CustomConverterRegistry(Collections.emptyList())) {};
         decoder = new PgOutputMessageDecoder(new MessageDecoderContext(cfg, schema), connection);
-        for (byte[] m : b.captured.metadata()) decoder.processNotEmptyMessage(ByteBuffer.wrap(m), processor, types);
-        List<byte[]> measured = b.captured.measured();
+        for (byte[] m : captured.metadata()) decoder.processNotEmptyMessage(ByteBuffer.wrap(m), processor, types);
+        List<byte[]> measured = captured.measured();
         messages = new ByteBuffer[measured.size()];
         for (int i = 0; i < messages.length; i++) messages[i] = ByteBuffer.wrap(measured.get(i));
         BaseConnection base = connection.connection().unwrap(BaseConnection.class);
@@ -95,6 +104,7 @@ public class DebeziumDecoder {
     @TearDown(Level.Trial)
     public void tearDown() {
         decoder.close(); // closes the connection too
+        server.close();
     }
 
     long decodeAll(boolean values) throws Exception {

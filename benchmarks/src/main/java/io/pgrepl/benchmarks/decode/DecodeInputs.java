@@ -20,8 +20,12 @@ public final class DecodeInputs {
     /** Rows per input: one transaction each. */
     static final int ROWS = 1000;
 
-    /** One input: the metadata messages and the measured ones, in stream order. */
-    public record Input(String name, String table, List<byte[]> metadata, List<byte[]> measured) {
+    /**
+     * One input: every message in stream order, and apart from it the metadata (Relation, Type) and
+     * the measured messages (all others). In a streamed transaction the Relation comes inside a
+     * stream block with the block's xid, so decoders are primed with {@code all}, in order.
+     */
+    public record Input(String name, String table, List<byte[]> all, List<byte[]> metadata, List<byte[]> measured) {
         public int bytes() {
             return measured.stream().mapToInt(b -> b.length).sum();
         }
@@ -93,6 +97,7 @@ public final class DecodeInputs {
             st.execute("CREATE PUBLICATION pub_" + name + " FOR TABLE " + table);
             st.execute("SELECT pg_create_logical_replication_slot('" + slot + "', 'pgoutput')");
             st.execute(load);
+            List<byte[]> all = new ArrayList<>();
             List<byte[]> metadata = new ArrayList<>();
             List<byte[]> measured = new ArrayList<>();
             // The SQL functions read up to the flush pointer; a synchronous commit flushes the load before it.
@@ -101,11 +106,12 @@ public final class DecodeInputs {
                     + "', NULL, NULL, " + options + ")")) {
                 while (rs.next()) {
                     byte[] m = rs.getBytes(1);
+                    all.add(m);
                     if (m[0] == 'R' || m[0] == 'Y') metadata.add(m);
                     else measured.add(m);
                 }
             }
-            return new Input(name, table, metadata, measured);
+            return new Input(name, table, all, metadata, measured);
         }
     }
 }
