@@ -99,8 +99,8 @@ public class PgOutputDecodeBenchmark {
     }
 
     /** Reads every column in place: integers parsed, other values' lengths summed; no allocation. */
-    static final class TouchEveryColumn implements PgOutputHandler {
-        long sum;
+    public static final class TouchEveryColumn implements PgOutputHandler {
+        public long sum;
 
         @Override
         public void onBegin(BeginMessage m) {

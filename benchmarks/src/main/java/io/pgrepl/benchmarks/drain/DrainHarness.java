@@ -25,7 +25,7 @@ import java.util.concurrent.TimeUnit;
  * <pre>java -cp benchmarks/target/benchmarks.jar io.pgrepl.benchmarks.drain.DrainHarness
  *     [--version 17] [--rows 1000000] [--batch 1000] [--rounds 3] [--startup-rounds 3] [--proto-version 1]
  *     [--clients handler,reactive,cli,pgjdbc,recvlogical] [--cli ./pgrepl] [--out FILE.tsv] [--verify] [--jfr DIR]
- *     [--cli-variant NAME=JVM_OPTS ...] [--variant NAME=handler|reactive|pgjdbc:JVM_OPTS ...]  (then list NAME in --clients;
+ *     [--cli-variant NAME=JVM_OPTS ...] [--cli-args NAME=STREAM_ARGS ...] [--variant NAME=handler|reactive|pgjdbc:JVM_OPTS ...]  (then list NAME in --clients;
  *     names are slot names: lower case, digits, underscores)</pre>
  *
  * Run it from the repository root (the CLI is {@code ./pgrepl}, the launcher of {@code cli/target/pgrepl.jar}).
@@ -54,6 +54,8 @@ public final class DrainHarness {
         Path jfr;
         /** --cli-variant NAME=JVM_OPTS adds a client NAME: the CLI with PGREPL_JAVA_OPTS=JVM_OPTS (launcher flags compared side by side). */
         final Map<String, String> cliVariants = new java.util.LinkedHashMap<>();
+        /** --cli-args NAME=ARGS adds a client NAME: the CLI with ARGS appended to its stream command (e.g. --format protocol). */
+        final Map<String, String> cliArgs = new java.util.LinkedHashMap<>();
         /** --variant NAME=FACE:JVM_OPTS adds a client NAME: a Java face (handler, reactive, pgjdbc) with extra JVM options. */
         final Map<String, String[]> javaVariants = new java.util.LinkedHashMap<>();
         long timeoutSeconds = 1800;
@@ -87,12 +89,17 @@ public final class DrainHarness {
                         if (kv.length != 2 || ALL_CLIENTS.contains(kv[0])) throw new IllegalArgumentException("--cli-variant NAME=JVM_OPTS");
                         o.cliVariants.put(kv[0], kv[1]);
                     }
+                    case "--cli-args" -> {
+                        String[] kv = args[++i].split("=", 2);
+                        if (kv.length != 2 || ALL_CLIENTS.contains(kv[0])) throw new IllegalArgumentException("--cli-args NAME=STREAM_ARGS");
+                        o.cliArgs.put(kv[0], kv[1]);
+                    }
                     default -> throw new IllegalArgumentException("unknown option " + args[i] + "; see the class comment");
                 }
                 if (v == null && !args[i].equals("--verify")) throw new IllegalArgumentException(args[i] + " needs a value");
             }
             for (String c : o.clients) {
-                if (!ALL_CLIENTS.contains(c) && !o.cliVariants.containsKey(c) && !o.javaVariants.containsKey(c)) throw new IllegalArgumentException("unknown client " + c + "; known: " + ALL_CLIENTS);
+                if (!ALL_CLIENTS.contains(c) && !o.cliVariants.containsKey(c) && !o.cliArgs.containsKey(c) && !o.javaVariants.containsKey(c)) throw new IllegalArgumentException("unknown client " + c + "; known: " + ALL_CLIENTS);
             }
             return o;
         }
@@ -122,7 +129,7 @@ public final class DrainHarness {
         if (recvlogical == null && clients.remove("recvlogical")) {
             System.out.println("pg_recvlogical is not installed (apt-get install postgresql-client): left out");
         }
-        if ((clients.contains("cli") || !o.cliVariants.isEmpty()) && !Files.isExecutable(o.cli)) {
+        if ((clients.contains("cli") || !o.cliVariants.isEmpty() || !o.cliArgs.isEmpty()) && !Files.isExecutable(o.cli)) {
             throw new IllegalStateException(o.cli.toAbsolutePath() + " is not executable: build the CLI (mvn -B -q -DskipTests package)"
                     + " and run from the repository root, or pass --cli");
         }
@@ -214,7 +221,7 @@ public final class DrainHarness {
 
     private static Run drain(PgServer s, Options o, String client, String phase, int round, String slot, String end,
                              long expectedRows) throws Exception {
-        boolean cli = client.equals("cli") || o.cliVariants.containsKey(client);
+        boolean cli = client.equals("cli") || o.cliVariants.containsKey(client) || o.cliArgs.containsKey(client);
         boolean toFile = o.verify && (cli || client.equals("recvlogical"));
         Path stdout = toFile ? Files.createTempFile("drain-" + client, ".out") : Path.of("/dev/null");
         try {
@@ -226,8 +233,7 @@ public final class DrainHarness {
             String cliOpts = o.cliVariants.getOrDefault(client, System.getenv().getOrDefault("PGREPL_JAVA_OPTS", ""));
             if (cliOpts.startsWith("java")) cliOpts = "";
             env.put("PGREPL_JAVA_OPTS", (cliOpts + " " + (jfr == null ? "" : jfr)).strip());
-            List<String> cmd = cli ? cliCommand(o, client, List.of("stream", s.url(s.superuser(), "postgres"), "--slot", slot,
-                    "--publication", PUBLICATION, "--proto-version", Integer.toString(o.proto), "--end-lsn", end))
+            List<String> cmd = cli ? cliCommand(o, client, streamArgs(o, client, s.url(s.superuser(), "postgres"), slot, end))
                     : switch (face(o, client)) {
                 case "handler", "reactive", "pgjdbc" -> javaClient(jfr, o.javaVariants.containsKey(client) ? o.javaVariants.get(client)[1] : "",
                         javaCommand(), "-cp", System.getProperty("java.class.path"), DrainClient.class.getName(), face(o, client), s.host(), Integer.toString(s.port()), user, password, slot,
@@ -255,6 +261,13 @@ public final class DrainHarness {
         } finally {
             if (toFile) Files.deleteIfExists(stdout);
         }
+    }
+
+    private static List<String> streamArgs(Options o, String client, String url, String slot, String end) {
+        List<String> args = new ArrayList<>(List.of("stream", url, "--slot", slot, "--publication", PUBLICATION,
+                "--proto-version", Integer.toString(o.proto), "--end-lsn", end));
+        for (String x : o.cliArgs.getOrDefault(client, "").trim().split("\\s+")) if (!x.isEmpty()) args.add(x);
+        return args;
     }
 
     /**
