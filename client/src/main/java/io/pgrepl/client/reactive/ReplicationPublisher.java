@@ -126,32 +126,7 @@ public final class ReplicationPublisher<T> implements Flow.Publisher<T> {
         }
         stream.set(s);
         ack.attach(s::acknowledge);
-        b.upstream(new FlowBuffer.Upstream() {
-            // The buffer's current wish is applied, not the call: a resume queued from the
-            // subscriber's thread that runs after a newer pause re-applies the pause. On the event
-            // loop it is applied inline, so autoRead goes off before Netty's read loop asks for
-            // another read (otherwise up to 16 x 64 KiB more would arrive).
-            private void apply() {
-                if (b.pauseWanted()) s.pauseReading();
-                else s.resumeReading();
-            }
-
-            @Override
-            public void pause() {
-                if (s.eventLoop().inEventLoop()) apply();
-                else s.eventLoop().execute(this::apply);
-            }
-
-            @Override
-            public void resume() {
-                s.eventLoop().execute(this::apply);
-            }
-
-            @Override
-            public void cancel() {
-                s.stop();
-            }
-        });
+        b.upstream(new StreamUpstream(b, s));
         s.completion().whenComplete((v, e) -> {
             if (handler instanceof AutoCloseable c) {
                 // Frees what the handler still holds (e.g. the spill files of transactions not yet

@@ -6,6 +6,7 @@ import io.pgrepl.client.reactive.EarlyAcknowledger;
 import io.pgrepl.client.reactive.FlowBuffer;
 import io.pgrepl.client.reactive.FlowOptions;
 import io.pgrepl.client.reactive.RecordForwarder;
+import io.pgrepl.client.reactive.StreamUpstream;
 import io.pgrepl.client.stream.LogicalReplicationOptions;
 import io.pgrepl.client.stream.LogicalReplicationStream;
 import io.pgrepl.codec.pgoutput.RelationInfo;
@@ -166,28 +167,7 @@ public final class SnapshotPublisher implements Flow.Publisher<ChangeEvent> {
         }
         acknowledger.attach(s::acknowledge);
         stream = s;
-        b.upstream(new FlowBuffer.Upstream() {
-            private void apply() {
-                if (b.pauseWanted()) s.pauseReading();
-                else s.resumeReading();
-            }
-
-            @Override
-            public void pause() {
-                if (s.eventLoop().inEventLoop()) apply();
-                else s.eventLoop().execute(this::apply);
-            }
-
-            @Override
-            public void resume() {
-                s.eventLoop().execute(this::apply);
-            }
-
-            @Override
-            public void cancel() {
-                s.stop();
-            }
-        });
+        b.upstream(new StreamUpstream(b, s));
         s.completion().whenComplete((v, e) -> {
             if (e != null) b.error(e instanceof CompletionException && e.getCause() != null ? e.getCause() : e);
             else b.complete();
