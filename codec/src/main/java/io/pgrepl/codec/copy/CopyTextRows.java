@@ -48,16 +48,21 @@ final class CopyTextRows {
         filler.reset(buf, relation, count);
         int from = start;
         for (int i = 0; i < count; i++) {
-            int tab = buf.indexOf(from, end, (byte) '\t');
-            if (i == count - 1) {
-                if (tab >= 0) throw fieldCount(count + 1, count, tab - start);
-                tab = end;
-            } else if (tab < 0) {
-                throw fieldCount(i + 1, count, from - start);
-            }
+            int tab = fieldEnd(buf, from, end, i, count, start);
             filler.value(i, false, from, tab - from);
             from = tab + 1;
         }
+    }
+
+    /** Where field {@code i} (of {@code count}) that starts at {@code from} ends: its tab, or the row's end for the last. */
+    private static int fieldEnd(ByteBuf buf, int from, int end, int i, int count, int start) {
+        int tab = buf.indexOf(from, end, (byte) '\t');
+        if (i == count - 1) {
+            if (tab >= 0) throw fieldCount(count + 1, count, tab - start);
+            return end;
+        }
+        if (tab < 0) throw fieldCount(i + 1, count, from - start);
+        return tab;
     }
 
     /** The row has a backslash: copy its fields unescaped into the scratch buffer. */
@@ -68,13 +73,7 @@ final class CopyTextRows {
         filler.reset(out, relation, count);
         int from = start;
         for (int i = 0; i < count; i++) {
-            int tab = buf.indexOf(from, end, (byte) '\t');
-            if (i == count - 1) {
-                if (tab >= 0) throw fieldCount(count + 1, count, tab - start);
-                tab = end;
-            } else if (tab < 0) {
-                throw fieldCount(i + 1, count, from - start);
-            }
+            int tab = fieldEnd(buf, from, end, i, count, start);
             if (tab - from == 2 && buf.getByte(from) == '\\' && buf.getByte(from + 1) == 'N') {
                 filler.nullValue(i);
             } else {
