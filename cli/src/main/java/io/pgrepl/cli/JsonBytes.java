@@ -1,5 +1,6 @@
 package io.pgrepl.cli;
 
+import io.pgrepl.codec.Lsn;
 import java.io.IOException;
 import java.io.OutputStream;
 import java.nio.charset.StandardCharsets;
@@ -11,7 +12,6 @@ import java.util.Arrays;
  * routines. {@link #drainIfFull} hands large runs to the output; {@link #drain} the rest.
  */
 final class JsonBytes {
-    private static final byte[] HEX_UPPER = "0123456789ABCDEF".getBytes(StandardCharsets.US_ASCII);
     private static final byte[] HEX_LOWER = "0123456789abcdef".getBytes(StandardCharsets.US_ASCII);
     private static final byte[] B64 = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/"
             .getBytes(StandardCharsets.US_ASCII);
@@ -76,22 +76,11 @@ final class JsonBytes {
 
     /** {@code "X/X"} in upper-case hex, as PostgreSQL prints an LSN. */
     JsonBytes lsn(long lsn) {
-        ensure(19);
+        ensure(Lsn.MAX_FORMATTED_LENGTH + 2);
         buf[len++] = '"';
-        hex32((int) (lsn >>> 32));
-        buf[len++] = '/';
-        hex32((int) lsn);
+        len = Lsn.format(lsn, buf, len);
         buf[len++] = '"';
         return this;
-    }
-
-    private void hex32(int v) {
-        int start = len;
-        do {
-            buf[len++] = HEX_UPPER[v & 0xf];
-            v >>>= 4;
-        } while (v != 0);
-        reverse(start, len - 1);
     }
 
     private void reverse(int i, int j) {

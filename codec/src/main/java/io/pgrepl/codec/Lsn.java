@@ -55,11 +55,26 @@ public final class Lsn {
      * @return upper-case hex halves, unpadded, e.g. {@code 0/1A2B3C8}
      */
     public static String format(long lsn) {
-        byte[] b = new byte[17];
-        int n = appendHex(b, 0, lsn >>> 32);
-        b[n++] = '/';
-        n = appendHex(b, n, lsn & 0xFFFF_FFFFL);
-        return new String(b, 0, n, java.nio.charset.StandardCharsets.US_ASCII);
+        byte[] b = new byte[MAX_FORMATTED_LENGTH];
+        return new String(b, 0, format(lsn, b, 0), java.nio.charset.StandardCharsets.US_ASCII);
+    }
+
+    /** The longest {@link #format} result: two 8-digit halves and the slash. */
+    public static final int MAX_FORMATTED_LENGTH = 17;
+
+    /**
+     * Writes {@link #format(long)}'s text as ASCII into {@code dst}, for writers that build
+     * output in a byte buffer without a String per LSN.
+     *
+     * @param lsn the LSN
+     * @param dst where to write; needs {@link #MAX_FORMATTED_LENGTH} bytes from {@code at}
+     * @param at  the first index written
+     * @return the index after the last byte written
+     */
+    public static int format(long lsn, byte[] dst, int at) {
+        int n = appendHex(dst, at, lsn >>> 32);
+        dst[n++] = '/';
+        return appendHex(dst, n, lsn & 0xFFFF_FFFFL);
     }
 
     private static final byte[] HEX = "0123456789ABCDEF".getBytes(java.nio.charset.StandardCharsets.US_ASCII);
