@@ -57,9 +57,10 @@ final class ChangeRecords {
     private long previousCommit;
     private int index;
 
-    ChangeRecords(PgreplConnectorConfig config, Map<String, ?> partition, String db) {
+    ChangeRecords(PgreplConnectorConfig config, Map<String, ?> partition, String db, EnumTypes enums) {
         this.config = config;
-        this.converters = new ValueConverters(config.decimalMode(), config.binaryMode(), config.timePrecisionMode());
+        this.converters = new ValueConverters(config.decimalMode(), config.binaryMode(), config.timePrecisionMode(),
+                enums::labels);
         this.filter = config.tableFilter();
         this.partition = partition;
         this.db = db;

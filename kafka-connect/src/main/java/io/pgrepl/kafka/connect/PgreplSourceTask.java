@@ -91,7 +91,10 @@ public final class PgreplSourceTask extends SourceTask {
         PgConnection c = ReplicationSetup.connect(config);
         try {
             ReplicationSetup.ensurePublication(c, config);
-            if (records == null) records = new ChangeRecords(config, partition, ReplicationSetup.currentDatabase(c, config));
+            if (records == null) {
+                records = new ChangeRecords(config, partition, ReplicationSetup.currentDatabase(c, config),
+                        EnumTypes.load(c, config));
+            }
             PgreplConnectorConfig.SnapshotMode mode = config.snapshotMode();
             // A stored offset that is not an interrupted snapshot's: the snapshot (if any) is done.
             boolean snapshotDone = stored != null && !interrupted;
@@ -197,7 +200,14 @@ public final class PgreplSourceTask extends SourceTask {
     /** streaming=on/parallel asks for what the server offers up to that (14+ on, 16+ parallel). */
     private StreamingMode streaming(int major) {
         StreamingMode asked = config.streaming();
-        if (major < 14) return null; // the option does not exist there
+        if (major < 14) {
+            // The option does not exist there: large transactions arrive whole, at commit.
+            if (asked != StreamingMode.OFF) {
+                log.info("streaming={} needs PostgreSQL 14 or later; the server is {}, so transactions arrive at"
+                        + " commit", config.getString(PgreplConnectorConfig.STREAMING), major);
+            }
+            return null;
+        }
         if (asked == StreamingMode.OFF) return StreamingMode.OFF;
         if (asked == StreamingMode.PARALLEL && major >= 16) return StreamingMode.PARALLEL;
         return StreamingMode.ON;

@@ -21,6 +21,7 @@ import java.util.HexFormat;
 import java.util.List;
 import java.util.UUID;
 import java.util.function.Function;
+import java.util.function.IntFunction;
 import org.apache.kafka.connect.data.Date;
 import org.apache.kafka.connect.data.Decimal;
 import org.apache.kafka.connect.data.Schema;
@@ -47,6 +48,16 @@ final class ValueConverters {
     static final String UUID_NAME = "io.debezium.data.Uuid";
     static final String JSON_NAME = "io.debezium.data.Json";
     static final String VARIABLE_SCALE_DECIMAL = "io.debezium.data.VariableScaleDecimal";
+    static final String ENUM_NAME = "io.debezium.data.Enum";
+    static final String BITS_NAME = "io.debezium.data.Bits";
+    static final String XML_NAME = "io.debezium.data.Xml";
+    /** Built-in OIDs the codec has no constant for. */
+    static final int MONEY = 790;
+    static final int XML = 142;
+    static final int BIT = 1560;
+    static final int VARBIT = 1562;
+    /** Debezium's money.fraction.digits default: money is a Decimal of this scale. */
+    static final int MONEY_SCALE = 2;
     /** Debezium's MicroDuration: a month is 365.25 / 12 days. */
     static final double DAYS_PER_MONTH_AVG = 365.25 / 12;
     private static final long MICROS_PER_DAY = 86_400_000_000L;
@@ -65,11 +76,15 @@ final class ValueConverters {
     private final DecimalMode decimalMode;
     private final BinaryMode binaryMode;
     private final TimePrecisionMode timeMode;
+    /** An enum type's labels, comma-separated in sort order; null for a type that is not an enum. */
+    private final IntFunction<String> enumLabels;
 
-    ValueConverters(DecimalMode decimalMode, BinaryMode binaryMode, TimePrecisionMode timeMode) {
+    ValueConverters(DecimalMode decimalMode, BinaryMode binaryMode, TimePrecisionMode timeMode,
+                    IntFunction<String> enumLabels) {
         this.decimalMode = decimalMode;
         this.binaryMode = binaryMode;
         this.timeMode = timeMode;
+        this.enumLabels = enumLabels;
     }
 
     Column column(ColumnInfo c, boolean optional) {
@@ -112,6 +127,21 @@ final class ValueConverters {
             case PgType.FLOAT8 -> b = SchemaBuilder.float64();
             case PgType.NUMERIC -> {
                 return numeric(typmod, optional);
+            }
+            case MONEY -> {
+                return money(optional);
+            }
+            case XML -> b = SchemaBuilder.string().name(XML_NAME).version(1);
+            case BIT, VARBIT -> {
+                if (typmod == 1) {
+                    // bit(1) is a flag, as Debezium maps it
+                    b = SchemaBuilder.bool();
+                    f = v -> ((String) v).indexOf('1') >= 0;
+                } else {
+                    b = SchemaBuilder.bytes().name(BITS_NAME).parameter("length", Integer.toString(typmod))
+                            .version(1);
+                    f = v -> ByteBuffer.wrap(bits((String) v));
+                }
             }
             case PgType.UUID -> {
                 b = SchemaBuilder.string().name(UUID_NAME).version(1);
@@ -182,8 +212,10 @@ final class ValueConverters {
                 f = v -> microDuration((PgInterval) v);
             }
             default -> {
-                // text, varchar, bpchar, name, char, enums and every type without a mapping: the text form
+                // text, varchar, bpchar, name, char and every type without a mapping: the text form
+                String labels = oid >= EnumTypes.FIRST_NORMAL_OID ? enumLabels.apply(oid) : null;
                 b = SchemaBuilder.string();
+                if (labels != null) b.name(ENUM_NAME).parameter("allowed", labels).version(1);
                 f = String::valueOf;
             }
         }
@@ -223,6 +255,50 @@ final class ValueConverters {
                         v -> v instanceof BigDecimal d ? d.setScale(scale) : null);
             }
         }
+    }
+
+    /** money's text (lc_monetary C or en_*: currency sign, group separators, '.' decimal point) as Debezium's types. */
+    private Column money(boolean optional) {
+        SchemaBuilder b;
+        Function<Object, Object> f;
+        switch (decimalMode) {
+            case DOUBLE -> {
+                b = SchemaBuilder.float64();
+                f = v -> moneyValue((String) v).doubleValue();
+            }
+            case STRING -> {
+                b = SchemaBuilder.string();
+                f = v -> moneyValue((String) v).toPlainString();
+            }
+            default -> {
+                b = Decimal.builder(MONEY_SCALE);
+                f = v -> moneyValue((String) v);
+            }
+        }
+        if (optional) b.optional();
+        return new Column(null, MONEY, b.build(), f);
+    }
+
+    static BigDecimal moneyValue(String text) {
+        StringBuilder digits = new StringBuilder(text.length());
+        boolean negative = false;
+        for (int i = 0; i < text.length(); i++) {
+            char c = text.charAt(i);
+            if (c >= '0' && c <= '9' || c == '.') digits.append(c);
+            else if (c == '-' || c == '(') negative = true;
+        }
+        BigDecimal d = new BigDecimal(digits.toString()).setScale(MONEY_SCALE, java.math.RoundingMode.HALF_UP);
+        return negative ? d.negate() : d;
+    }
+
+    /** A bit string ("1010", first character the most significant bit) as Debezium's little-endian BitSet bytes. */
+    static byte[] bits(String text) {
+        java.util.BitSet set = new java.util.BitSet(text.length());
+        int n = text.length();
+        for (int i = 0; i < n; i++) {
+            if (text.charAt(n - 1 - i) == '1') set.set(i);
+        }
+        return set.toByteArray();
     }
 
     private static String doubleName(Double d) {

@@ -38,7 +38,7 @@ final class ConnectHarness {
     }
 
     /** One consumed record, key and value turned back into Connect data by the worker's own converter. */
-    record Change(String topic, int partition, long offset, Struct key, Struct value) {
+    record Change(String topic, int partition, long offset, Struct key, Struct value, byte[] rawValue) {
         String op() {
             return value == null ? null : value.getString("op");
         }
@@ -74,7 +74,9 @@ final class ConnectHarness {
                     if (!seen.add(r.topic() + "/" + r.partition() + "/" + r.offset())) continue;
                     SchemaAndValue k = r.key() == null ? SchemaAndValue.NULL : keys.toConnectData(r.topic(), r.key());
                     SchemaAndValue v = r.value() == null ? SchemaAndValue.NULL : values.toConnectData(r.topic(), r.value());
-                    out.add(new Change(r.topic(), r.partition(), r.offset(), (Struct) k.value(), (Struct) v.value()));
+                    // Keys of the messages topic are strings (the prefix): only struct keys are kept.
+                    out.add(new Change(r.topic(), r.partition(), r.offset(), k.value() instanceof Struct s ? s : null,
+                            (Struct) v.value(), r.value()));
                 }
                 // Topics are fetched in no particular order: once done, read on until a few polls bring nothing.
                 if (batch.isEmpty() && done.test(out) && ++quietAfterDone >= 5) return out;

@@ -10,6 +10,7 @@ import io.pgrepl.client.PgConnection;
 import io.pgrepl.client.Row;
 import io.pgrepl.kafka.connect.ConnectHarness.Change;
 import io.pgrepl.testkit.PgServer;
+import io.pgrepl.testkit.PgVersions;
 import java.math.BigDecimal;
 import java.math.BigInteger;
 import java.nio.ByteBuffer;
@@ -32,7 +33,7 @@ import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestInstance;
 import org.junit.jupiter.params.ParameterizedTest;
-import org.junit.jupiter.params.provider.ValueSource;
+import org.junit.jupiter.params.provider.MethodSource;
 
 /**
  * Real PostgreSQL (18 and 10) to a real in-process Kafka through a real Connect worker: the tables
@@ -127,8 +128,15 @@ class EndToEndTest {
               '1970-01-01 00:00:00.000001', '2000-01-01 00:00:00+00', '12:34:56.000001', '0', NULL, NULL);
             """;
 
+    /** The newest and the oldest major of {@code -Dpg.versions} (18 and 10 by default). */
+    static java.util.stream.Stream<Integer> newestAndOldest() {
+        List<Integer> m = PgVersions.matrix().stream().sorted().toList();
+        int newest = m.get(m.size() - 1);
+        return newest == m.get(0) ? java.util.stream.Stream.of(newest) : java.util.stream.Stream.of(newest, m.get(0));
+    }
+
     @ParameterizedTest(name = "PostgreSQL {0}")
-    @ValueSource(ints = {18, 10})
+    @MethodSource("newestAndOldest")
     void mixedWorkloadRebuildsEveryTableExactly(int major) throws Exception {
         PgServer pg = server(major);
         String p = "e2e" + major;
@@ -176,6 +184,24 @@ class EndToEndTest {
             assertEquals(List.of(3, 4), List.copyOf(trunc.keySet()));
         }
         connect.deleteConnector(p);
+    }
+
+    /** slot.failover on a server older than 17 (the oldest of the matrix): validate() names the setting. */
+    @Test
+    void failoverOnAnOldServerIsRefusedByValidation() {
+        int oldest = newestAndOldest().reduce((a, b) -> b).orElseThrow();
+        org.junit.jupiter.api.Assumptions.assumeTrue(oldest < 17, "the matrix has no server older than 17");
+        Map<String, String> c = connectorConfig(server(oldest), "fo");
+        c.put("publication.autocreate.mode", "all_tables");
+        c.put("slot.failover", "true");
+        var errors = new PgreplSourceConnector().validate(c).configValues().stream()
+                .filter(v -> !v.errorMessages().isEmpty())
+                .collect(java.util.stream.Collectors.toMap(v -> v.name(), v -> v.errorMessages()));
+        assertEquals(java.util.Set.of("slot.failover"), errors.keySet(), errors.toString());
+        assertTrue(errors.get("slot.failover").get(0).contains("17"), errors.toString());
+        c.put("slot.failover", "false");
+        assertTrue(new PgreplSourceConnector().validate(c).configValues().stream()
+                .allMatch(v -> v.errorMessages().isEmpty()), "the same settings without failover are valid");
     }
 
     /**

@@ -1,0 +1,230 @@
+package io.pgrepl.kafka.connect;
+
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import io.pgrepl.kafka.connect.ConnectHarness.Change;
+import io.pgrepl.testkit.PgServer;
+import java.math.BigDecimal;
+import java.nio.ByteBuffer;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.time.LocalDate;
+import java.time.LocalDateTime;
+import java.time.LocalTime;
+import java.time.ZoneOffset;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import org.apache.kafka.connect.data.Schema;
+import org.apache.kafka.connect.data.Struct;
+import org.apache.kafka.connect.util.clusters.EmbeddedConnectCluster;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.TestInstance;
+
+/**
+ * The non-default modes and Debezium's type names, with three connectors on the same tables in
+ * one run: {@code md} (double, base64, connect times, messages topic, no tombstones, a custom
+ * placeholder, a FOR ALL TABLES publication, a failover slot), {@code ms} (string, hex, adaptive)
+ * and {@code mp} (all defaults). Expected values are written out here, not computed by the code
+ * under test.
+ */
+@TestInstance(TestInstance.Lifecycle.PER_CLASS)
+class ModesTest {
+    private static final ObjectMapper JSON = new ObjectMapper();
+    private EmbeddedConnectCluster connect;
+    private PgServer pg;
+
+    @BeforeAll
+    void start() {
+        pg = PgServer.start(PgServer.builder().version(18).build());
+        connect = ConnectHarness.start("modes", 1, Map.of());
+    }
+
+    @AfterAll
+    void stop() {
+        if (connect != null) connect.stop();
+        if (pg != null) pg.close();
+    }
+
+    private Map<String, String> config(String name, Map<String, String> modes) {
+        Map<String, String> c = EndToEndTest.connectorConfig(pg, name);
+        c.put("table.include.list", "public\\.md_.*");
+        c.putAll(modes);
+        return c;
+    }
+
+    private static Struct after(List<Change> all, String topic, int id, String op) {
+        return all.stream().filter(c -> c.topic().equals(topic) && c.value() != null && op.equals(c.op())
+                && c.value().getStruct("after").getInt32("id") == id).findFirst()
+                .orElseThrow(() -> new AssertionError("no " + op + " of " + id + " on " + topic))
+                .value().getStruct("after");
+    }
+
+    private static JsonNode rawAfter(List<Change> all, String topic, int id) throws Exception {
+        for (Change c : all) {
+            if (!c.topic().equals(topic) || c.value() == null || !"c".equals(c.op())) continue;
+            JsonNode after = JSON.readTree(c.rawValue()).get("payload").get("after");
+            if (after.get("id").asInt() == id) return after;
+        }
+        throw new AssertionError("no insert of " + id + " on " + topic);
+    }
+
+    private static byte[] bytes(Object o) {
+        ByteBuffer b = o instanceof byte[] a ? ByteBuffer.wrap(a) : ((ByteBuffer) o).duplicate();
+        byte[] out = new byte[b.remaining()];
+        b.get(out);
+        return out;
+    }
+
+    @Test
+    void modesAndTypeNamesFollowDebezium() throws Exception {
+        EndToEndTest.sql(pg, """
+                CREATE TYPE mood AS ENUM ('sad', 'ok', 'happy');
+                CREATE TABLE md_t (id int PRIMARY KEY, n numeric(10,3), nv numeric, m money, by bytea, d date,
+                  tm3 time(3), tm time, ts3 timestamp(3), ts timestamp, f8 float8, e mood, b1 bit(1), b10 bit(10),
+                  vb varbit(5), x xml, big text, k int);
+                """);
+        Map<String, Map<String, String>> connectors = Map.of(
+                "md", Map.of("decimal.handling.mode", "double", "binary.handling.mode", "base64",
+                        "time.precision.mode", "connect", "messages.topic", "md.messages", "tombstones.on.delete", "false",
+                        "unavailable.value.placeholder", "__gone", "publication.autocreate.mode", "all_tables",
+                        "slot.failover", "true"),
+                "ms", Map.of("decimal.handling.mode", "string", "binary.handling.mode", "hex",
+                        "time.precision.mode", "adaptive"),
+                "mp", Map.of());
+        for (var e : connectors.entrySet()) connect.configureConnector(e.getKey(), config(e.getKey(), e.getValue()));
+        for (String n : connectors.keySet()) {
+            connect.assertions().assertConnectorAndExactlyNumTasksAreRunning(n, 1, n + " did not start");
+            EndToEndTest.awaitSlotActive(pg, n + "_slot");
+        }
+        assertEquals("t", EndToEndTest.query(pg, "SELECT failover FROM pg_replication_slots WHERE slot_name = 'md_slot'")
+                .get(0).get(0), "slot.failover=true created a failover slot");
+        assertEquals("f", EndToEndTest.query(pg, "SELECT failover FROM pg_replication_slots WHERE slot_name = 'mp_slot'")
+                .get(0).get(0));
+        assertEquals("t", EndToEndTest.query(pg, "SELECT puballtables FROM pg_publication WHERE pubname = 'md_pub'")
+                .get(0).get(0), "publication.autocreate.mode=all_tables created a FOR ALL TABLES publication");
+
+        EndToEndTest.sql(pg, "INSERT INTO md_t VALUES (1, '1234.5', '-0.000120', '-1234.56', '\\x00ff10', '2024-03-01',"
+                + " '12:34:56.789', '12:34:56.789012', '2024-03-01 12:34:56.789', '2024-03-01 12:34:56.789012', '-0',"
+                + " 'ok', B'1', B'1000000001', B'101', '<a>1</a>',"
+                + " (SELECT string_agg(md5(x::text), '') FROM generate_series(1, 400) x), 1);"
+                + "INSERT INTO md_t (id) VALUES (2)");
+        EndToEndTest.sql(pg, "UPDATE md_t SET k = 2 WHERE id = 1"); // big stays, TOASTed and unchanged
+        EndToEndTest.sql(pg, "DELETE FROM md_t WHERE id = 2");
+        EndToEndTest.sql(pg, "BEGIN; SELECT pg_logical_emit_message(true, 'pfx', 'in a transaction');"
+                + " INSERT INTO md_t (id) VALUES (3); COMMIT");
+        EndToEndTest.sql(pg, "SELECT pg_logical_emit_message(false, 'pfx', 'on its own')");
+        // An enum created while streaming, in a table only the FOR ALL TABLES publication has.
+        EndToEndTest.sql(pg, "CREATE TYPE late AS ENUM ('z', 'a'); CREATE TABLE md_late (id int PRIMARY KEY, l late);"
+                + " INSERT INTO md_late VALUES (1, 'a')");
+        EndToEndTest.sql(pg, "INSERT INTO md_t (id) VALUES (99)");
+
+        List<Change> all = ConnectHarness.readUntil(connect, "(md|ms|mp)\\.public\\.md_t|md\\.messages|md\\.public\\.md_late",
+                Map.of(), l -> List.of("md", "ms", "mp").stream().allMatch(n -> l.stream().anyMatch(c ->
+                        c.topic().equals(n + ".public.md_t") && c.value() != null && "c".equals(c.op())
+                                && c.value().getStruct("after").getInt32("id") == 99)),
+                Duration.ofSeconds(90));
+
+        // decimal.handling.mode
+        assertEquals(1234.5, after(all, "md.public.md_t", 1, "c").get("n"));
+        assertEquals(-1234.56, after(all, "md.public.md_t", 1, "c").get("m"));
+        assertEquals(-0.00012, after(all, "md.public.md_t", 1, "c").get("nv"));
+        assertEquals("1234.500", after(all, "ms.public.md_t", 1, "c").get("n"));
+        assertEquals("-1234.56", after(all, "ms.public.md_t", 1, "c").get("m"));
+        assertEquals("-0.000120", after(all, "ms.public.md_t", 1, "c").get("nv"));
+        Struct p = after(all, "mp.public.md_t", 1, "c");
+        assertEquals(new BigDecimal("1234.500"), p.get("n"));
+        assertEquals("10", p.schema().field("n").schema().parameters().get("connect.decimal.precision"));
+        // money: Debezium's Decimal with money.fraction.digits=2
+        assertEquals(new BigDecimal("-1234.56"), p.get("m"));
+        assertEquals("org.apache.kafka.connect.data.Decimal", p.schema().field("m").schema().name());
+        assertEquals("2", p.schema().field("m").schema().parameters().get("scale"));
+
+        // binary.handling.mode
+        assertEquals("AP8Q", after(all, "md.public.md_t", 1, "c").get("by"));
+        assertEquals("00ff10", after(all, "ms.public.md_t", 1, "c").get("by"));
+        assertArrayEquals(new byte[] {0, (byte) 0xff, 0x10}, bytes(p.get("by")));
+
+        // time.precision.mode: connect (java.util.Date, millisecond precision)
+        long days = LocalDate.of(2024, 3, 1).toEpochDay();
+        long tm3Millis = LocalTime.of(12, 34, 56, 789_000_000).toNanoOfDay() / 1_000_000;
+        long tsMillis = LocalDateTime.of(2024, 3, 1, 12, 34, 56, 789_000_000).toInstant(ZoneOffset.UTC).toEpochMilli();
+        Struct md = after(all, "md.public.md_t", 1, "c");
+        assertEquals(days * 86_400_000L, ((java.util.Date) md.get("d")).getTime());
+        assertEquals("org.apache.kafka.connect.data.Date", md.schema().field("d").schema().name());
+        assertEquals(tm3Millis, ((java.util.Date) md.get("tm3")).getTime());
+        assertEquals(tm3Millis, ((java.util.Date) md.get("tm")).getTime(), "connect mode truncates to milliseconds");
+        assertEquals(tsMillis, ((java.util.Date) md.get("ts")).getTime());
+        // adaptive: time(3) as Time (ms), time(6) as MicroTime, timestamp(3) as Timestamp, timestamp(6) as MicroTimestamp
+        Struct ms = after(all, "ms.public.md_t", 1, "c");
+        assertEquals("io.debezium.time.Time", ms.schema().field("tm3").schema().name());
+        assertEquals((int) tm3Millis, ms.get("tm3"));
+        assertEquals("io.debezium.time.MicroTime", ms.schema().field("tm").schema().name());
+        assertEquals(tm3Millis * 1000 + 12, ms.get("tm"));
+        assertEquals("io.debezium.time.Timestamp", ms.schema().field("ts3").schema().name());
+        assertEquals(tsMillis, ms.get("ts3"));
+        assertEquals("io.debezium.time.MicroTimestamp", ms.schema().field("ts").schema().name());
+        assertEquals(tsMillis * 1000 + 12, ms.get("ts"));
+        assertEquals("io.debezium.time.Date", ms.schema().field("d").schema().name());
+        assertEquals((int) days, ms.get("d"));
+        // adaptive_time_microseconds (default): time(3) as MicroTime too
+        assertEquals("io.debezium.time.MicroTime", p.schema().field("tm3").schema().name());
+        assertEquals(tm3Millis * 1000, p.get("tm3"));
+
+        // Debezium's names: enums with their labels in order, bits, xml
+        Schema e = p.schema().field("e").schema();
+        assertEquals("io.debezium.data.Enum", e.name());
+        assertEquals("sad,ok,happy", e.parameters().get("allowed"));
+        assertEquals("ok", p.get("e"));
+        Schema late = after(all, "md.public.md_late", 1, "c").schema().field("l").schema();
+        assertEquals("io.debezium.data.Enum", late.name(), "an enum created while streaming");
+        assertEquals("z,a", late.parameters().get("allowed"));
+        assertEquals(Schema.Type.BOOLEAN, p.schema().field("b1").schema().type());
+        assertEquals(true, p.get("b1"));
+        assertEquals("io.debezium.data.Bits", p.schema().field("b10").schema().name());
+        assertEquals("10", p.schema().field("b10").schema().parameters().get("length"));
+        // bit 0 is the last character: 1000000001 -> bits 0 and 9 -> little-endian bytes 01 02
+        assertArrayEquals(new byte[] {0x01, 0x02}, bytes(p.get("b10")));
+        assertArrayEquals(new byte[] {0x05}, bytes(p.get("vb")));
+        assertEquals("io.debezium.data.Xml", p.schema().field("x").schema().name());
+        assertEquals("<a>1</a>", p.get("x"));
+
+        // float8 -0 keeps its sign on the wire (the JSON the worker wrote, read without BigDecimal)
+        JsonNode f8 = rawAfter(all, "mp.public.md_t", 1).get("f8");
+        assertEquals(Double.doubleToRawLongBits(-0.0), Double.doubleToRawLongBits(f8.asDouble()), "f8 is " + f8);
+
+        // unavailable.value.placeholder: the unchanged TOASTed column of the update
+        assertEquals("__gone", after(all, "md.public.md_t", 1, "u").get("big"));
+        assertEquals(EndToEndTest.PLACEHOLDER, after(all, "mp.public.md_t", 1, "u").get("big"));
+
+        // tombstones.on.delete=false: the delete, and no null value after it
+        for (String n : List.of("md", "mp")) {
+            assertTrue(all.stream().anyMatch(c -> c.topic().equals(n + ".public.md_t") && "d".equals(c.op())), n);
+        }
+        assertFalse(all.stream().anyMatch(c -> c.topic().equals("md.public.md_t") && c.value() == null),
+                "md sent a tombstone although tombstones.on.delete=false");
+        assertTrue(all.stream().anyMatch(c -> c.topic().equals("mp.public.md_t") && c.value() == null),
+                "mp (default) sent a tombstone");
+
+        // messages.topic: the transactional and the non-transactional message
+        Map<String, String> messages = new HashMap<>();
+        for (Change c : all) {
+            if (!c.topic().equals("md.messages")) continue;
+            Struct m = c.value().getStruct("message");
+            messages.put(new String(bytes(m.get("content")), StandardCharsets.UTF_8), m.getString("prefix"));
+            assertEquals("m", c.op());
+        }
+        assertEquals(Map.of("in a transaction", "pfx", "on its own", "pfx"), messages);
+        assertNull(all.stream().filter(c -> c.topic().startsWith("ms.") || c.topic().startsWith("mp."))
+                .filter(c -> c.topic().contains("messages")).findFirst().orElse(null));
+        for (String n : connectors.keySet()) connect.deleteConnector(n);
+    }
+}
