@@ -43,6 +43,7 @@ public final class PgreplConnectorConfig extends AbstractConfig {
     public static final String UNAVAILABLE_VALUE_PLACEHOLDER = "unavailable.value.placeholder";
     public static final String TOMBSTONES_ON_DELETE = "tombstones.on.delete";
     public static final String MESSAGES_TOPIC = "messages.topic";
+    public static final String STATUS_UPDATE_INTERVAL_MS = "status.update.interval.ms";
 
     public enum AutocreateMode { ALL_TABLES, FILTERED, DISABLED }
 
@@ -109,7 +110,10 @@ public final class PgreplConnectorConfig extends AbstractConfig {
             .define(TOMBSTONES_ON_DELETE, Type.BOOLEAN, true, Importance.LOW,
                     "Send a tombstone (null value) after each delete, for log compaction.")
             .define(MESSAGES_TOPIC, Type.STRING, "", Importance.LOW,
-                    "Topic for logical decoding messages (pg_logical_emit_message); empty = not requested.");
+                    "Topic for logical decoding messages (pg_logical_emit_message); empty = not requested.")
+            .define(STATUS_UPDATE_INTERVAL_MS, Type.INT, 10_000, ConfigDef.Range.between(1, 3_600_000), Importance.LOW,
+                    "How often the confirmed position is reported to the server (standby status updates); "
+                            + "the server also asks for one when wal_sender_timeout nears.");
 
     public PgreplConnectorConfig(Map<?, ?> props) {
         super(CONFIG_DEF, props, false);
@@ -146,6 +150,7 @@ public final class PgreplConnectorConfig extends AbstractConfig {
     public String unavailablePlaceholder() { return getString(UNAVAILABLE_VALUE_PLACEHOLDER); }
     public boolean tombstonesOnDelete() { return getBoolean(TOMBSTONES_ON_DELETE); }
     public String messagesTopic() { return getString(MESSAGES_TOPIC); }
+    public int statusUpdateIntervalMs() { return getInt(STATUS_UPDATE_INTERVAL_MS); }
 
     public StreamingMode streaming() {
         return StreamingMode.valueOf(getString(STREAMING).toUpperCase(Locale.ROOT));

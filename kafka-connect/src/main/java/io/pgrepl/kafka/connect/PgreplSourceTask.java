@@ -139,6 +139,7 @@ public final class PgreplSourceTask extends SourceTask {
         return LogicalReplicationOptions.builder(config.slotName())
                 .publications(config.publicationName())
                 .streaming(streaming(c.serverMajor()))
+                .statusInterval(Duration.ofMillis(config.statusUpdateIntervalMs()))
                 .messages(!config.messagesTopic().isEmpty() && c.serverMajor() >= 14 ? Boolean.TRUE : null)
                 .build();
     }

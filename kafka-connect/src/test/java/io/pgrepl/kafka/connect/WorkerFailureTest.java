@@ -193,7 +193,9 @@ class WorkerFailureTest {
                     List.of(new ClientQuotaAlteration.Op("producer_byte_rate", 40_000.0))))).all().get(30, TimeUnit.SECONDS);
         }
         EndToEndTest.sql(pg, "CREATE TABLE slow_rows (id int PRIMARY KEY, tx int)");
-        connect.configureConnector(n, EndToEndTest.connectorConfig(pg, n));
+        Map<String, String> cfg = EndToEndTest.connectorConfig(pg, n);
+        cfg.put("status.update.interval.ms", "100"); // the slot's position follows the confirmations closely
+        connect.configureConnector(n, cfg);
         connect.assertions().assertConnectorAndExactlyNumTasksAreRunning(n, 1, "connector did not start");
         EndToEndTest.awaitSlotActive(pg, n + "_slot");
 
