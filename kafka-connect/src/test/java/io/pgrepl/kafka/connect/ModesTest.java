@@ -128,9 +128,12 @@ class ModesTest {
         EndToEndTest.sql(pg, "INSERT INTO md_t (id) VALUES (99)");
 
         List<Change> all = ConnectHarness.readUntil(connect, "(md|ms|mp)\\.public\\.md_t|md\\.messages|md\\.public\\.md_late",
+                // every topic's last record: topics are discovered and fetched in no particular order
                 Map.of(), l -> List.of("md", "ms", "mp").stream().allMatch(n -> l.stream().anyMatch(c ->
                         c.topic().equals(n + ".public.md_t") && c.value() != null && "c".equals(c.op())
-                                && c.value().getStruct("after").getInt32("id") == 99)),
+                                && c.value().getStruct("after").getInt32("id") == 99))
+                        && l.stream().anyMatch(c -> c.topic().equals("md.public.md_late"))
+                        && l.stream().filter(c -> c.topic().equals("md.messages")).count() >= 2,
                 Duration.ofSeconds(90));
 
         // decimal.handling.mode
