@@ -18,6 +18,13 @@ import org.apache.kafka.connect.util.clusters.EmbeddedConnectCluster;
 final class ConnectHarness {
     private ConnectHarness() {}
 
+    /** The newest and the oldest major of {@code -Dpg.versions} (18 and 10 by default). */
+    static java.util.stream.Stream<Integer> newestAndOldest() {
+        List<Integer> m = io.pgrepl.testkit.PgVersions.matrix().stream().sorted().toList();
+        int newest = m.get(m.size() - 1);
+        return newest == m.get(0) ? java.util.stream.Stream.of(newest) : java.util.stream.Stream.of(newest, m.get(0));
+    }
+
     static EmbeddedConnectCluster start(String name, int workers, Map<String, String> extraWorkerProps) {
         Map<String, String> w = new HashMap<>();
         w.put("plugin.discovery", "service_load");

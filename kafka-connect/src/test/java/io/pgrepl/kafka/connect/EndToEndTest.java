@@ -10,7 +10,6 @@ import io.pgrepl.client.PgConnection;
 import io.pgrepl.client.Row;
 import io.pgrepl.kafka.connect.ConnectHarness.Change;
 import io.pgrepl.testkit.PgServer;
-import io.pgrepl.testkit.PgVersions;
 import java.math.BigDecimal;
 import java.math.BigInteger;
 import java.nio.ByteBuffer;
@@ -128,15 +127,8 @@ class EndToEndTest {
               '1970-01-01 00:00:00.000001', '2000-01-01 00:00:00+00', '12:34:56.000001', '0', NULL, NULL);
             """;
 
-    /** The newest and the oldest major of {@code -Dpg.versions} (18 and 10 by default). */
-    static java.util.stream.Stream<Integer> newestAndOldest() {
-        List<Integer> m = PgVersions.matrix().stream().sorted().toList();
-        int newest = m.get(m.size() - 1);
-        return newest == m.get(0) ? java.util.stream.Stream.of(newest) : java.util.stream.Stream.of(newest, m.get(0));
-    }
-
     @ParameterizedTest(name = "PostgreSQL {0}")
-    @MethodSource("newestAndOldest")
+    @MethodSource("io.pgrepl.kafka.connect.ConnectHarness#newestAndOldest")
     void mixedWorkloadRebuildsEveryTableExactly(int major) throws Exception {
         PgServer pg = server(major);
         String p = "e2e" + major;
@@ -189,7 +181,7 @@ class EndToEndTest {
     /** slot.failover on a server older than 17 (the oldest of the matrix): validate() names the setting. */
     @Test
     void failoverOnAnOldServerIsRefusedByValidation() {
-        int oldest = newestAndOldest().reduce((a, b) -> b).orElseThrow();
+        int oldest = ConnectHarness.newestAndOldest().reduce((a, b) -> b).orElseThrow();
         org.junit.jupiter.api.Assumptions.assumeTrue(oldest < 17, "the matrix has no server older than 17");
         Map<String, String> c = connectorConfig(server(oldest), "fo");
         c.put("publication.autocreate.mode", "all_tables");
