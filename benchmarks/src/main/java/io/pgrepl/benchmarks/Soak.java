@@ -22,7 +22,8 @@ import java.util.concurrent.TimeUnit;
  * Soak: streams {@code --changes} row changes (inserts, counter updates, deletes) from a real
  * server through a {@link FaultProxy} with {@link ReconnectingLogicalStream}, striking with a
  * fault every {@code --fault-every} seconds in turn: walsender terminated, stall, cut inside a
- * CopyData frame, cut now, half-open, cut inside the SCRAM exchange. Prints the heap after a full
+ * CopyData frame, cut now, half-open, cut inside the SCRAM exchange (a fault waits until the
+ * stream has applied what was written before the previous one). Prints the heap after a full
  * GC over time and, at the end, the exact comparison of what the application applied
  * (de-duplicated by commit LSN) with the server's tables.
  *
