@@ -22,7 +22,8 @@ import java.util.concurrent.TimeUnit;
  * Soak: streams {@code --changes} row changes (inserts, counter updates, deletes) from a real
  * server through a {@link FaultProxy} with {@link ReconnectingLogicalStream}, striking with a
  * fault every {@code --fault-every} seconds in turn: walsender terminated, stall, cut inside a
- * CopyData frame, cut now, half-open, cut inside the SCRAM exchange. Prints the heap after a full
+ * CopyData frame, cut now, half-open, cut inside the SCRAM exchange (a fault waits until the
+ * stream has applied what was written before the previous one). Prints the heap after a full
  * GC over time and, at the end, the exact comparison of what the application applied
  * (de-duplicated by commit LSN) with the server's tables.
  *
@@ -102,6 +103,7 @@ public final class Soak {
         long nextFault = start + TimeUnit.SECONDS.toNanos(faultEvery);
         long nextSample = start;
         int fault = 0;
+        long writtenAtFault = 0;
         System.out.printf("soak: %,d changes, a fault every %d s, PostgreSQL %s%n", target, faultEvery, server.version());
         while (!(writer.done && state.markerSeen)) {
             if (writer.failure != null) throw new IllegalStateException("writer failed", writer.failure);
@@ -112,15 +114,20 @@ public final class Soak {
             if (now >= nextSample) {
                 System.gc();
                 long used = ManagementFactory.getMemoryMXBean().getHeapMemoryUsage().getUsed();
-                String line = String.format("t=%4ds applied=%,11d written=%,11d heapAfterGC=%5.1f MB reconnects=%d",
+                String line = String.format("t=%4ds applied=%,11d written=%,11d heapAfterGC=%5.1f MB reconnects=%d slot %s",
                         (now - start) / 1_000_000_000L, state.changesApplied, writer.changes.get(), used / 1048576.0,
-                        stream.reconnects());
+                        stream.reconnects(), slotState(admin));
                 heap.add(line);
                 System.out.println(line);
                 nextSample = now + TimeUnit.SECONDS.toNanos(sampleEvery);
             }
-            if (now >= nextFault && !writer.done) {
+            // The next fault waits until the stream has recovered from the last one and applied
+            // everything written before it: on a loaded machine a reconnect's catch-up (the
+            // walsender decodes again from the slot's restart_lsn) can outlast the interval, and
+            // striking again before it ends would measure the machine, not the client.
+            if (now >= nextFault && !writer.done && state.changesApplied >= writtenAtFault) {
                 int k = fault++ % kinds.length;
+                writtenAtFault = writer.changes.get();
                 strike(k, proxy, admin);
                 struck[k]++;
                 nextFault = now + TimeUnit.SECONDS.toNanos(faultEvery);
@@ -142,6 +149,19 @@ public final class Soak {
         System.out.println(f);
         System.out.println(ok ? "RESULT: exact" : "RESULT: MISMATCH");
         return ok;
+    }
+
+    /**
+     * The slot's restart_lsn and confirmed_flush_lsn, its wal_status and the oldest WAL segment
+     * still on disk: what to look at if the server ever reports a removed segment.
+     */
+    private static String slotState(PgConnection admin) throws Exception {
+        Row r = admin.query("SELECT restart_lsn, confirmed_flush_lsn, wal_status,"
+                        + " (SELECT min(name) FROM pg_ls_waldir() WHERE name ~ '^[0-9A-F]{24}$'), pg_current_wal_lsn()"
+                        + " FROM pg_replication_slots WHERE slot_name = 'soak'")
+                .toCompletableFuture().get(30, TimeUnit.SECONDS).singleRow();
+        return "restart=" + r.get(0) + " confirmed=" + r.get(1) + " " + r.get(2) + " oldestSegment=" + r.get(3)
+                + " current=" + r.get(4);
     }
 
     private static void strike(int kind, FaultProxy proxy, PgConnection admin) throws Exception {

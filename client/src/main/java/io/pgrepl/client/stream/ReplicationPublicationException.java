@@ -3,11 +3,13 @@ package io.pgrepl.client.stream;
 import io.pgrepl.client.PgException;
 
 /**
- * A publication named in publication_names does not exist (42704). Never transient: a new
+ * A publication named in publication_names does not exist. Never transient: a new
  * connection decodes the same WAL with the same catalog. On PostgreSQL 10-17 the walsender
- * raises it while decoding (after copy mode began); PostgreSQL 18 only logs a WARNING and
- * streams on without the missing publication, so {@link ReconnectingLogicalStream} checks every
- * publication on each connection before START_REPLICATION (beforeCopy is then true).
+ * raises it (42704) while decoding, after copy mode began; PostgreSQL 18 only sends a WARNING
+ * (55000, "skipped loading publication") and streams on without the missing publication, which
+ * {@link ReconnectingLogicalStream} turns into this error (sqlState 55000, beforeCopy false).
+ * {@link ReconnectingLogicalStream} also checks every publication on each connection before
+ * START_REPLICATION (42704, beforeCopy true).
  */
 public final class ReplicationPublicationException extends ReplicationServerErrorException {
     private static final long serialVersionUID = 1L;

@@ -7,12 +7,16 @@ import io.pgrepl.client.reactive.FlowOptions;
 import io.pgrepl.client.reactive.ReactiveReplication;
 import io.pgrepl.client.reactive.ReplicationPublisher;
 import io.pgrepl.codec.pgoutput.record.Insert;
+import io.pgrepl.it.fault.FaultMajors;
 import io.pgrepl.testkit.PgServer;
-import io.pgrepl.testkit.junit.PgMatrixTest;
-import io.pgrepl.testkit.junit.PgServerConfig;
 
 import java.time.Duration;
+import java.util.Map;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.stream.Stream;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.MethodSource;
 
 import static io.pgrepl.it.faces.FacesSupport.await;
 import static io.pgrepl.it.faces.FacesSupport.connect;
@@ -25,10 +29,12 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 /**
  * A subscriber that takes 10 s per event, with wal_sender_timeout = 2 s: demand pauses socket
  * reading, keepalives are still answered, so the walsender never times out, and the queue stays
- * at the high watermark plus one socket read (64 KiB).
+ * at the high watermark plus one socket read (64 KiB). Flow control and keepalives are the same on
+ * every major, so newest and oldest: the whole matrix spent 20 s of sleeping per major for no new
+ * evidence.
  */
-@PgServerConfig(settings = {"wal_sender_timeout=2s"})
 class SlowConsumerTest {
+    private static final FaultMajors MAJORS = new FaultMajors(Map.of("wal_sender_timeout", "2s"));
     private static final int ROWS = 20_000;
     /**
      * Pausing happens inline on the event loop, so Netty stops its read loop after the current
@@ -38,8 +44,19 @@ class SlowConsumerTest {
     private static final int READ_SLACK = 100;
     private static final int HIGH = 8;
 
-    @PgMatrixTest
-    void slowSubscriberPausesTheSocketNotTheKeepalives(PgServer s) throws Exception {
+    static Stream<Integer> majors() {
+        return FaultMajors.newestAndOldest();
+    }
+
+    @AfterAll
+    static void stopServers() {
+        MAJORS.close();
+    }
+
+    @ParameterizedTest(name = "PG {0}")
+    @MethodSource("majors")
+    void slowSubscriberPausesTheSocketNotTheKeepalives(int major) throws Exception {
+        PgServer s = MAJORS.server(major);
         FacesSupport.setup(s, "fslow");
         // ~1 KiB per row: one socket read can hold only a few dozen messages
         s.sql("postgres", "INSERT INTO fslow SELECT g, repeat('x', 1000) FROM generate_series(1, " + ROWS + ") g");

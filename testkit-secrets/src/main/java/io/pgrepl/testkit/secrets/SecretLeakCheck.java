@@ -3,7 +3,6 @@ package io.pgrepl.testkit.secrets;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import io.pgrepl.testkit.PgServerSpec;
 import java.util.ArrayList;
 import java.util.List;
 import org.junit.jupiter.api.MethodOrderer;
@@ -31,8 +30,7 @@ public abstract class SecretLeakCheck {
     public void theWatchSeesAPasswordLoggedThroughSlf4j() {
         assertTrue(SecretLeakWatch.installed(), "the watch is registered for this module");
         List<String> before = SecretLeakWatch.leaks();
-        LoggerFactory.getLogger(getClass()).warn("self-test of the leak watch: {}",
-                PgServerSpec.REPLICATION_PASSWORD);
+        LoggerFactory.getLogger(getClass()).warn("self-test of the leak watch: {}", TestSecrets.SELF_TEST);
         List<String> found = new ArrayList<>(SecretLeakWatch.leaks());
         found.removeAll(before);
         assertEquals(1, found.size(), "the logged password was seen: " + found);
