@@ -76,7 +76,7 @@ final class SnapshotSource implements SnapshotHandler {
                 first = false;
                 json.str(row.column(i).name()).raw(':');
                 if (k == ColumnKind.NULL) json.ascii("null");
-                else ValueJson.write(json, row.column(i).typeOid(), k == ColumnKind.BINARY, row.bytes(i));
+                else ValueJson.write(json, row.column(i).typeOid(), k == ColumnKind.BINARY, row.buffer(), row.valueIndex(i), row.valueLength(i));
             }
             json.ascii("}}\n");
         }
