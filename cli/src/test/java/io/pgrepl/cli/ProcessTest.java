@@ -103,8 +103,8 @@ class ProcessTest {
         server.sql("postgres", "CREATE TABLE ps2 (id int PRIMARY KEY, t text); CREATE PUBLICATION ps2_pub FOR TABLE ps2");
         server.sql("postgres", "SELECT pg_create_logical_replication_slot('ps2', 'pgoutput')");
         String created = query(server, "SELECT confirmed_flush_lsn FROM pg_replication_slots WHERE slot_name = 'ps2'");
-        // One transaction of ~3 MB of lines: far more than a pipe holds, so its writing cannot finish
-        server.sql("postgres", "INSERT INTO ps2 SELECT g, repeat('x', 100) FROM generate_series(1, 20000) g");
+        // One transaction of ~1 MB of lines: far more than a pipe holds, so its writing cannot finish
+        server.sql("postgres", "INSERT INTO ps2 SELECT g, repeat('x', 100) FROM generate_series(1, 5000) g");
         Process p = cli("stream", Cli.url(server), "-S", "ps2", "-P", "ps2_pub").start();
         Lines errLines = collect(p.getErrorStream());
         // Read the start of the output, then nobody reads stdout: the clean stop cannot finish the transaction.
