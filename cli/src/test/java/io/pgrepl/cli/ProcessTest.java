@@ -106,6 +106,14 @@ class ProcessTest {
         // One transaction of ~1 MB of lines: far more than a pipe holds, so its writing cannot finish
         server.sql("postgres", "INSERT INTO ps2 SELECT g, repeat('x', 100) FROM generate_series(1, 5000) g");
         Process p = cli("stream", Cli.url(server), "-S", "ps2", "-P", "ps2_pub").start();
+        try {
+            stalledThenSecondSignal(p, created);
+        } finally {
+            p.destroyForcibly(); // a failed run leaves no process behind
+        }
+    }
+
+    private static void stalledThenSecondSignal(Process p, String created) throws Exception {
         Lines errLines = collect(p.getErrorStream());
         // Read the start of the output, then nobody reads stdout: the clean stop cannot finish the transaction.
         byte[] start = p.getInputStream().readNBytes(1000);
