@@ -1,5 +1,7 @@
 package io.pgrepl.cli;
 
+import io.netty.buffer.ByteBuf;
+import io.netty.buffer.Unpooled;
 import io.pgrepl.client.tx.NonTransactionalMessage;
 import io.pgrepl.client.tx.Transaction;
 import io.pgrepl.client.tx.TwoPhaseOutcome;
@@ -38,6 +40,12 @@ import java.util.function.IntFunction;
 final class TxJson {
     private final boolean binary;
     private final JsonBytes o = new JsonBytes();
+    /**
+     * A record's value, for {@link ValueJson} (which reads a ByteBuf in place): one small copy into
+     * this reusable buffer costs less than wrapping each value in a new ByteBuf, whose garbage
+     * showed as 50% more young collections in the drain harness.
+     */
+    private ByteBuf value = Unpooled.buffer(256);
     /** Type names from Type messages (user-defined types); built-in ones come from {@link TypeNames}. */
     private final Map<Integer, String> typeNames = new HashMap<>();
     /** Per relation OID: the Relation it was rendered from and its {@code "schema"...column_types} bytes. */
@@ -243,7 +251,8 @@ final class TxJson {
             if (keys != null && c.name().equals(columns.get(i).name())) o.raw(keys[i]);
             else o.str(c.name()).raw(':');
             if (c.kind() == ColumnKind.NULL) o.ascii("null");
-            else ValueJson.write(o, c.typeOid(), c.kind() == ColumnKind.BINARY, c.bytes());
+            else ValueJson.write(o, c.typeOid(), c.kind() == ColumnKind.BINARY, value.clear().writeBytes(c.bytes()), 0, c.bytes().length);
+            if (value.capacity() > 1 << 20) value = Unpooled.buffer(256); // one huge value grew it
         }
         o.raw('}');
     }

@@ -25,14 +25,9 @@ import java.util.List;
 final class ValueJson {
     private ValueJson() {}
 
-    /** A value held in an array of its own (a record's copy). */
-    static void write(JsonBytes o, int typeOid, boolean binary, byte[] b) {
-        write(o, typeOid, binary, Unpooled.wrappedBuffer(b), 0, b.length);
-    }
-
     /**
      * A value read in place: {@code n} bytes of {@code b} from {@code at} (a snapshot row's view of
-     * its COPY frame, or a wrapped array); copied only into the output.
+     * its COPY frame, or {@link TxJson}'s reusable buffer); copied only into the output.
      */
     static void write(JsonBytes o, int typeOid, boolean binary, ByteBuf b, int at, int n) {
         if (!binary) {

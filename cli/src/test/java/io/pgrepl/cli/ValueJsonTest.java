@@ -16,7 +16,8 @@ import org.junit.jupiter.api.Test;
 class ValueJsonTest {
     private static String text(int oid, String pgText) {
         JsonBytes o = new JsonBytes();
-        ValueJson.write(o, oid, false, pgText.getBytes(StandardCharsets.UTF_8));
+        byte[] b = pgText.getBytes(StandardCharsets.UTF_8);
+        ValueJson.write(o, oid, false, Unpooled.wrappedBuffer(b), 0, b.length);
         return o.toString();
     }
 
