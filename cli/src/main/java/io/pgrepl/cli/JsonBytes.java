@@ -1,5 +1,8 @@
 package io.pgrepl.cli;
 
+import io.netty.buffer.ByteBuf;
+import io.netty.buffer.Unpooled;
+import io.netty.util.ByteProcessor;
 import io.pgrepl.codec.Lsn;
 import java.io.IOException;
 import java.io.OutputStream;
@@ -127,22 +130,54 @@ final class JsonBytes {
 
     /** A JSON string from UTF-8 bytes (the server's text), escaped in place. */
     JsonBytes utf8(byte[] b, int off, int n) {
+        return utf8(Unpooled.wrappedBuffer(b), off, n);
+    }
+
+    /**
+     * A JSON string from {@code n} UTF-8 bytes of {@code b} from {@code at}, read in place: runs
+     * that need no escaping (nearly all text) are found by one scan and copied in bulk.
+     */
+    JsonBytes utf8(ByteBuf b, int at, int n) {
         ensure(n + 2);
         buf[len++] = '"';
-        for (int i = off, end = off + n; i < end; i++) {
-            byte c = b[i];
+        int end = at + n;
+        for (int i = at; i < end; ) {
+            int stop = b.forEachByte(i, end - i, NEEDS_NO_ESCAPE);
+            int plain = (stop < 0 ? end : stop) - i;
+            if (plain > 0) {
+                raw(b, i, plain);
+                i += plain;
+            }
+            if (stop < 0) break;
+            byte c = b.getByte(i);
             if (c >= 0) {
                 escapeAscii(c);
-            } else if (c == (byte) 0xe2 && i + 2 < end && b[i + 1] == (byte) 0x80 && (b[i + 2] == (byte) 0xa8 || b[i + 2] == (byte) 0xa9)) {
-                unicodeEscape(b[i + 2] == (byte) 0xa8 ? '\u2028' : '\u2029');
-                i += 2;
+                i++;
+            } else if (i + 2 < end && b.getByte(i + 1) == (byte) 0x80 && (b.getByte(i + 2) == (byte) 0xa8 || b.getByte(i + 2) == (byte) 0xa9)) {
+                unicodeEscape(b.getByte(i + 2) == (byte) 0xa8 ? '\u2028' : '\u2029'); // breaks JavaScript
+                i += 3;
             } else {
-                ensure(1);
-                buf[len++] = c;
+                raw(c); // 0xe2 starting another character
+                i++;
             }
         }
         ensure(1);
         buf[len++] = '"';
+        return this;
+    }
+
+    /**
+     * Bytes copied as they are: printable ASCII but the quote, the backslash and DEL, and UTF-8
+     * sequence bytes except 0xe2 (which starts U+2028 and U+2029).
+     */
+    private static final ByteProcessor NEEDS_NO_ESCAPE =
+            c -> c >= 0x20 ? c != '"' && c != '\\' && c != 0x7f : c < 0 && c != (byte) 0xe2;
+
+    /** {@code n} bytes of {@code b} from {@code at}, as they are. */
+    JsonBytes raw(ByteBuf b, int at, int n) {
+        ensure(n);
+        b.getBytes(at, buf, len, n);
+        len += n;
         return this;
     }
 

@@ -17,6 +17,11 @@ public final class Main {
         String summary();
 
         Opts.Help help();
+
+        /** Sub-commands and their options (the slot command's create, drop, list); empty: none. */
+        default java.util.Map<String, java.util.List<Opts.Spec>> subcommands() {
+            return java.util.Map.of();
+        }
     }
 
     /** True in the real process (set by {@link #main}): only then may a command take over SIGINT/SIGTERM. */
@@ -29,6 +34,7 @@ public final class Main {
         m.put("identify", new IdentifyCommand());
         m.put("slot", new SlotCommand());
         m.put("stream", new StreamCommand());
+        m.put("completion", new CompletionCommand(m));
         return m;
     }
 

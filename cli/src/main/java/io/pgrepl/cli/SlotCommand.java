@@ -44,6 +44,15 @@ final class SlotCommand implements Main.Command {
     }
 
     @Override
+    public java.util.Map<String, List<Opts.Spec>> subcommands() {
+        java.util.Map<String, List<Opts.Spec>> m = new java.util.LinkedHashMap<>();
+        m.put("create", CREATE);
+        m.put("drop", DROP);
+        m.put("list", List.of());
+        return m;
+    }
+
+    @Override
     public Opts.Help help() {
         return new Opts.Help(USAGE,
                 "Creates or drops a replication slot, or lists slots with what operators check: active pid, lag in\n"

@@ -36,8 +36,10 @@ final class SnapshotSource implements SnapshotHandler {
     private final boolean protocol;
     /** --format json: the read lines. */
     private final JsonBytes json = new JsonBytes();
-    /** Per relation (the library keeps one per table): its rendered {@code "schema"...key_columns} part. */
-    private final Map<RelationInfo, byte[]> heads = new IdentityHashMap<>();
+    /** Per relation (the library keeps one per table): its rendered {@code "schema"...key_columns} part and column keys. */
+    private final Map<RelationInfo, Head> heads = new IdentityHashMap<>();
+
+    private record Head(byte[] head, byte[][] keys) {}
     /** --format protocol: the read lines. */
     private final StringBuilder text = new StringBuilder(CHUNK + 1024);
     private final ChangeJson changeJson = new ChangeJson(text);
@@ -67,16 +69,17 @@ final class SnapshotSource implements SnapshotHandler {
         if (protocol) {
             changeJson.read(row, consistentPoint);
         } else {
-            json.ascii("{\"type\":\"read\",\"lsn\":").lsn(consistentPoint).raw(head(row.relation())).ascii(",\"new\":{");
+            Head h = head(row.relation());
+            json.ascii("{\"type\":\"read\",\"lsn\":").lsn(consistentPoint).raw(h.head).ascii(",\"new\":{");
             boolean first = true;
             for (int i = 0; i < row.columnCount(); i++) {
                 ColumnKind k = row.kind(i);
                 if (!k.hasValue() && k != ColumnKind.NULL) continue; // COPY sends whole rows: never happens
                 if (!first) json.raw(',');
                 first = false;
-                json.str(row.column(i).name()).raw(':');
+                json.raw(h.keys[i]);
                 if (k == ColumnKind.NULL) json.ascii("null");
-                else ValueJson.write(json, row.column(i).typeOid(), k == ColumnKind.BINARY, row.bytes(i));
+                else ValueJson.write(json, row.column(i).typeOid(), k == ColumnKind.BINARY, row.buffer(), row.valueIndex(i), row.valueLength(i));
             }
             json.ascii("}}\n");
         }
@@ -84,13 +87,13 @@ final class SnapshotSource implements SnapshotHandler {
         if ((protocol ? text.length() : json.length()) >= CHUNK) handOver(false);
     }
 
-    private byte[] head(RelationInfo r) {
-        byte[] h = heads.get(r);
+    private Head head(RelationInfo r) {
+        Head h = heads.get(r);
         if (h == null) {
             JsonBytes b = new JsonBytes();
             // Built-in type names; a user-defined type is named oid:N here (the stream names it from its Type message).
             TxJson.relationHead(b, r.schema(), r.name(), r.columns(), TypeNames::name);
-            h = b.take();
+            h = new Head(b.take(), TxJson.keys(r.columns()));
             heads.put(r, h);
         }
         return h;

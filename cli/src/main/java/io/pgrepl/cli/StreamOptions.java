@@ -48,7 +48,9 @@ final class StreamOptions {
             "pgrepl stream [URL] --slot S --publication P[,P2] [options]",
             "Streams a logical replication slot (pgoutput) as JSON lines. A transaction is acknowledged to the\n"
                     + "server only after its lines were written (and, with --file, fsynced). SIGINT/SIGTERM: finish the\n"
-                    + "current transaction, acknowledge it, stop cleanly, exit 0; a second signal exits at once.\n"
+                    + "current transaction, acknowledge it, stop cleanly, exit 0. A second signal while that stop waits\n"
+                    + "(e.g. for a stdout reader) exits at once, 130 (SIGINT) or 143 (SIGTERM), confirming nothing more:\n"
+                    + "the next run prints again what followed the last confirmed commit.\n"
                     + "\n"
                     + "--snapshot (with --create-slot, on a slot that does not exist yet) first copies the published tables\n"
                     + "as of the slot's creation, then streams every later change; the lsn of all three line types is the\n"

@@ -42,7 +42,12 @@ import java.util.function.LongConsumer;
  */
 final class StreamRun {
     private static final int HIGH_ITEMS = 1024;
-    private static final long HIGH_BYTES = 16L << 20;
+    /**
+     * Queued for printing beyond this pauses reading. Small on purpose: what waits here is live heap,
+     * and a queue deep enough to reach the old generation costs full collections under the launcher's
+     * small heap; the walsender, not the queue, bounds throughput.
+     */
+    private static final long HIGH_BYTES = 4L << 20;
     private static final Object END = new Object();
     private static final Object WAKE = new Object();
 

@@ -25,48 +25,51 @@ import java.util.List;
 final class ValueJson {
     private ValueJson() {}
 
-    static void write(JsonBytes o, int typeOid, boolean binary, byte[] b) {
+    /**
+     * A value read in place: {@code n} bytes of {@code b} from {@code at} (a snapshot row's view of
+     * its COPY frame, or {@link TxJson}'s reusable buffer); copied only into the output.
+     */
+    static void write(JsonBytes o, int typeOid, boolean binary, ByteBuf b, int at, int n) {
         if (!binary) {
             switch (typeOid) {
                 case PgType.INT2, PgType.INT4, PgType.INT8, PgType.OID, PgType.XID,
                         PgType.FLOAT4, PgType.FLOAT8, PgType.NUMERIC -> {
-                    if (isJsonNumber(b)) o.raw(b);
-                    else o.utf8(b, 0, b.length); // NaN, Infinity, -Infinity
+                    if (isJsonNumber(b, at, n)) o.raw(b, at, n);
+                    else o.utf8(b, at, n); // NaN, Infinity, -Infinity
                     return;
                 }
                 case PgType.BOOL -> {
-                    o.ascii(b.length == 1 && b[0] == 't' ? "true" : "false");
+                    o.ascii(n == 1 && b.getByte(at) == 't' ? "true" : "false");
                     return;
                 }
                 case PgType.JSON, PgType.JSONB -> {
-                    embedJson(o, b, 0, b.length);
+                    embedJson(o, b, at, n);
                     return;
                 }
                 case PgType.TEXT, PgType.VARCHAR, PgType.BPCHAR, PgType.NAME, PgType.DATE, PgType.TIME,
                         PgType.TIMETZ, PgType.UUID, PgType.INTERVAL -> {
-                    o.utf8(b, 0, b.length);
+                    o.utf8(b, at, n);
                     return;
                 }
                 case PgType.TIMESTAMPTZ -> {
-                    if (utcTimestamp(o, b)) return;
+                    if (utcTimestamp(o, b, at, n)) return;
                 }
                 default -> {
                     if (typeOid != PgType.BYTEA && typeOid != PgType.TIMESTAMP && typeOid != PgType.TIMESTAMPTZ
                             && PgType.elementOf(typeOid) == 0) {
-                        o.utf8(b, 0, b.length); // a type this program does not know: its text
+                        o.utf8(b, at, n); // a type this program does not know: its text
                         return;
                     }
                 }
             }
-        } else if (typeOid == PgType.JSONB && b.length > 0 && b[0] == 1) {
-            embedJson(o, b, 1, b.length - 1);
+        } else if (typeOid == PgType.JSONB && n > 0 && b.getByte(at) == 1) {
+            embedJson(o, b, at + 1, n - 1);
             return;
         } else if (typeOid == PgType.JSON) {
-            embedJson(o, b, 0, b.length);
+            embedJson(o, b, at, n);
             return;
         }
-        ByteBuf buf = Unpooled.wrappedBuffer(b);
-        Object v = PgValues.decode(typeOid, binary, buf, 0, b.length);
+        Object v = PgValues.decode(typeOid, binary, b, at, n);
         object(o, v, PgType.elementOf(typeOid) != 0 ? PgType.elementOf(typeOid) : typeOid, binary);
     }
 
@@ -88,7 +91,7 @@ final class ValueJson {
         } else if (v instanceof String s) {
             if (oid == PgType.JSON || oid == PgType.JSONB) {
                 byte[] b = s.getBytes(java.nio.charset.StandardCharsets.UTF_8);
-                embedJson(o, b, 0, b.length);
+                embedJson(o, Unpooled.wrappedBuffer(b), 0, b.length);
             } else {
                 o.str(s);
             }
@@ -123,15 +126,14 @@ final class ValueJson {
      * json/jsonb text as is: it is valid JSON from the server. Raw line breaks (legal JSON
      * whitespace, kept by the json type) become spaces so that one change stays one line.
      */
-    private static void embedJson(JsonBytes o, byte[] b, int off, int n) {
+    private static void embedJson(JsonBytes o, ByteBuf b, int off, int n) {
         int start = o.length();
         o.raw(b, off, n);
-        for (int i = off; i < off + n; i++) {
-            if (b[i] == '\n' || b[i] == '\r') {
-                o.truncate(start);
-                for (int j = off; j < off + n; j++) o.raw(b[j] == '\n' || b[j] == '\r' ? (byte) ' ' : b[j]);
-                return;
-            }
+        if (b.indexOf(off, off + n, (byte) '\n') < 0 && b.indexOf(off, off + n, (byte) '\r') < 0) return;
+        o.truncate(start);
+        for (int j = off; j < off + n; j++) {
+            byte c = b.getByte(j);
+            o.raw(c == '\n' || c == '\r' ? (byte) ' ' : c);
         }
     }
 
@@ -140,21 +142,22 @@ final class ValueJson {
      * {@code "YYYY-MM-DDTHH:MM:SS[.fff]Z"}, the fraction padded to 3, 6 or 9 digits as
      * {@link Instant#toString()} (and so {@code commit_time}) prints it. False for anything else.
      */
-    static boolean utcTimestamp(JsonBytes o, byte[] b) {
-        int n = b.length;
-        if (n < 22 || b[n - 3] != '+' || b[n - 2] != '0' || b[n - 1] != '0' || b[10] != ' ' || b[4] != '-'
-                || b[7] != '-' || b[13] != ':' || b[16] != ':') {
+    static boolean utcTimestamp(JsonBytes o, ByteBuf b, int at, int n) {
+        if (n < 22 || b.getByte(at + n - 3) != '+' || b.getByte(at + n - 2) != '0' || b.getByte(at + n - 1) != '0'
+                || b.getByte(at + 10) != ' ' || b.getByte(at + 4) != '-' || b.getByte(at + 7) != '-'
+                || b.getByte(at + 13) != ':' || b.getByte(at + 16) != ':') {
             return false;
         }
         int fraction = n - 3 - 19; // ".ffffff" or nothing
-        if (fraction != 0 && (fraction < 2 || b[19] != '.')) return false;
+        if (fraction != 0 && (fraction < 2 || b.getByte(at + 19) != '.')) return false;
         for (int i = 0; i < 19; i++) {
-            if (i != 4 && i != 7 && i != 10 && i != 13 && i != 16 && (b[i] < '0' || b[i] > '9')) return false;
+            byte c = b.getByte(at + i);
+            if (i != 4 && i != 7 && i != 10 && i != 13 && i != 16 && (c < '0' || c > '9')) return false;
         }
-        o.raw('"').raw(b, 0, 10).raw('T').raw(b, 11, 8);
+        o.raw('"').raw(b, at, 10).raw('T').raw(b, at + 11, 8);
         if (fraction > 0) {
             int digits = fraction - 1;
-            o.raw(b, 19, fraction);
+            o.raw(b, at + 19, fraction);
             for (int pad = (3 - digits % 3) % 3; pad > 0; pad--) o.raw('0');
         }
         o.raw('Z').raw('"');
@@ -162,31 +165,36 @@ final class ValueJson {
     }
 
     /** RFC 8259 number grammar: what integer, float and numeric text is, except NaN and infinities. */
-    static boolean isJsonNumber(byte[] b) {
-        int i = 0;
-        int n = b.length;
-        if (i < n && b[i] == '-') i++;
+    static boolean isJsonNumber(ByteBuf b, int at, int len) {
+        int i = at;
+        int n = at + len;
+        if (i < n && b.getByte(i) == '-') i++;
         if (i >= n) return false;
-        if (b[i] == '0') {
+        byte c = b.getByte(i);
+        if (c == '0') {
             i++;
-        } else if (b[i] >= '1' && b[i] <= '9') {
-            while (i < n && b[i] >= '0' && b[i] <= '9') i++;
+        } else if (c >= '1' && c <= '9') {
+            while (i < n && digit(b.getByte(i))) i++;
         } else {
             return false;
         }
-        if (i < n && b[i] == '.') {
+        if (i < n && b.getByte(i) == '.') {
             int s = ++i;
-            while (i < n && b[i] >= '0' && b[i] <= '9') i++;
+            while (i < n && digit(b.getByte(i))) i++;
             if (i == s) return false;
         }
-        if (i < n && (b[i] == 'e' || b[i] == 'E')) {
+        if (i < n && (b.getByte(i) == 'e' || b.getByte(i) == 'E')) {
             i++;
-            if (i < n && (b[i] == '+' || b[i] == '-')) i++;
+            if (i < n && (b.getByte(i) == '+' || b.getByte(i) == '-')) i++;
             int s = i;
-            while (i < n && b[i] >= '0' && b[i] <= '9') i++;
+            while (i < n && digit(b.getByte(i))) i++;
             if (i == s) return false;
         }
         return i == n;
+    }
+
+    private static boolean digit(byte c) {
+        return c >= '0' && c <= '9';
     }
 
     /** An interval as PostgreSQL's default IntervalStyle (postgres) prints it. */

@@ -99,6 +99,47 @@ class ProcessTest {
     }
 
     @Test
+    void aSecondSignalDuringAStalledCleanStopExitsAtOnce() throws Exception {
+        server.sql("postgres", "CREATE TABLE ps2 (id int PRIMARY KEY, t text); CREATE PUBLICATION ps2_pub FOR TABLE ps2");
+        server.sql("postgres", "SELECT pg_create_logical_replication_slot('ps2', 'pgoutput')");
+        String created = query(server, "SELECT confirmed_flush_lsn FROM pg_replication_slots WHERE slot_name = 'ps2'");
+        // One transaction of ~1 MB of lines: far more than a pipe holds, so its writing cannot finish
+        server.sql("postgres", "INSERT INTO ps2 SELECT g, repeat('x', 100) FROM generate_series(1, 5000) g");
+        Process p = cli("stream", Cli.url(server), "-S", "ps2", "-P", "ps2_pub").start();
+        try {
+            stalledThenSecondSignal(p, created);
+        } finally {
+            p.destroyForcibly(); // a failed run leaves no process behind
+        }
+    }
+
+    private static void stalledThenSecondSignal(Process p, String created) throws Exception {
+        Lines errLines = collect(p.getErrorStream());
+        // Read the start of the output, then nobody reads stdout: the clean stop cannot finish the transaction.
+        byte[] start = p.getInputStream().readNBytes(1000);
+        assertTrue(new String(start, StandardCharsets.UTF_8).startsWith("{\"type\":\"begin\""), new String(start, StandardCharsets.UTF_8));
+        signal(p, "INT");
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
+        while (errLines.lines().stream().noneMatch(l -> l.contains("pgrepl: stopping (signal INT); again to exit at once"))) {
+            assertTrue(p.isAlive() && System.nanoTime() < deadline, "first signal seen: " + errLines.lines());
+            Thread.sleep(20);
+        }
+        assertTrue(!p.waitFor(1, TimeUnit.SECONDS), "the first signal waits for the output (stalled)");
+        assertTrue(p.toHandle().destroy()); // SIGTERM: the second signal
+        assertTrue(p.waitFor(30, TimeUnit.SECONDS), "the second signal ends it without waiting for the output");
+        assertEquals(143, p.exitValue(), "128 + SIGTERM, as a shell reports a process killed by it; " + errLines.done());
+        // Nothing of the unfinished transaction was confirmed: the next run prints it again.
+        assertEquals(created, query(server, "SELECT confirmed_flush_lsn FROM pg_replication_slots WHERE slot_name = 'ps2'"));
+        p.getInputStream().close();
+    }
+
+    private static void signal(Process p, String name) throws Exception {
+        Process kill = new ProcessBuilder("kill", "-" + name, Long.toString(p.pid())).inheritIO().start();
+        assertTrue(kill.waitFor(10, TimeUnit.SECONDS));
+        assertEquals(0, kill.exitValue());
+    }
+
+    @Test
     void aSignalDuringTheSnapshotDropsTheSlotAndExitsOne() throws Exception {
         server.sql("postgres", "CREATE TABLE psn (id int PRIMARY KEY); INSERT INTO psn VALUES (1), (2);"
                 + " CREATE PUBLICATION psn_pub FOR TABLE psn");

@@ -4,6 +4,8 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.netty.buffer.ByteBuf;
+import io.netty.buffer.Unpooled;
 import io.pgrepl.codec.value.PgInterval;
 import io.pgrepl.codec.value.PgType;
 import java.nio.charset.StandardCharsets;
@@ -14,8 +16,47 @@ import org.junit.jupiter.api.Test;
 class ValueJsonTest {
     private static String text(int oid, String pgText) {
         JsonBytes o = new JsonBytes();
-        ValueJson.write(o, oid, false, pgText.getBytes(StandardCharsets.UTF_8));
+        byte[] b = pgText.getBytes(StandardCharsets.UTF_8);
+        ValueJson.write(o, oid, false, Unpooled.wrappedBuffer(b), 0, b.length);
         return o.toString();
+    }
+
+    private static ByteBuf ascii(String s) {
+        return Unpooled.wrappedBuffer(s.getBytes(StandardCharsets.US_ASCII));
+    }
+
+    /** The value in the middle of a direct buffer (as a snapshot row's COPY frame holds it), read in place. */
+    private static String inPlace(int oid, String pgText) {
+        byte[] v = pgText.getBytes(StandardCharsets.UTF_8);
+        ByteBuf frame = Unpooled.directBuffer().writeBytes("\n\"\u2028".getBytes(StandardCharsets.UTF_8)).writeBytes(v)
+                .writeBytes("\"\n".getBytes(StandardCharsets.UTF_8));
+        try {
+            JsonBytes o = new JsonBytes();
+            ValueJson.write(o, oid, false, frame, 5, v.length);
+            return o.toString();
+        } finally {
+            frame.release();
+        }
+    }
+
+    @Test
+    void valuesReadInPlaceFromADirectBufferLookAsFromAnArray() {
+        String[][] cases = {
+                {Integer.toString(PgType.TEXT), "a\"b\\c\nd\u0001\u2028é x"}, {Integer.toString(PgType.INT8), "-42"},
+                {Integer.toString(PgType.NUMERIC), "NaN"}, {Integer.toString(PgType.BOOL), "t"},
+                {Integer.toString(PgType.JSONB), "{\"a\": [1, 2]}"}, {Integer.toString(PgType.JSON), "{\"a\":\n1}"},
+                {Integer.toString(PgType.TIMESTAMPTZ), "2024-02-29 12:34:56.5+00"},
+                {Integer.toString(PgType.TIMESTAMPTZ), "2024-02-29 12:34:56+02"}, {Integer.toString(PgType.BYTEA), "\\xdeadbeef"},
+                {Integer.toString(PgType.INT4_ARRAY), "{1,NULL,3}"}};
+        for (String[] c : cases) {
+            int oid = Integer.parseInt(c[0]);
+            assertEquals(text(oid, c[1]), inPlace(oid, c[1]), c[1]);
+        }
+        // and what they are, independently of the array path
+        assertEquals("\"a\\\"b\\\\c\\nd\\u0001\\u2028é x\"", inPlace(PgType.TEXT, "a\"b\\c\nd\u0001\u2028é x"));
+        assertEquals("{\"a\": 1}", inPlace(PgType.JSON, "{\"a\":\n1}"));
+        assertEquals("\"3q2+7w==\"", inPlace(PgType.BYTEA, "\\xdeadbeef"));
+        assertEquals("[1,null,3]", inPlace(PgType.INT4_ARRAY, "{1,NULL,3}"));
     }
 
     @Test
@@ -27,7 +68,7 @@ class ValueJsonTest {
         // other offsets and eras take the parsing path, with the same result form
         assertEquals("\"" + Instant.parse("2024-02-29T10:34:56Z") + "\"", text(PgType.TIMESTAMPTZ, "2024-02-29 12:34:56+02"));
         assertEquals("\"infinity\"", text(PgType.TIMESTAMPTZ, "infinity"));
-        assertFalse(ValueJson.utcTimestamp(new JsonBytes(), "2024-02-29 12:34:56+02".getBytes(StandardCharsets.US_ASCII)));
+        assertFalse(ValueJson.utcTimestamp(new JsonBytes(), ascii("2024-02-29 12:34:56+02"), 0, 22));
     }
 
     @Test
@@ -37,9 +78,9 @@ class ValueJsonTest {
         assertEquals("\"NaN\"", text(PgType.NUMERIC, "NaN"));
         assertEquals("\"-Infinity\"", text(PgType.FLOAT4, "-Infinity"));
         for (String bad : new String[] {"", "-", "01", "1.", ".5", "1e", "+1", "1.5e+"}) {
-            assertFalse(ValueJson.isJsonNumber(bad.getBytes(StandardCharsets.US_ASCII)), bad);
+            assertFalse(ValueJson.isJsonNumber(ascii(bad), 0, bad.length()), bad);
         }
-        assertTrue(ValueJson.isJsonNumber("0.001E-7".getBytes(StandardCharsets.US_ASCII)));
+        assertTrue(ValueJson.isJsonNumber(ascii("0.001E-7"), 0, 8));
     }
 
     @Test

@@ -13,6 +13,7 @@ import io.netty.util.concurrent.ScheduledFuture;
 import io.pgrepl.client.internal.AuthSession;
 import io.pgrepl.client.internal.ConnectionHandler;
 import io.pgrepl.client.internal.SslNegotiator;
+import io.pgrepl.client.internal.StartupAnswerCheck;
 import io.pgrepl.client.internal.StartupExchange;
 import io.pgrepl.client.internal.TlsSupport;
 import io.pgrepl.client.internal.Transports;
@@ -94,7 +95,8 @@ final class Connector {
         open(cfg, plan, tls, result, ch -> {
             ConnectionHandler h = new ConnectionHandler(ch);
             holder[0] = h;
-            ch.pipeline().addLast("frames", new BackendFrameDecoder(h, cfg.maxFrameSize())).addLast("connection", h);
+            ch.pipeline().addLast("startup-answer", new StartupAnswerCheck())
+                    .addLast("frames", new BackendFrameDecoder(h, cfg.maxFrameSize())).addLast("connection", h);
         }, (ch, cert) -> {
             StartupExchange se = new StartupExchange(cfg.maxProtocolVersion().code(), cfg.minProtocolVersion().minor(),
                     startupParameters(cfg), auth.create(cert));

@@ -58,7 +58,7 @@ public final class SslNegotiator extends ChannelInboundHandlerAdapter {
     }
 
     /** The byte as psql's {@code %c} shows it when printable, else in hex. */
-    private static String printable(byte b) {
+    static String printable(byte b) {
         return b >= 0x21 && b < 0x7f ? String.valueOf((char) b) : "0x" + Integer.toHexString(b & 0xff);
     }
 
