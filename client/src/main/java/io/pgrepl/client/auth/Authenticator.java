@@ -206,7 +206,7 @@ public final class Authenticator {
             checkChannelBindingAllowsNonSasl();
             throw new AuthenticationException(Reason.UNSUPPORTED_METHOD,
                     "authentication method " + kind + " not supported ("
-                            + RequireAuth.describe(kind) + ")");
+                            + kind.description() + ")");
         });
     }
 
