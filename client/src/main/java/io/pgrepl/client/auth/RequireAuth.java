@@ -1,5 +1,6 @@
 package io.pgrepl.client.auth;
 
+import io.pgrepl.client.internal.auth.ScramSha256Client;
 import java.util.Collections;
 import java.util.EnumSet;
 import java.util.Set;

@@ -1,5 +1,6 @@
-package io.pgrepl.client.auth;
+package io.pgrepl.client.internal.auth;
 
+import io.pgrepl.client.auth.AuthenticationException;
 import io.pgrepl.client.auth.AuthenticationException.Reason;
 import java.nio.charset.StandardCharsets;
 import java.security.GeneralSecurityException;

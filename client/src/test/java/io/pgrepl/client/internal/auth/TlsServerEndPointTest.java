@@ -1,10 +1,11 @@
-package io.pgrepl.client.auth;
+package io.pgrepl.client.internal.auth;
 
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.pgrepl.client.auth.AuthenticationException;
 import java.security.MessageDigest;
 import java.security.cert.X509Certificate;
 import org.junit.jupiter.api.Test;

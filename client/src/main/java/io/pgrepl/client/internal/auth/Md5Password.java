@@ -1,4 +1,4 @@
-package io.pgrepl.client.auth;
+package io.pgrepl.client.internal.auth;
 
 import java.nio.charset.StandardCharsets;
 import java.security.MessageDigest;

@@ -1,4 +1,4 @@
-package io.pgrepl.client.auth;
+package io.pgrepl.client.internal.auth;
 
 import java.io.ByteArrayInputStream;
 import java.math.BigInteger;

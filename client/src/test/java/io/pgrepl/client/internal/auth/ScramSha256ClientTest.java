@@ -1,4 +1,4 @@
-package io.pgrepl.client.auth;
+package io.pgrepl.client.internal.auth;
 
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
@@ -6,6 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.pgrepl.client.auth.AuthenticationException;
 import io.pgrepl.client.auth.AuthenticationException.Reason;
 import java.nio.charset.StandardCharsets;
 import java.util.Base64;

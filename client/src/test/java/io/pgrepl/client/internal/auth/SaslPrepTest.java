@@ -1,4 +1,4 @@
-package io.pgrepl.client.auth;
+package io.pgrepl.client.internal.auth;
 
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;

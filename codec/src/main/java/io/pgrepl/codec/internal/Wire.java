@@ -1,6 +1,7 @@
-package io.pgrepl.codec;
+package io.pgrepl.codec.internal;
 
 import io.netty.buffer.ByteBuf;
+import io.pgrepl.codec.MalformedMessageException;
 import java.nio.charset.StandardCharsets;
 
 /**

@@ -1,4 +1,4 @@
-package io.pgrepl.client.protocol;
+package io.pgrepl.client.internal;
 
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.ByteBufAllocator;

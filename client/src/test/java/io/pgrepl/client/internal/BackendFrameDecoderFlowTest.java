@@ -1,4 +1,4 @@
-package io.pgrepl.client.protocol;
+package io.pgrepl.client.internal;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNotSame;

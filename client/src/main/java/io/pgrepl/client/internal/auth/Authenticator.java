@@ -1,6 +1,11 @@
-package io.pgrepl.client.auth;
+package io.pgrepl.client.internal.auth;
 
+import io.pgrepl.client.auth.AuthRequestKind;
+import io.pgrepl.client.auth.AuthenticationException;
 import io.pgrepl.client.auth.AuthenticationException.Reason;
+import io.pgrepl.client.auth.ChannelBindingMode;
+import io.pgrepl.client.auth.PasswordSource;
+import io.pgrepl.client.auth.RequireAuth;
 import java.nio.charset.StandardCharsets;
 import java.security.cert.X509Certificate;
 import java.util.Arrays;

@@ -1,4 +1,4 @@
-package io.pgrepl.client.auth;
+package io.pgrepl.client.internal.auth;
 
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
@@ -6,7 +6,12 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.pgrepl.client.auth.AuthRequestKind;
+import io.pgrepl.client.auth.AuthenticationException;
 import io.pgrepl.client.auth.AuthenticationException.Reason;
+import io.pgrepl.client.auth.ChannelBindingMode;
+import io.pgrepl.client.auth.PasswordSource;
+import io.pgrepl.client.auth.RequireAuth;
 import java.nio.charset.StandardCharsets;
 import java.security.MessageDigest;
 import java.security.cert.X509Certificate;

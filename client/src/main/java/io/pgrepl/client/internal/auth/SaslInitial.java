@@ -1,4 +1,4 @@
-package io.pgrepl.client.auth;
+package io.pgrepl.client.internal.auth;
 
 /**
  * What to put in SASLInitialResponse: the chosen mechanism name and the initial response bytes

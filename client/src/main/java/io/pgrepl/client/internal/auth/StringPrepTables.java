@@ -1,4 +1,4 @@
-package io.pgrepl.client.auth;
+package io.pgrepl.client.internal.auth;
 
 /**
  * The RFC 3454 (stringprep) tables SASLprep needs, frozen at Unicode 3.2 as the RFC requires.
