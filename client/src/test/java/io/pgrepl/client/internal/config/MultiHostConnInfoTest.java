@@ -1,9 +1,13 @@
-package io.pgrepl.client.config;
+package io.pgrepl.client.internal.config;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 
+import io.pgrepl.client.config.ConnInfoException;
+import io.pgrepl.client.config.HostSpec;
+import io.pgrepl.client.config.LoadBalanceHosts;
+import io.pgrepl.client.config.TargetSessionAttrs;
 import java.util.List;
 import java.util.Optional;
 import org.junit.jupiter.api.Test;

@@ -1,5 +1,6 @@
-package io.pgrepl.client.config;
+package io.pgrepl.client.internal.config;
 
+import io.pgrepl.client.config.ConnInfoException;
 import java.io.ByteArrayOutputStream;
 import java.nio.ByteBuffer;
 import java.nio.charset.CharacterCodingException;

@@ -1,5 +1,7 @@
-package io.pgrepl.client.config;
+package io.pgrepl.client.internal.config;
 
+import io.pgrepl.client.config.ConnInfoException;
+import io.pgrepl.client.config.HostSpec;
 import java.util.ArrayList;
 import java.util.List;
 

@@ -1,9 +1,9 @@
-package io.pgrepl.client.config;
+package io.pgrepl.client.internal.config;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 
-import io.pgrepl.client.config.PasswordSources.Origin;
+import io.pgrepl.client.internal.config.PasswordSources.Origin;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;

@@ -1,4 +1,4 @@
-package io.pgrepl.client.config;
+package io.pgrepl.client.internal.config;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;

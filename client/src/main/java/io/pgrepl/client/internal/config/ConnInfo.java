@@ -1,7 +1,12 @@
-package io.pgrepl.client.config;
+package io.pgrepl.client.internal.config;
 
 import io.pgrepl.client.auth.ChannelBindingMode;
 import io.pgrepl.client.auth.RequireAuth;
+import io.pgrepl.client.config.ConnInfoException;
+import io.pgrepl.client.config.HostSpec;
+import io.pgrepl.client.config.LoadBalanceHosts;
+import io.pgrepl.client.config.SslMode;
+import io.pgrepl.client.config.TargetSessionAttrs;
 import java.time.Duration;
 import java.util.Collections;
 import java.util.LinkedHashMap;

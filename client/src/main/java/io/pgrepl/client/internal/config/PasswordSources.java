@@ -1,4 +1,4 @@
-package io.pgrepl.client.config;
+package io.pgrepl.client.internal.config;
 
 import io.pgrepl.client.auth.PasswordSource;
 import java.io.IOException;

@@ -1,4 +1,4 @@
-package io.pgrepl.client.config;
+package io.pgrepl.client.internal.config;
 
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;

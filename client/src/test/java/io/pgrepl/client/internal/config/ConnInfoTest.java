@@ -1,4 +1,4 @@
-package io.pgrepl.client.config;
+package io.pgrepl.client.internal.config;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
@@ -6,6 +6,8 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.pgrepl.client.auth.ChannelBindingMode;
+import io.pgrepl.client.config.ConnInfoException;
+import io.pgrepl.client.config.SslMode;
 import java.time.Duration;
 import java.util.LinkedHashMap;
 import java.util.List;
