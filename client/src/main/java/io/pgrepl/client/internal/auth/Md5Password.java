@@ -6,7 +6,7 @@ import java.security.NoSuchAlgorithmException;
 import java.util.Arrays;
 
 /** The AuthenticationMD5Password answer: {@code "md5" + hex(md5(hex(md5(password ‖ user)) ‖ salt))}. */
-public final class Md5Password {
+final class Md5Password {
     private static final char[] HEX = "0123456789abcdef".toCharArray();
 
     private Md5Password() {

@@ -16,7 +16,7 @@ import java.text.Normalizer;
  * <p>Like PostgreSQL, the prohibition, bidi and unassigned checks look at the mapped string
  * <em>before</em> NFKC; a different order would store-and-compute different secrets.
  */
-public final class SaslPrep {
+final class SaslPrep {
     /** How a password was turned into the bytes SCRAM uses. */
     public enum Outcome {
         /** Pure ASCII: used unchanged. */

@@ -17,7 +17,7 @@ import java.util.Map;
  * algorithm, MD5 and SHA-1 upgraded to SHA-256. Signature schemes without a separate digest
  * (Ed25519, Ed448, ML-DSA) make channel binding impossible, as in libpq.
  */
-public final class TlsServerEndPoint {
+final class TlsServerEndPoint {
     private static final Map<String, String> DIGEST_BY_OID = Map.ofEntries(
             Map.entry("1.2.840.113549.1.1.4", "SHA-256"),   // md5WithRSAEncryption (upgraded)
             Map.entry("1.2.840.113549.1.1.5", "SHA-256"),   // sha1WithRSAEncryption (upgraded)
