@@ -237,7 +237,9 @@ public final class PgConnection implements AutoCloseable {
     // ---- commands
 
     /**
-     * Queues a custom exchange (the streaming layer's hook).
+     * Not API: queues an exchange of the client's own layers (streaming, snapshot). Public only
+     * because those live in other packages; {@code Exchange} is internal and may change without
+     * notice.
      *
      * @param exchange runs when the exchanges before it have finished
      */
