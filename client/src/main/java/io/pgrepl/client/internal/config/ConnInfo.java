@@ -28,15 +28,10 @@ import java.util.Set;
  */
 public final class ConnInfo {
     /** Accepted parameter names (libpq spelling). */
-    public static final Set<String> SUPPORTED_PARAMETERS = Collections.unmodifiableSet(new java.util.LinkedHashSet<>(List.of(
-            "host", "hostaddr", "port", "dbname", "user", "password", "passfile",
-            "application_name", "fallback_application_name", "options", "client_encoding", "replication",
-            "connect_timeout", "sslmode", "sslnegotiation", "sslrootcert", "sslcert", "sslkey", "sslpassword",
-            "sslsni", "channel_binding", "require_auth", "min_protocol_version", "max_protocol_version",
-            "target_session_attrs", "load_balance_hosts")));
+    public static final Set<String> SUPPORTED_PARAMETERS = ConnInfoParameters.NAMES;
 
     /** The port libpq uses when none is given. */
-    public static final int DEFAULT_PORT = 5432;
+    public static final int DEFAULT_PORT = ConnInfoParameters.DEFAULT_PORT;
 
     private final Map<String, String> params;
 
@@ -73,7 +68,7 @@ public final class ConnInfo {
      */
     public static ConnInfo of(Map<String, String> parameters) {
         LinkedHashMap<String, String> copy = new LinkedHashMap<>();
-        parameters.forEach((k, v) -> put(copy, k, v));
+        parameters.forEach((k, v) -> ConnInfoParameters.put(copy, k, v));
         return validated(copy);
     }
 
@@ -87,11 +82,9 @@ public final class ConnInfo {
      */
     public ConnInfo with(String name, String value) {
         LinkedHashMap<String, String> copy = new LinkedHashMap<>(params);
-        put(copy, name, value);
+        ConnInfoParameters.put(copy, name, value);
         return validated(copy);
     }
-
-    // ---- keyword/value --------------------------------------------------------------------
 
     /**
      * Parses {@code key=value key2='quoted \' value'}; backslash escapes the next character.
@@ -101,71 +94,7 @@ public final class ConnInfo {
      * @throws ConnInfoException if a parameter is unknown or a value is invalid (the message never shows a password)
      */
     public static ConnInfo parseKeywordValue(String s) {
-        LinkedHashMap<String, String> out = new LinkedHashMap<>();
-        String previousKey = null;
-        int i = 0;
-        int n = s.length();
-        while (true) {
-            while (i < n && Character.isWhitespace(s.charAt(i))) {
-                i++;
-            }
-            if (i >= n) {
-                break;
-            }
-            int start = i;
-            while (i < n && s.charAt(i) != '=' && !Character.isWhitespace(s.charAt(i))) {
-                i++;
-            }
-            String key = s.substring(start, i);
-            while (i < n && Character.isWhitespace(s.charAt(i))) {
-                i++;
-            }
-            // Tokens are never echoed: a stray token is usually the tail of an unquoted password.
-            if (i >= n || s.charAt(i) != '=') {
-                throw new ConnInfoException("missing \"=\" after the token at position " + start
-                        + (previousKey == null ? "" : " (which follows the value of \"" + previousKey + "\"; quote values that contain spaces)")
-                        + " in connection info string");
-            }
-            if (!SUPPORTED_PARAMETERS.contains(key)) {
-                String named = unknownName(key);
-                throw new ConnInfoException("invalid connection option" + (named.isEmpty() ? " at position " + start : named));
-            }
-            previousKey = key;
-            i++;
-            while (i < n && Character.isWhitespace(s.charAt(i))) {
-                i++;
-            }
-            StringBuilder value = new StringBuilder();
-            if (i < n && s.charAt(i) == '\'') {
-                i++;
-                boolean closed = false;
-                while (i < n) {
-                    char c = s.charAt(i++);
-                    if (c == '\\' && i < n) {
-                        value.append(s.charAt(i++));
-                    } else if (c == '\'') {
-                        closed = true;
-                        break;
-                    } else {
-                        value.append(c);
-                    }
-                }
-                if (!closed) {
-                    throw new ConnInfoException("unterminated quoted string in connection info string");
-                }
-            } else {
-                while (i < n && !Character.isWhitespace(s.charAt(i))) {
-                    char c = s.charAt(i++);
-                    if (c == '\\' && i < n) {
-                        value.append(s.charAt(i++));
-                    } else {
-                        value.append(c);
-                    }
-                }
-            }
-            put(out, key, value.toString());
-        }
-        return validated(out);
+        return validated(ConnInfoKeywordValue.parse(s));
     }
 
     /**
@@ -181,20 +110,6 @@ public final class ConnInfo {
 
     // ---- validation -----------------------------------------------------------------------
 
-    static void put(Map<String, String> out, String key, String value) {
-        if (!SUPPORTED_PARAMETERS.contains(key)) {
-            throw new ConnInfoException("invalid connection option" + unknownName(key));
-        }
-        if (value == null) {
-            throw new ConnInfoException("connection option \"" + key + "\" has no value");
-        }
-        if (value.indexOf('\0') >= 0) {
-            throw new ConnInfoException("connection option \"" + key + "\" contains a NUL character");
-        }
-        out.remove(key); // a later value wins and takes the later position
-        out.put(key, value);
-    }
-
     private static ConnInfo validated(LinkedHashMap<String, String> p) {
         HostLists.parse(p.get("host"), p.get("hostaddr"), p.get("port"));
         String tsa = p.get("target_session_attrs");
@@ -207,7 +122,7 @@ public final class ConnInfo {
         }
         String timeout = p.get("connect_timeout");
         if (timeout != null && !timeout.isEmpty() && integer("connect_timeout", timeout) < 0) {
-            throw new ConnInfoException("invalid integer value \"" + printable(timeout) + "\" for connection option \"connect_timeout\"");
+            throw new ConnInfoException("invalid integer value \"" + ConnInfoParameters.printable(timeout) + "\" for connection option \"connect_timeout\"");
         }
         String sslmode = p.get("sslmode");
         SslMode mode = sslmode == null || sslmode.isEmpty() ? SslMode.PREFER : SslMode.parse(sslmode);
@@ -234,13 +149,13 @@ public final class ConnInfo {
         if (repl != null && !repl.isEmpty()) {
             String r = repl.toLowerCase(Locale.ROOT);
             if (!List.of("true", "on", "yes", "1", "false", "off", "no", "0", "database").contains(r)) {
-                throw new ConnInfoException("invalid replication value: \"" + printable(repl)
+                throw new ConnInfoException("invalid replication value: \"" + ConnInfoParameters.printable(repl)
                         + "\" (expected database, or a boolean)");
             }
         }
         String enc = p.get("client_encoding");
         if (enc != null && !enc.isEmpty() && !List.of("utf8", "utf-8", "unicode").contains(enc.toLowerCase(Locale.ROOT))) {
-            throw new ConnInfoException("unsupported client_encoding \"" + printable(enc)
+            throw new ConnInfoException("unsupported client_encoding \"" + ConnInfoParameters.printable(enc)
                     + "\": this client always uses UTF8");
         }
         int min = protocol(p, "min_protocol_version", -1);
@@ -254,7 +169,7 @@ public final class ConnInfo {
     private static void oneOf(Map<String, String> p, String key, String... allowed) {
         String v = p.get(key);
         if (v != null && !v.isEmpty() && !List.of(allowed).contains(v)) {
-            throw new ConnInfoException("invalid " + key + " value: \"" + printable(v) + "\" (expected "
+            throw new ConnInfoException("invalid " + key + " value: \"" + ConnInfoParameters.printable(v) + "\" (expected "
                     + String.join(" or ", allowed) + ")");
         }
     }
@@ -272,7 +187,7 @@ public final class ConnInfo {
             case "latest":
                 return 2;
             default:
-                throw new ConnInfoException("invalid " + key + " value: \"" + printable(v)
+                throw new ConnInfoException("invalid " + key + " value: \"" + ConnInfoParameters.printable(v)
                         + "\" (expected 3.0, 3.2 or latest)");
         }
     }
@@ -280,71 +195,13 @@ public final class ConnInfo {
     private static int integer(String key, String v) {
         String t = v.strip();
         if (t.isEmpty() || t.length() > 10 || !t.chars().allMatch(c -> c >= '0' && c <= '9' || c == '-')) {
-            throw new ConnInfoException("invalid integer value \"" + printable(v) + "\" for connection option \"" + key + "\"");
+            throw new ConnInfoException("invalid integer value \"" + ConnInfoParameters.printable(v) + "\" for connection option \"" + key + "\"");
         }
         try {
             return Integer.parseInt(t);
         } catch (NumberFormatException e) {
-            throw new ConnInfoException("invalid integer value \"" + printable(v) + "\" for connection option \"" + key + "\"");
+            throw new ConnInfoException("invalid integer value \"" + ConnInfoParameters.printable(v) + "\" for connection option \"" + key + "\"");
         }
-    }
-
-    /**
-     * Names an unknown parameter with the supported one closest to it, as in
-     * {@code "sslmdoe" (did you mean "sslmode"?)}. The unknown text is shown only when it looks
-     * like a misspelt parameter name (a close match exists): otherwise it may be the tail of a
-     * password split by an unquoted space or a reserved character, and nothing is shown.
-     */
-    static String unknownName(String unknown) {
-        String hint = suggestion(unknown);
-        if (hint.isEmpty() || !unknown.matches("[A-Za-z_][A-Za-z0-9_]{0,39}")) {
-            return hint;
-        }
-        return " \"" + unknown + "\"" + hint;
-    }
-
-    private static String suggestion(String unknown) {
-        String k = unknown.toLowerCase(Locale.ROOT);
-        String best = null;
-        int bestDistance = 3;
-        for (String name : SUPPORTED_PARAMETERS) {
-            int d = editDistance(k, name, bestDistance);
-            if (d < bestDistance) {
-                best = name;
-                bestDistance = d;
-            }
-        }
-        return best == null ? "" : " (did you mean \"" + best + "\"?)";
-    }
-
-    /** Levenshtein distance, giving up (returning {@code limit}) once it cannot be below {@code limit}. */
-    private static int editDistance(String a, String b, int limit) {
-        if (Math.abs(a.length() - b.length()) >= limit) {
-            return limit;
-        }
-        int[] prev = new int[b.length() + 1];
-        int[] cur = new int[b.length() + 1];
-        for (int j = 0; j <= b.length(); j++) {
-            prev[j] = j;
-        }
-        for (int i = 1; i <= a.length(); i++) {
-            cur[0] = i;
-            for (int j = 1; j <= b.length(); j++) {
-                int sub = prev[j - 1] + (a.charAt(i - 1) == b.charAt(j - 1) ? 0 : 1);
-                cur[j] = Math.min(sub, Math.min(prev[j], cur[j - 1]) + 1);
-            }
-            int[] t = prev;
-            prev = cur;
-            cur = t;
-        }
-        return Math.min(prev[b.length()], limit);
-    }
-
-    /** Bounded and control-free, for error messages about non-secret text. */
-    static String printable(String s) {
-        StringBuilder b = new StringBuilder();
-        s.codePoints().limit(64).forEach(c -> b.appendCodePoint(Character.isISOControl(c) ? '?' : c));
-        return s.length() > 64 ? b + "..." : b.toString();
     }
 
     // ---- accessors ------------------------------------------------------------------------

@@ -49,10 +49,10 @@ final class ConnInfoUri {
             int colon = userInfo.indexOf(':');
             String user = colon < 0 ? userInfo : userInfo.substring(0, colon);
             if (!user.isEmpty()) {
-                ConnInfo.put(out, "user", decode(user, "user"));
+                ConnInfoParameters.put(out, "user", decode(user, "user"));
             }
             if (colon >= 0) {
-                ConnInfo.put(out, "password", decode(userInfo.substring(colon + 1), "password"));
+                ConnInfoParameters.put(out, "password", decode(userInfo.substring(colon + 1), "password"));
             }
         }
         int i = 0;
@@ -106,10 +106,10 @@ final class ConnInfoUri {
             break;
         }
         if (hosts.stream().anyMatch(h -> !h.isEmpty()) || hosts.size() > 1) {
-            ConnInfo.put(out, "host", String.join(",", hosts));
+            ConnInfoParameters.put(out, "host", String.join(",", hosts));
         }
         if (ports.stream().anyMatch(p -> !p.isEmpty())) {
-            ConnInfo.put(out, "port", String.join(",", ports));
+            ConnInfoParameters.put(out, "port", String.join(",", ports));
         }
         if (i < n && rest.charAt(i) == '/') {
             int start = ++i;
@@ -118,7 +118,7 @@ final class ConnInfoUri {
             }
             String db = decode(rest.substring(start, i), "dbname");
             if (!db.isEmpty()) {
-                ConnInfo.put(out, "dbname", db);
+                ConnInfoParameters.put(out, "dbname", db);
             }
         }
         if (i < n && rest.charAt(i) == '?') {
@@ -137,10 +137,10 @@ final class ConnInfoUri {
                     key = "sslmode";
                     value = "require";
                 }
-                if (!ConnInfo.SUPPORTED_PARAMETERS.contains(key)) {
-                    throw new ConnInfoException("invalid URI query parameter" + ConnInfo.unknownName(key));
+                if (!ConnInfoParameters.NAMES.contains(key)) {
+                    throw new ConnInfoException("invalid URI query parameter" + ConnInfoParameters.unknownName(key));
                 }
-                ConnInfo.put(out, key, value);
+                ConnInfoParameters.put(out, key, value);
             }
         } else if (i < n) {
             throw new ConnInfoException("unexpected character in connection URI after the host");

@@ -43,7 +43,7 @@ public final class HostLists {
             String a = i < addrs.size() ? addrs.get(i).strip() : "";
             String p = ports.isEmpty() ? "" : ports.get(ports.size() == 1 ? 0 : i).strip();
             if (!a.isEmpty() && !a.matches("[0-9A-Fa-f.:]+")) {
-                throw new ConnInfoException("invalid hostaddr value: \"" + ConnInfo.printable(a)
+                throw new ConnInfoException("invalid hostaddr value: \"" + ConnInfoParameters.printable(a)
                         + "\" (must be a numeric IPv4 or IPv6 address)");
             }
             out.add(new HostSpec(h.isEmpty() ? (a.isEmpty() ? "localhost" : a) : h, a.isEmpty() ? null : a, port(p)));
@@ -53,10 +53,10 @@ public final class HostLists {
 
     private static int port(String p) {
         if (p.isEmpty()) {
-            return ConnInfo.DEFAULT_PORT;
+            return ConnInfoParameters.DEFAULT_PORT;
         }
         if (p.length() > 5 || !p.chars().allMatch(c -> c >= '0' && c <= '9')) {
-            throw new ConnInfoException("invalid port number: \"" + ConnInfo.printable(p) + "\"");
+            throw new ConnInfoException("invalid port number: \"" + ConnInfoParameters.printable(p) + "\"");
         }
         int v = Integer.parseInt(p);
         if (v < 1 || v > 65535) {
