@@ -1,10 +1,12 @@
 package io.pgrepl.client.reactive;
 
 import io.pgrepl.client.PgConnection;
+import io.pgrepl.client.internal.reactive.EarlyAcknowledger;
+import io.pgrepl.client.internal.reactive.FlowBuffer;
+import io.pgrepl.client.internal.reactive.StreamUpstream;
 import io.pgrepl.client.stream.LogicalReplicationOptions;
 import io.pgrepl.client.stream.LogicalReplicationStream;
 import io.pgrepl.client.stream.LogicalStreamHandler;
-
 import java.util.Objects;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;

@@ -1,4 +1,4 @@
-package io.pgrepl.client.reactive;
+package io.pgrepl.client.internal.reactive;
 
 import java.util.Objects;
 import java.util.Queue;

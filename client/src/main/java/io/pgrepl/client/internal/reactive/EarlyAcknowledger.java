@@ -1,4 +1,4 @@
-package io.pgrepl.client.reactive;
+package io.pgrepl.client.internal.reactive;
 
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.AtomicReference;

@@ -1,11 +1,10 @@
-package io.pgrepl.client.reactive;
+package io.pgrepl.client.internal.reactive;
 
-import org.junit.jupiter.api.Test;
+import static org.junit.jupiter.api.Assertions.assertEquals;
 
 import java.util.ArrayList;
 import java.util.List;
-
-import static org.junit.jupiter.api.Assertions.assertEquals;
+import org.junit.jupiter.api.Test;
 
 class EarlyAcknowledgerTest {
     @Test
