@@ -8,7 +8,7 @@ import io.netty.buffer.Unpooled;
 import io.netty.buffer.UnpooledByteBufAllocator;
 import io.netty.channel.ChannelHandler;
 import io.netty.channel.embedded.EmbeddedChannel;
-import io.pgrepl.client.protocol.BackendFrameDecoder;
+import io.pgrepl.client.internal.BackendFrameDecoder;
 import io.pgrepl.codec.backend.BackendMessage;
 import io.pgrepl.codec.pgoutput.PgOutputDecoder;
 import io.pgrepl.codec.replication.XLogData;

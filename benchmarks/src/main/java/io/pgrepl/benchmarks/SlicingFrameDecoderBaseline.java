@@ -4,7 +4,7 @@ import io.netty.buffer.ByteBuf;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelInboundHandlerAdapter;
 import io.netty.handler.codec.ByteToMessageDecoder;
-import io.pgrepl.client.protocol.BackendFrameDecoder;
+import io.pgrepl.client.internal.BackendFrameDecoder;
 import io.pgrepl.codec.MalformedMessageException;
 import io.pgrepl.codec.backend.BackendMessage;
 

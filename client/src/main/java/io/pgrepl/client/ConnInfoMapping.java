@@ -1,11 +1,11 @@
 package io.pgrepl.client;
 
-import io.pgrepl.client.config.ConnInfo;
-import io.pgrepl.client.config.HostLists;
 import io.pgrepl.client.config.HostSpec;
 import io.pgrepl.client.config.LoadBalanceHosts;
-import io.pgrepl.client.config.TargetSessionAttrs;
 import io.pgrepl.client.config.SslMode;
+import io.pgrepl.client.config.TargetSessionAttrs;
+import io.pgrepl.client.internal.config.ConnInfo;
+import io.pgrepl.client.internal.config.HostLists;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.LinkedHashMap;

@@ -1,12 +1,11 @@
 package io.pgrepl.client;
 
+import io.netty.channel.EventLoopGroup;
 import io.pgrepl.client.config.HostSpec;
 import io.pgrepl.client.config.LoadBalanceHosts;
 import io.pgrepl.client.config.SslMode;
 import io.pgrepl.client.config.TargetSessionAttrs;
-
-import io.netty.channel.EventLoopGroup;
-import io.pgrepl.client.protocol.BackendFrameDecoder;
+import io.pgrepl.client.internal.BackendFrameDecoder;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.Collections;

@@ -1,7 +1,5 @@
 package io.pgrepl.client;
 
-import io.pgrepl.client.config.SslMode;
-
 import io.netty.bootstrap.Bootstrap;
 import io.netty.channel.Channel;
 import io.netty.channel.ChannelFutureListener;
@@ -10,15 +8,16 @@ import io.netty.channel.ChannelOption;
 import io.netty.channel.EventLoopGroup;
 import io.netty.handler.ssl.SslHandler;
 import io.netty.util.concurrent.ScheduledFuture;
+import io.pgrepl.client.config.SslMode;
 import io.pgrepl.client.internal.AuthSession;
+import io.pgrepl.client.internal.BackendFrameDecoder;
 import io.pgrepl.client.internal.ConnectionHandler;
+import io.pgrepl.client.internal.Frontend;
 import io.pgrepl.client.internal.SslNegotiator;
 import io.pgrepl.client.internal.StartupAnswerCheck;
 import io.pgrepl.client.internal.StartupExchange;
 import io.pgrepl.client.internal.TlsSupport;
 import io.pgrepl.client.internal.Transports;
-import io.pgrepl.client.protocol.BackendFrameDecoder;
-import io.pgrepl.client.protocol.Frontend;
 import java.security.cert.X509Certificate;
 import java.util.LinkedHashMap;
 import java.util.Map;

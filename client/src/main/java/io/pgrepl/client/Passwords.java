@@ -1,8 +1,8 @@
 package io.pgrepl.client;
 
 import io.pgrepl.client.auth.PasswordSource;
-import io.pgrepl.client.config.ConnInfo;
-import io.pgrepl.client.config.PasswordSources;
+import io.pgrepl.client.internal.config.ConnInfo;
+import io.pgrepl.client.internal.config.PasswordSources;
 import java.util.LinkedHashMap;
 import java.util.Map;
 

@@ -1,15 +1,15 @@
 package io.pgrepl.client;
 
 import io.netty.channel.Channel;
-import io.pgrepl.client.internal.AuthSession;
-import io.pgrepl.client.internal.AuthenticatorSession;
-import io.pgrepl.client.auth.Authenticator;
 import io.pgrepl.client.auth.ChannelBindingMode;
 import io.pgrepl.client.auth.RequireAuth;
+import io.pgrepl.client.internal.AuthSession;
+import io.pgrepl.client.internal.AuthenticatorSession;
 import io.pgrepl.client.internal.ConnectionHandler;
+import io.pgrepl.client.internal.Exchange;
+import io.pgrepl.client.internal.Frontend;
 import io.pgrepl.client.internal.SimpleQueryExchange;
-import io.pgrepl.client.protocol.Exchange;
-import io.pgrepl.client.protocol.Frontend;
+import io.pgrepl.client.internal.auth.Authenticator;
 import io.pgrepl.client.replication.CreateSlotOptions;
 import io.pgrepl.client.replication.IdentifySystem;
 import io.pgrepl.client.replication.PublicationSpec;
@@ -237,7 +237,9 @@ public final class PgConnection implements AutoCloseable {
     // ---- commands
 
     /**
-     * Queues a custom exchange (the streaming layer's hook).
+     * Not API: queues an exchange of the client's own layers (streaming, snapshot). Public only
+     * because those live in other packages; {@code Exchange} is internal and may change without
+     * notice.
      *
      * @param exchange runs when the exchanges before it have finished
      */

@@ -3,6 +3,7 @@ package io.pgrepl.codec;
 import static org.junit.jupiter.api.Assertions.*;
 
 import io.netty.buffer.Unpooled;
+import io.pgrepl.codec.internal.Wire;
 import java.nio.charset.StandardCharsets;
 import java.time.Instant;
 import org.junit.jupiter.api.Test;

@@ -29,6 +29,7 @@ final class EmbeddedPgServer implements PgServer {
     private final Path dataDir;
     private final Path logFile;
     private final ServerTls tls;
+    private final PostmasterStopper stopper;
     private final Map<String, String> settings = new LinkedHashMap<>();
     private volatile int port;
     private Process postmaster;
@@ -41,6 +42,7 @@ final class EmbeddedPgServer implements PgServer {
         this.serverDir = serverDir;
         this.dataDir = serverDir.resolve("data");
         this.logFile = serverDir.resolve("server.log");
+        this.stopper = new PostmasterStopper(pg, user, serverDir, dataDir);
         this.tls = spec.tls() == null ? null : TlsFiles.write(serverDir.resolve("tls"), spec.tls(), user);
     }
 
@@ -174,7 +176,7 @@ final class EmbeddedPgServer implements PgServer {
             PostmasterProcesses.sleep(5);
         }
         PostmasterProcesses.killTree(postmaster);
-        killPostmasterByPidFile();
+        stopper.killByPidFile(port);
         return new Processes.Result(command, -1, "postmaster not ready within 60 s");
     }
 
@@ -239,7 +241,7 @@ final class EmbeddedPgServer implements PgServer {
     @Override
     public synchronized void stop(StopMode mode) {
         checkOpen();
-        Processes.Result result = pgCtlStop(mode, Duration.ofSeconds(60));
+        Processes.Result result = stopper.pgCtlStop(mode, Duration.ofSeconds(60));
         if (!result.ok() && Files.exists(dataDir.resolve("postmaster.pid"))) {
             throw new IllegalStateException("pg_ctl stop failed: " + result.describe());
         }
@@ -356,7 +358,7 @@ final class EmbeddedPgServer implements PgServer {
             closed = true;
         }
         try {
-            shutDown(StopMode.FAST);
+            stopper.shutDown(StopMode.FAST, postmaster, port);
         } finally {
             running = false;
             scanLogForSecrets();
@@ -379,67 +381,10 @@ final class EmbeddedPgServer implements PgServer {
             closed = true;
         }
         try {
-            shutDown(StopMode.IMMEDIATE);
+            stopper.shutDown(StopMode.IMMEDIATE, postmaster, port);
         } finally {
             deleteQuietly(serverDir);
         }
-    }
-
-    /**
-     * The launched process may be a wrapper (runuser forks postgres) that died on its own: the pid
-     * file, not the wrapper, says whether a postmaster may still be running.
-     */
-    private void shutDown(StopMode first) {
-        Process child = postmaster;
-        boolean launcherAlive = child != null && child.isAlive();
-        if (!launcherAlive && !Files.exists(dataDir.resolve("postmaster.pid"))) {
-            return;
-        }
-        // Fast shutdown waits for walsenders to flush to their clients; a stuck client must not hang close().
-        if (!pgCtlStop(first, Duration.ofSeconds(10)).ok() && first != StopMode.IMMEDIATE) {
-            LOG.warn("fast shutdown of port {} did not finish, stopping immediately", port);
-            pgCtlStop(StopMode.IMMEDIATE, Duration.ofSeconds(10));
-        }
-        if (launcherAlive && !PostmasterProcesses.awaitExit(child, Duration.ofSeconds(5))) {
-            LOG.warn("postmaster {} still alive, killing it", child.pid());
-            PostmasterProcesses.killTree(child);
-            PostmasterProcesses.awaitExit(child, Duration.ofSeconds(10));
-        }
-        killPostmasterByPidFile();
-    }
-
-    /** Last resort when pg_ctl could not stop the postmaster named in the pid file (or the file is stale). */
-    private void killPostmasterByPidFile() {
-        OptionalLong pid = ServerRegistry.postmasterPid(dataDir);
-        if (pid.isEmpty()) {
-            return;
-        }
-        Optional<ProcessHandle> handle = ProcessHandle.of(pid.getAsLong()).filter(h -> PostmasterProcesses.isOurPostmaster(h, dataDir));
-        if (handle.isEmpty()) {
-            return; // stale pid file, or a recycled pid that is not ours to kill
-        }
-        if (Files.exists(dataDir.resolve("postmaster.pid"))) {
-            pgCtlStop(StopMode.IMMEDIATE, Duration.ofSeconds(10));
-        }
-        ProcessHandle p = handle.get();
-        if (PostmasterProcesses.isOurPostmaster(p, dataDir)) {
-            LOG.warn("postmaster {} of port {} survived pg_ctl stop, killing it", p.pid(), port);
-            p.descendants().forEach(ProcessHandle::destroyForcibly);
-            p.destroyForcibly();
-            try {
-                p.onExit().get(10, java.util.concurrent.TimeUnit.SECONDS);
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-            } catch (java.util.concurrent.ExecutionException | java.util.concurrent.TimeoutException e) {
-                LOG.warn("postmaster {} did not exit after SIGKILL", p.pid());
-            }
-        }
-    }
-
-    private Processes.Result pgCtlStop(StopMode mode, Duration wait) {
-        return Processes.run(user.command(List.of(pg.tool("pg_ctl"), "stop", "-D", dataDir.toString(), "-m",
-                mode.pgCtlMode(), "-w", "-t", Long.toString(wait.toSeconds()), "-s")), serverDir, null,
-                wait.plusSeconds(20));
     }
 
     void checkOpen() {

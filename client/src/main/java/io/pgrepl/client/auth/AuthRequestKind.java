@@ -54,4 +54,29 @@ public enum AuthRequestKind {
         }
         return UNKNOWN;
     }
+
+    /**
+     * What the server asked for, in libpq's words (for errors about refused or unsupported methods).
+     *
+     * @return e.g. "server requested a hashed password"
+     */
+    public String description() {
+        switch (this) {
+            case CLEARTEXT_PASSWORD:
+                return "server requested a cleartext password";
+            case MD5_PASSWORD:
+                return "server requested a hashed password";
+            case GSS:
+            case GSS_CONTINUE:
+                return "server requested GSSAPI authentication";
+            case SSPI:
+                return "server requested SSPI authentication";
+            case SASL:
+            case SASL_CONTINUE:
+            case SASL_FINAL:
+                return "server requested SASL authentication";
+            default:
+                return "server requested an unknown authentication type";
+        }
+    }
 }

@@ -1,5 +1,6 @@
 package io.pgrepl.client.auth;
 
+import io.pgrepl.client.internal.auth.ScramSha256Client;
 import java.util.Collections;
 import java.util.EnumSet;
 import java.util.Set;
@@ -180,7 +181,7 @@ public final class RequireAuth {
                 ok = false;
         }
         if (!ok) {
-            throw refused(describe(kind));
+            throw refused(kind.description());
         }
     }
 
@@ -218,26 +219,6 @@ public final class RequireAuth {
     private AuthenticationException refused(String why) {
         return new AuthenticationException(AuthenticationException.Reason.POLICY_REFUSED,
                 "authentication method requirement \"" + text + "\" failed: " + why);
-    }
-
-    static String describe(AuthRequestKind kind) {
-        switch (kind) {
-            case CLEARTEXT_PASSWORD:
-                return "server requested a cleartext password";
-            case MD5_PASSWORD:
-                return "server requested a hashed password";
-            case GSS:
-            case GSS_CONTINUE:
-                return "server requested GSSAPI authentication";
-            case SSPI:
-                return "server requested SSPI authentication";
-            case SASL:
-            case SASL_CONTINUE:
-            case SASL_FINAL:
-                return "server requested SASL authentication";
-            default:
-                return "server requested an unknown authentication type";
-        }
     }
 
     @Override

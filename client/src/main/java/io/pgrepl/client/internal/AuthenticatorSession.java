@@ -1,8 +1,8 @@
 package io.pgrepl.client.internal;
 
 import io.pgrepl.client.auth.AuthRequestKind;
-import io.pgrepl.client.auth.Authenticator;
-import io.pgrepl.client.auth.SaslInitial;
+import io.pgrepl.client.internal.auth.Authenticator;
+import io.pgrepl.client.internal.auth.SaslInitial;
 import java.util.List;
 
 /** Drives the auth package's {@link Authenticator} from the startup exchange. */

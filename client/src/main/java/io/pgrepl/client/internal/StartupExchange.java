@@ -2,12 +2,9 @@ package io.pgrepl.client.internal;
 
 import io.netty.buffer.ByteBuf;
 import io.netty.channel.Channel;
-import io.pgrepl.client.auth.ScramSha256Client;
 import io.pgrepl.client.PgClientException;
 import io.pgrepl.client.PgException;
-import io.pgrepl.client.protocol.Exchange;
-import io.pgrepl.client.protocol.ExchangeContext;
-import io.pgrepl.client.protocol.Frontend;
+import io.pgrepl.client.internal.auth.ScramSha256Client;
 import io.pgrepl.codec.backend.AuthenticationRequest;
 import io.pgrepl.codec.backend.BackendKeyData;
 import io.pgrepl.codec.backend.BackendMessage;

@@ -1,10 +1,12 @@
 package io.pgrepl.client.reactive;
 
 import io.pgrepl.client.PgConnection;
+import io.pgrepl.client.internal.reactive.EarlyAcknowledger;
+import io.pgrepl.client.internal.reactive.FlowBuffer;
+import io.pgrepl.client.internal.reactive.StreamUpstream;
 import io.pgrepl.client.stream.LogicalReplicationOptions;
 import io.pgrepl.client.stream.LogicalReplicationStream;
 import io.pgrepl.client.stream.LogicalStreamHandler;
-
 import java.util.Objects;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
@@ -22,7 +24,7 @@ import java.util.function.LongConsumer;
 
 /**
  * A cold, single-subscriber {@link Flow.Publisher} over one logical replication stream:
- * subscribing sends START_REPLICATION; demand drives socket reading through a {@link FlowBuffer}
+ * subscribing sends START_REPLICATION; demand drives socket reading through a bounded queue
  * (pause above the high watermark, resume below the low one, keepalives untouched); cancel stops
  * the stream cleanly (CopyDone, then the server's CopyDone/CommandComplete/ReadyForQuery).
  * The stream's end (error or completion) is delivered after the queued events.
@@ -74,7 +76,9 @@ public final class ReplicationPublisher<T> implements Flow.Publisher<T> {
     }
 
     /**
-     * Bounds the queue by weight too (see {@link FlowBuffer#weigher}); call before subscribing.
+     * Bounds the queue by weight too: socket reading pauses once the queued events weigh more
+     * than {@code maxWeight} and resumes when they weigh at most a quarter of it. Call before
+     * subscribing.
      *
      * @param w         the weight of one event, e.g. its heap bytes
      * @param maxWeight the weight above which socket reading pauses
@@ -87,8 +91,8 @@ public final class ReplicationPublisher<T> implements Flow.Publisher<T> {
     }
 
     /**
-     * Releases events that never reach the subscriber (queued at cancel or failure); see
-     * {@link FlowBuffer#onDiscard}. Call before subscribing.
+     * Releases events that never reach the subscriber (queued at cancel or failure), e.g. a
+     * transaction's spill file. Call before subscribing.
      *
      * @param d releases one event
      * @return this publisher

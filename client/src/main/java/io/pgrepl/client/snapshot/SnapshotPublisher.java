@@ -1,12 +1,12 @@
 package io.pgrepl.client.snapshot;
 
 import io.pgrepl.client.PgConnection;
+import io.pgrepl.client.internal.reactive.EarlyAcknowledger;
+import io.pgrepl.client.internal.reactive.FlowBuffer;
+import io.pgrepl.client.internal.reactive.StreamUpstream;
 import io.pgrepl.client.reactive.ChangeEvent;
-import io.pgrepl.client.reactive.EarlyAcknowledger;
-import io.pgrepl.client.reactive.FlowBuffer;
 import io.pgrepl.client.reactive.FlowOptions;
 import io.pgrepl.client.reactive.RecordForwarder;
-import io.pgrepl.client.reactive.StreamUpstream;
 import io.pgrepl.client.stream.LogicalReplicationOptions;
 import io.pgrepl.client.stream.LogicalReplicationStream;
 import io.pgrepl.codec.pgoutput.RelationInfo;

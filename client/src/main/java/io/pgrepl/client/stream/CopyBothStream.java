@@ -6,16 +6,12 @@ import io.netty.util.concurrent.ScheduledFuture;
 import io.pgrepl.client.PgClientException;
 import io.pgrepl.client.PgConnection;
 import io.pgrepl.client.PgException;
-import io.pgrepl.client.protocol.Exchange;
-import io.pgrepl.client.protocol.ExchangeContext;
-import io.pgrepl.client.protocol.Frontend;
+import io.pgrepl.client.internal.ExchangeContext;
+import io.pgrepl.client.internal.Frontend;
 import io.pgrepl.client.replication.ReplicationCommands;
 import io.pgrepl.codec.Lsn;
-import io.pgrepl.codec.MalformedMessageException;
 import io.pgrepl.codec.PgTime;
-import io.pgrepl.codec.backend.BackendMessage;
 import io.pgrepl.codec.backend.DataRow;
-import io.pgrepl.codec.backend.ErrorFields;
 import io.pgrepl.codec.replication.PrimaryKeepalive;
 import io.pgrepl.codec.replication.StandbyStatusUpdate;
 import io.pgrepl.codec.replication.XLogData;
@@ -31,9 +27,11 @@ import org.slf4j.LoggerFactory;
  * ErrorResponse or CopyBothResponse, CopyData ('w' XLogData, 'k' keepalive), status updates
  * from an event-loop timer, pause/resume of reading, and the three ways out (client CopyDone,
  * server CopyDone at a timeline end, server CommandComplete/ErrorResponse/EOF).
- * Everything here runs on the connection's event loop; public methods hop onto it.
+ * Everything here runs on the connection's event loop; public methods hop onto it. The
+ * connection sees a {@link CopyBothExchange}, not the stream, so that the internal exchange
+ * methods stay off the public streams' API.
  */
-abstract class CopyBothStream implements Exchange {
+abstract class CopyBothStream {
     private static final Logger log = LoggerFactory.getLogger(CopyBothStream.class);
 
     /** At most one keepalive reply per this long; see {@link #replyToKeepalive()}. */
@@ -91,10 +89,9 @@ abstract class CopyBothStream implements Exchange {
     /** After each status update went out. */
     void afterStatusUpdate() {}
 
-    // ---- Exchange
+    // ---- the conversation, driven by CopyBothExchange on the event loop
 
-    @Override
-    public void start(ExchangeContext ctx) {
+    void start(ExchangeContext ctx) {
         this.ctx = ctx;
         state = State.STARTING;
         lastReceiveNanos = System.nanoTime();
@@ -102,53 +99,23 @@ abstract class CopyBothStream implements Exchange {
         ctx.writeAndFlush(Frontend.query(ctx.alloc(), command));
     }
 
-    @Override
-    public boolean onFrame(byte type, ByteBuf payload) throws Exception {
+    /** Any frame: the silence clock restarts and a pending ping is answered. */
+    void received() {
         lastReceiveNanos = System.nanoTime();
         pingSent = false;
-        switch (type) {
-            case BackendMessage.COPY_DATA -> onCopyData(payload);
-            case BackendMessage.COPY_BOTH_RESPONSE -> onCopyBoth();
-            case BackendMessage.COPY_DONE -> onServerCopyDone();
-            case BackendMessage.ERROR_RESPONSE -> onError(new PgException(ErrorFields.decode(payload, type)));
-            case BackendMessage.COMMAND_COMPLETE -> onCommandComplete();
-            case BackendMessage.ROW_DESCRIPTION -> { /* the end-of-timeline row: fixed layout, read by position */ }
-            case BackendMessage.DATA_ROW -> onDataRow(payload);
-            case BackendMessage.READY_FOR_QUERY -> {
-                finish();
-                return true;
-            }
-            default -> throw new PgClientException(PgClientException.Kind.PROTOCOL,
-                    "protocol violation: unexpected " + BackendMessage.name(type) + " during START_REPLICATION");
-        }
-        return false;
     }
 
-    @Override
-    public void fail(Throwable cause) {
+    void fail(Throwable cause) {
         cancelTicker();
         if (state == State.DONE) return;
-        Throwable t = failure;
-        if (t == null) {
-            if (cause instanceof PgException pe) {
-                t = ReplicationServerErrorException.classify(pe, state == State.STARTING || state == State.QUEUED);
-            } else if (cause instanceof ReplicationException) {
-                t = cause;
-            } else if (cause instanceof MalformedMessageException m) {
-                t = new ReplicationProtocolException(m); // framing or message layout: the same bytes come again
-            } else if (cause instanceof PgClientException p && p.kind() == PgClientException.Kind.PROTOCOL) {
-                t = new ReplicationProtocolException(p);
-            } else {
-                t = new ReplicationConnectionLostException("replication connection lost"
-                        + (cause == null || cause.getMessage() == null ? "" : ": " + cause.getMessage()), cause);
-            }
-        }
+        Throwable t = failure != null ? failure
+                : CopyBothExchange.classify(cause, state == State.STARTING || state == State.QUEUED);
         state = State.DONE;
         started.completeExceptionally(t);
         completion.completeExceptionally(t);
     }
 
-    private void onCopyBoth() {
+    void onCopyBoth() {
         state = State.STREAMING;
         lastStatusNanos = System.nanoTime();
         long period = Math.max(50, Math.min(1000, statusInterval.toMillis()));
@@ -159,7 +126,7 @@ abstract class CopyBothStream implements Exchange {
         if (stopRequested) sendCopyDone();
     }
 
-    private void onCopyData(ByteBuf payload) throws Exception {
+    void onCopyData(ByteBuf payload) throws Exception {
         if (state == State.DONE || state == State.ENDING) return;
         if (!payload.isReadable()) throw protocol("empty CopyData");
         byte kind = payload.getByte(payload.readerIndex());
@@ -195,7 +162,7 @@ abstract class CopyBothStream implements Exchange {
         }
     }
 
-    private void onServerCopyDone() {
+    void onServerCopyDone() {
         // Logical: the answer to our CopyDone. Physical: end of a timeline; answer with ours.
         if (state == State.STREAMING) {
             decideStop();
@@ -204,7 +171,7 @@ abstract class CopyBothStream implements Exchange {
         state = State.SERVER_DONE;
     }
 
-    private void onError(PgException e) {
+    void onError(PgException e) {
         // An ErrorResponse ends copy mode both ways: no CopyDone from us. ReadyForQuery (ERROR) or EOF (FATAL) follows.
         boolean beforeCopy = state == State.STARTING;
         decideStop();
@@ -212,7 +179,7 @@ abstract class CopyBothStream implements Exchange {
         state = State.ENDING;
     }
 
-    private void onCommandComplete() {
+    void onCommandComplete() {
         if (state == State.STREAMING) {
             // CommandComplete inside copy mode without CopyDone: the walsender is shutting down.
             decideStop();
@@ -222,7 +189,7 @@ abstract class CopyBothStream implements Exchange {
         // After CopyDone (COPY 0, then START_REPLICATION's own tag): nothing to do.
     }
 
-    private void onDataRow(ByteBuf payload) {
+    void onDataRow(ByteBuf payload) {
         dataRow.wrap(payload);
         if (dataRow.columnCount() >= 2 && !dataRow.isNull(0) && !dataRow.isNull(1)) {
             nextTimeline = ReplicationCommands.timelineColumn("next_tli", dataRow.text(0));
@@ -230,7 +197,7 @@ abstract class CopyBothStream implements Exchange {
         }
     }
 
-    private void finish() {
+    void finish() {
         cancelTicker();
         if (paused) {
             paused = false;
@@ -343,7 +310,7 @@ abstract class CopyBothStream implements Exchange {
                 failFromHandler(e);
             }
         });
-        connection.submit(this);
+        connection.submit(new CopyBothExchange(this));
     }
 
     // ---- public face (any thread), shared by the logical and physical streams

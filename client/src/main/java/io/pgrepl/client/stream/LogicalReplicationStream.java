@@ -5,27 +5,8 @@ import io.pgrepl.client.replication.WalSenderCommands;
 import io.pgrepl.client.PgConnection;
 import io.pgrepl.codec.Lsn;
 import io.pgrepl.codec.MalformedMessageException;
-import io.pgrepl.codec.pgoutput.BeginMessage;
-import io.pgrepl.codec.pgoutput.BeginPrepareMessage;
-import io.pgrepl.codec.pgoutput.CommitMessage;
-import io.pgrepl.codec.pgoutput.CommitPreparedMessage;
-import io.pgrepl.codec.pgoutput.DeleteMessage;
-import io.pgrepl.codec.pgoutput.InsertMessage;
-import io.pgrepl.codec.pgoutput.LogicalMessage;
-import io.pgrepl.codec.pgoutput.OriginMessage;
 import io.pgrepl.codec.pgoutput.PgOutputDecoder;
-import io.pgrepl.codec.pgoutput.PgOutputHandler;
 import io.pgrepl.codec.pgoutput.PgOutputState;
-import io.pgrepl.codec.pgoutput.PrepareMessage;
-import io.pgrepl.codec.pgoutput.RelationMessage;
-import io.pgrepl.codec.pgoutput.RollbackPreparedMessage;
-import io.pgrepl.codec.pgoutput.StreamAbortMessage;
-import io.pgrepl.codec.pgoutput.StreamCommitMessage;
-import io.pgrepl.codec.pgoutput.StreamStartMessage;
-import io.pgrepl.codec.pgoutput.StreamStopMessage;
-import io.pgrepl.codec.pgoutput.TruncateMessage;
-import io.pgrepl.codec.pgoutput.TypeMessage;
-import io.pgrepl.codec.pgoutput.UpdateMessage;
 import io.pgrepl.codec.replication.PrimaryKeepalive;
 import io.pgrepl.codec.replication.XLogData;
 import java.util.function.LongConsumer;
@@ -72,7 +53,7 @@ public final class LogicalReplicationStream extends CopyBothStream {
     private final LogicalStreamHandler handler;
     private final PgOutputDecoder decoder;
     private final FeedbackTracker tracker;
-    private final Dispatcher dispatcher = new Dispatcher();
+    private final DedupDispatcher dispatcher;
     private final int protoVersion;
     private final long dedupFloor;
     /** Told every acknowledgement applied here, from any source (see {@link ReconnectingLogicalStream}). */
@@ -83,10 +64,7 @@ public final class LogicalReplicationStream extends CopyBothStream {
     private volatile StreamMetrics lastMetrics;
     private long messages;
     private long bytes;
-    private long transactions;
     private long serverWalEnd;
-    /** Set once the decoder handed the current message to the {@link Dispatcher}. */
-    private boolean dispatched;
 
     private LogicalReplicationStream(PgConnection connection, LogicalReplicationOptions options, String command,
                                      LogicalStreamHandler handler, long resumeFrom, LongConsumer ackListener) {
@@ -99,6 +77,7 @@ public final class LogicalReplicationStream extends CopyBothStream {
         this.tracker = new FeedbackTracker(options.confirmIdleKeepalives(), resumeFrom);
         this.acknowledgedView = resumeFrom;
         this.ackListener = ackListener;
+        this.dispatcher = new DedupDispatcher(handler, tracker, dedupFloor, this::delivered);
     }
 
     /**
@@ -246,13 +225,13 @@ public final class LogicalReplicationStream extends CopyBothStream {
             failFromHandler(e);
             return;
         }
-        dispatched = false;
+        dispatcher.dispatched = false;
         try {
             decoder.decode(x.buffer(), x.dataIndex(), x.dataLength(), dispatcher);
         } catch (MalformedMessageException e) {
             // The decoder dispatches last: before that, the bytes are at fault; after, the handler
             // (which may decode values itself) threw.
-            failFromHandler(dispatched ? e : new ReplicationProtocolException(e));
+            failFromHandler(dispatcher.dispatched ? e : new ReplicationProtocolException(e));
         } catch (RuntimeException e) {
             failFromHandler(e);
         }
@@ -304,179 +283,11 @@ public final class LogicalReplicationStream extends CopyBothStream {
         long end = Lsn.max(serverWalEnd, tracker.serverWalEnd());
         long flushed = tracker.sentFlush();
         long lag = end != 0 && Long.compareUnsigned(end, flushed) > 0 ? end - flushed : 0;
-        return new StreamMetrics(messages, bytes, transactions, tracker.received(), end, tracker.acknowledged(), flushed,
+        return new StreamMetrics(messages, bytes, dispatcher.transactions, tracker.received(), end, tracker.acknowledged(), flushed,
                 lag, (System.nanoTime() - lastReceiveNanos) / 1_000_000, statusUpdatesSent());
     }
 
     private void delivered(long lsn) {
         if (options.autoAcknowledge()) ack(lsn);
-    }
-
-    /** Tracks transaction boundaries and duplicates, then forwards to the application's handler. */
-    private final class Dispatcher implements PgOutputHandler {
-        private boolean skipping;
-
-        private boolean duplicate(long commitLsn) {
-            return dedupFloor != 0 && Long.compareUnsigned(commitLsn, dedupFloor) < 0;
-        }
-
-        @Override
-        public void onBegin(BeginMessage m) {
-            dispatched = true;
-            if (duplicate(m.finalLsn())) {
-                skipping = true;
-                return;
-            }
-            tracker.transactionStarted();
-            handler.onBegin(m);
-        }
-
-        @Override
-        public void onCommit(CommitMessage m) {
-            dispatched = true;
-            if (skipping) {
-                skipping = false;
-                return;
-            }
-            tracker.transactionEnded(m.endLsn());
-            transactions++;
-            handler.onCommit(m);
-            delivered(m.endLsn());
-        }
-
-        @Override
-        public void onOrigin(OriginMessage m) {
-            dispatched = true;
-            if (!skipping) handler.onOrigin(m);
-        }
-
-        @Override
-        public void onRelation(RelationMessage m) {
-            dispatched = true;
-            handler.onRelation(m);
-        }
-
-        @Override
-        public void onType(TypeMessage m) {
-            dispatched = true;
-            handler.onType(m);
-        }
-
-        @Override
-        public void onInsert(InsertMessage m) {
-            dispatched = true;
-            if (!skipping) handler.onInsert(m);
-        }
-
-        @Override
-        public void onUpdate(UpdateMessage m) {
-            dispatched = true;
-            if (!skipping) handler.onUpdate(m);
-        }
-
-        @Override
-        public void onDelete(DeleteMessage m) {
-            dispatched = true;
-            if (!skipping) handler.onDelete(m);
-        }
-
-        @Override
-        public void onTruncate(TruncateMessage m) {
-            dispatched = true;
-            if (!skipping) handler.onTruncate(m);
-        }
-
-        @Override
-        public void onMessage(LogicalMessage m) {
-            dispatched = true;
-            if (m.transactional()) {
-                if (!skipping) handler.onMessage(m);
-                return;
-            }
-            long lsn = m.messageLsn();
-            if (dedupFloor != 0 && Long.compareUnsigned(lsn, dedupFloor) <= 0) return;
-            tracker.standaloneDelivered(lsn);
-            handler.onMessage(m);
-            delivered(lsn);
-        }
-
-        @Override
-        public void onStreamStart(StreamStartMessage m) {
-            dispatched = true;
-            tracker.streamOpened(m.xid());
-            handler.onStreamStart(m);
-        }
-
-        @Override
-        public void onStreamStop(StreamStopMessage m) {
-            dispatched = true;
-            handler.onStreamStop(m);
-        }
-
-        @Override
-        public void onStreamCommit(StreamCommitMessage m) {
-            dispatched = true;
-            tracker.streamClosed(m.xid(), m.endLsn());
-            transactions++;
-            handler.onStreamCommit(m);
-            delivered(m.endLsn());
-        }
-
-        @Override
-        public void onStreamAbort(StreamAbortMessage m) {
-            dispatched = true;
-            if (!m.isSubtransactionAbort()) tracker.streamClosed(m.xid(), 0);
-            handler.onStreamAbort(m);
-        }
-
-        @Override
-        public void onBeginPrepare(BeginPrepareMessage m) {
-            dispatched = true;
-            if (duplicate(m.prepareLsn())) {
-                skipping = true;
-                return;
-            }
-            tracker.transactionStarted();
-            handler.onBeginPrepare(m);
-        }
-
-        @Override
-        public void onPrepare(PrepareMessage m) {
-            dispatched = true;
-            if (skipping) {
-                skipping = false;
-                return;
-            }
-            tracker.transactionEnded(m.endLsn());
-            handler.onPrepare(m);
-            delivered(m.endLsn());
-        }
-
-        @Override
-        public void onStreamPrepare(PrepareMessage m) {
-            dispatched = true;
-            tracker.streamClosed(m.xid(), m.endLsn());
-            handler.onStreamPrepare(m);
-            delivered(m.endLsn());
-        }
-
-        @Override
-        public void onCommitPrepared(CommitPreparedMessage m) {
-            dispatched = true;
-            if (duplicate(m.commitLsn())) return;
-            tracker.standaloneDelivered(m.endLsn());
-            transactions++;
-            handler.onCommitPrepared(m);
-            delivered(m.endLsn());
-        }
-
-        @Override
-        public void onRollbackPrepared(RollbackPreparedMessage m) {
-            dispatched = true;
-            if (dedupFloor != 0 && Long.compareUnsigned(m.rollbackEndLsn(), dedupFloor) <= 0) return;
-            tracker.standaloneDelivered(m.rollbackEndLsn());
-            handler.onRollbackPrepared(m);
-            delivered(m.rollbackEndLsn());
-        }
     }
 }

@@ -2,7 +2,7 @@ package io.pgrepl.codec.backend;
 
 import io.netty.buffer.ByteBuf;
 import io.pgrepl.codec.MalformedMessageException;
-import io.pgrepl.codec.Wire;
+import io.pgrepl.codec.internal.Wire;
 
 /**
  * BackendKeyData 'K': Int32 pid, then the cancel key to the end of the message: 4 bytes under

@@ -2,7 +2,7 @@ package io.pgrepl.codec.backend;
 
 import io.netty.buffer.ByteBuf;
 import io.pgrepl.codec.MalformedMessageException;
-import io.pgrepl.codec.Wire;
+import io.pgrepl.codec.internal.Wire;
 
 /** CommandComplete 'C': one String, the command tag (e.g. {@code SELECT 3}, {@code CREATE_REPLICATION_SLOT}). */
 public final class CommandComplete {

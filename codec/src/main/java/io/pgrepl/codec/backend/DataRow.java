@@ -2,7 +2,7 @@ package io.pgrepl.codec.backend;
 
 import io.netty.buffer.ByteBuf;
 import io.pgrepl.codec.MalformedMessageException;
-import io.pgrepl.codec.Wire;
+import io.pgrepl.codec.internal.Wire;
 
 /**
  * DataRow 'D' flyweight: Int16 count, then per column Int32 length (-1 = NULL) and that many

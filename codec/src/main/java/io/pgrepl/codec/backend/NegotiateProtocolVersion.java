@@ -2,7 +2,7 @@ package io.pgrepl.codec.backend;
 
 import io.netty.buffer.ByteBuf;
 import io.pgrepl.codec.MalformedMessageException;
-import io.pgrepl.codec.Wire;
+import io.pgrepl.codec.internal.Wire;
 import java.util.ArrayList;
 import java.util.List;
 

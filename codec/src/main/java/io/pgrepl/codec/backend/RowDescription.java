@@ -2,7 +2,7 @@ package io.pgrepl.codec.backend;
 
 import io.netty.buffer.ByteBuf;
 import io.pgrepl.codec.MalformedMessageException;
-import io.pgrepl.codec.Wire;
+import io.pgrepl.codec.internal.Wire;
 
 /**
  * RowDescription 'T' flyweight: Int16 count, then per field String name, Int32 table OID,

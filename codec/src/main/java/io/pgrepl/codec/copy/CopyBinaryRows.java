@@ -2,7 +2,7 @@ package io.pgrepl.codec.copy;
 
 import io.netty.buffer.ByteBuf;
 import io.pgrepl.codec.MalformedMessageException;
-import io.pgrepl.codec.Wire;
+import io.pgrepl.codec.internal.Wire;
 import io.pgrepl.codec.pgoutput.RelationInfo;
 import io.pgrepl.codec.pgoutput.TupleFiller;
 

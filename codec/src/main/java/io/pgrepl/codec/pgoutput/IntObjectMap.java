@@ -10,7 +10,7 @@ import java.util.function.IntFunction;
  *
  * @param <V> the value type
  */
-public final class IntObjectMap<V> {
+final class IntObjectMap<V> {
     private int[] keys;
     private Object[] values;
     private int size;

@@ -4,7 +4,7 @@ import static io.pgrepl.codec.pgoutput.PgOutputMessageType.*;
 
 import io.netty.buffer.ByteBuf;
 import io.pgrepl.codec.MalformedMessageException;
-import io.pgrepl.codec.Wire;
+import io.pgrepl.codec.internal.Wire;
 import java.util.ArrayList;
 import java.util.List;
 

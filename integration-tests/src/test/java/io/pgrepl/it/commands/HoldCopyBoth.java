@@ -2,9 +2,9 @@ package io.pgrepl.it.commands;
 
 import io.netty.buffer.ByteBuf;
 import io.pgrepl.client.PgException;
-import io.pgrepl.client.protocol.Exchange;
-import io.pgrepl.client.protocol.ExchangeContext;
-import io.pgrepl.client.protocol.Frontend;
+import io.pgrepl.client.internal.Exchange;
+import io.pgrepl.client.internal.ExchangeContext;
+import io.pgrepl.client.internal.Frontend;
 import io.pgrepl.codec.backend.BackendMessage;
 import io.pgrepl.codec.backend.ErrorFields;
 import java.util.concurrent.CompletableFuture;

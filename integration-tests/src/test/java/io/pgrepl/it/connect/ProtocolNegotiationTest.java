@@ -138,7 +138,7 @@ class ProtocolNegotiationTest {
     private static boolean derivationRunning() {
         for (StackTraceElement[] stack : Thread.getAllStackTraces().values()) {
             for (StackTraceElement f : stack) {
-                if (f.getMethodName().equals("pbkdf2") && f.getClassName().equals("io.pgrepl.client.auth.ScramSha256Client")) {
+                if (f.getMethodName().equals("pbkdf2") && f.getClassName().equals("io.pgrepl.client.internal.auth.ScramSha256Client")) {
                     return true;
                 }
             }

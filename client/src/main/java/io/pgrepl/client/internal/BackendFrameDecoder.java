@@ -1,0 +1,184 @@
+package io.pgrepl.client.internal;
+
+import io.netty.buffer.ByteBuf;
+import io.netty.channel.ChannelDuplexHandler;
+import io.netty.channel.ChannelHandlerContext;
+import io.netty.channel.ChannelPromise;
+import io.netty.handler.codec.ByteToMessageDecoder;
+import io.pgrepl.client.protocol.FrameTooLargeException;
+import io.pgrepl.codec.MalformedMessageException;
+import io.pgrepl.codec.backend.BackendMessage;
+
+/**
+ * Splits the byte stream into backend frames (Byte1 type, Int32 length including itself,
+ * payload) and hands each payload to a {@link FrameSink} as a view of the cumulation buffer:
+ * nothing is copied and, in the steady state, nothing is allocated per frame (one reusable
+ * {@link FrameView}).
+ *
+ * <p>The payload is valid only for the duration of {@link FrameSink#onFrame}; a sink that keeps
+ * it calls {@code retain()} (the decoder then stops reusing that view object, and the cumulator
+ * copies instead of appending in place), or keeps a {@code retainedSlice()}. The length is
+ * checked as soon as the 5-byte header is in, so a hostile length fails at once instead of
+ * making us buffer up to it.
+ *
+ * <p>Pausing is exact: once the channel's autoRead is off (a sink applying backpressure), no
+ * further frame is delivered, even if whole frames are already buffered; they are delivered when
+ * reading is requested again ({@code setAutoRead(true)} and {@code read()} both pass through
+ * {@link #read}). An explicit {@code read()} while still paused delivers one buffered frame.
+ * At end of stream (the peer closed), every complete frame still buffered is delivered, pause or
+ * not, before {@code channelInactive} goes on: a FATAL ErrorResponse or the last CopyData behind
+ * paused frames must not be lost, and nobody would resume a dead connection. After a close
+ * <em>we</em> asked for, buffered frames are dropped, as before.
+ */
+public final class BackendFrameDecoder extends ChannelDuplexHandler {
+    /** The default largest frame, 256 MiB: PostgreSQL's own limit on one field value is 1 GB. */
+    public static final int DEFAULT_MAX_FRAME_SIZE = 256 * 1024 * 1024;
+
+    /** Receives frames in order, on the event loop. */
+    public interface FrameSink {
+        /**
+         * One frame.
+         *
+         * @param type    the message type byte
+         * @param payload the body after the length word, valid only during the call unless retained
+         * @throws Exception to fail the connection
+         */
+        void onFrame(byte type, ByteBuf payload) throws Exception;
+    }
+
+    private final FrameSink sink;
+    private final int maxFrameSize;
+    private ByteBuf cumulation;
+    private FrameView view = new FrameView();
+    private boolean draining;
+    private boolean closeRequested;
+    private boolean broken;
+
+    /**
+     * A decoder passing frames to {@code sink}.
+     *
+     * @param sink         receives the frames
+     * @param maxFrameSize the largest frame accepted (type byte, length word and payload)
+     * @throws IllegalArgumentException for a limit below 5
+     */
+    public BackendFrameDecoder(FrameSink sink, int maxFrameSize) {
+        if (maxFrameSize < 5) throw new IllegalArgumentException("maxFrameSize " + maxFrameSize);
+        this.sink = sink;
+        this.maxFrameSize = maxFrameSize;
+    }
+
+    @Override
+    public void channelRead(ChannelHandlerContext ctx, Object msg) throws Exception {
+        if (!(msg instanceof ByteBuf in)) {
+            ctx.fireChannelRead(msg);
+            return;
+        }
+        if (broken) {
+            in.release(); // framing is lost for good; the error has been raised once already
+            return;
+        }
+        cumulation = cumulation == null ? in : ByteToMessageDecoder.MERGE_CUMULATOR.cumulate(ctx.alloc(), cumulation, in);
+        if (draining) return; // a sink made the transport read inline: the outer loop goes on
+        try {
+            drain(ctx, false);
+        } finally {
+            compact();
+        }
+    }
+
+    /** Reading resumes: buffered frames first; the socket is asked for more only if they ran out. */
+    @Override
+    public void read(ChannelHandlerContext ctx) throws Exception {
+        if (cumulation != null && !draining) {
+            int delivered;
+            try {
+                delivered = drain(ctx, false);
+            } catch (Throwable t) {
+                compact();
+                ctx.fireExceptionCaught(t);
+                return;
+            }
+            compact();
+            if (delivered > 0 && !ctx.channel().config().isAutoRead()) return; // paused again
+        }
+        ctx.read();
+    }
+
+    /** Delivers complete frames; stops after a frame that left autoRead off, unless at EOF. */
+    private int drain(ChannelHandlerContext ctx, boolean eof) throws Exception {
+        ByteBuf buf = cumulation;
+        int delivered = 0;
+        draining = true;
+        try {
+            while (buf.readableBytes() >= 5 && (eof ? !closeRequested : ctx.channel().isOpen())) {
+                int start = buf.readerIndex();
+                byte type = buf.getByte(start);
+                int length = buf.getInt(start + 1);
+                if (length < 4 || length > maxFrameSize - 1) {
+                    broken = true;
+                    buf.skipBytes(buf.readableBytes());
+                    if (length < 4) {
+                        throw new MalformedMessageException(BackendMessage.name(type), 1,
+                                "frame length " + length + " below the minimum of 4");
+                    }
+                    throw new FrameTooLargeException(BackendMessage.name(type), 1L + length, maxFrameSize);
+                }
+                if (buf.readableBytes() < 1 + length) break;
+                buf.readerIndex(start + 1 + length);
+                int refCnt = buf.refCnt();
+                sink.onFrame(type, view.reset(buf, start + 5, length - 4));
+                delivered++;
+                if (buf.refCnt() != refCnt) view = new FrameView(); // the sink kept that one
+                if (cumulation == null) break; // handler removed meanwhile
+                buf = cumulation; // a sink that made the transport read inline may have grown it
+                if (!eof && !ctx.channel().config().isAutoRead()) break;
+            }
+        } finally {
+            draining = false;
+        }
+        return delivered;
+    }
+
+    private void compact() {
+        ByteBuf buf = cumulation;
+        if (buf == null) return;
+        if (!buf.isReadable()) {
+            cumulation = null;
+            buf.release();
+        } else if (buf.refCnt() == 1 && buf.readerIndex() > (buf.capacity() >>> 1)) {
+            // Only when no sink holds a view: discarding moves the bytes under it.
+            buf.discardSomeReadBytes();
+        }
+    }
+
+    @Override
+    public void close(ChannelHandlerContext ctx, ChannelPromise promise) throws Exception {
+        closeRequested = true;
+        ctx.close(promise);
+    }
+
+    @Override
+    public void handlerRemoved(ChannelHandlerContext ctx) {
+        releaseCumulation();
+    }
+
+    private void releaseCumulation() {
+        if (cumulation != null) {
+            ByteBuf buf = cumulation;
+            cumulation = null;
+            buf.release();
+        }
+    }
+
+    @Override
+    public void channelInactive(ChannelHandlerContext ctx) throws Exception {
+        try {
+            if (cumulation != null && !closeRequested && !draining) drain(ctx, true);
+        } catch (Throwable t) {
+            ctx.fireExceptionCaught(t);
+        } finally {
+            releaseCumulation();
+            ctx.fireChannelInactive();
+        }
+    }
+}

@@ -1,0 +1,363 @@
+package io.pgrepl.client.internal.reactive;
+
+import java.util.Objects;
+import java.util.Queue;
+import java.util.concurrent.ConcurrentLinkedQueue;
+import java.util.concurrent.Executor;
+import java.util.concurrent.Flow;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicLong;
+
+/**
+ * The bounded hand-off between a push source (the replication event loop) and one
+ * {@link Flow.Subscriber}: items queue up; above the high watermark the source is paused (socket
+ * reads stop, keepalives do not), below the low watermark it is resumed. Every subscriber signal
+ * (onSubscribe first) runs serially on {@code executor}, never on the event loop, so a slow
+ * subscriber never delays the keepalive answers.
+ *
+ * <p>The queue can exceed the high watermark by what one socket read (one receive buffer, up to
+ * 64 KiB of messages) had already delivered when the pause took effect; never beyond that.
+ */
+public final class FlowBuffer<T> implements Flow.Subscription {
+    /** What the buffer controls upstream. Calls are serialised; pause/resume alternate. */
+    public interface Upstream {
+        /** Stop producing until {@link #resume()} (socket reading off). */
+        void pause();
+
+        /** Produce again after {@link #pause()}. */
+        void resume();
+
+        /** Stop producing (the subscriber cancelled or failed); called at most once. */
+        void cancel();
+    }
+
+    private final Flow.Subscriber<? super T> subscriber;
+    private final Executor executor;
+    private final int highWatermark;
+    private final int lowWatermark;
+    private volatile Upstream upstream;
+
+    private final Queue<T> queue = new ConcurrentLinkedQueue<>();
+    private final AtomicInteger queued = new AtomicInteger();
+    private final AtomicInteger peakQueued = new AtomicInteger();
+    private final AtomicLong demand = new AtomicLong();
+    private final AtomicInteger wip = new AtomicInteger();
+    private final Object pauseLock = new Object();
+    private volatile boolean paused;
+    private boolean upstreamCancelled;
+    private boolean subscribed;
+    private volatile boolean cancelled;
+    private volatile boolean done;
+    private volatile Throwable error;
+    private boolean terminated;
+    private volatile Throwable badRequest;
+    private final AtomicLong pauses = new AtomicLong();
+    private volatile java.util.function.Consumer<? super T> afterOnNext;
+    private volatile java.util.function.ToLongFunction<? super T> weigher;
+    private volatile long maxWeight = Long.MAX_VALUE;
+    private final AtomicLong weight = new AtomicLong();
+    private volatile java.util.function.Consumer<? super T> onDiscard;
+
+    /**
+     * A buffer delivering to one subscriber.
+     *
+     * @param subscriber    receives the signals, serially on {@code executor}
+     * @param executor      runs the subscriber's signals
+     * @param highWatermark queued items above which the source is paused
+     * @param lowWatermark  queued items at or below which it resumes
+     * @throws IllegalArgumentException unless 0 &lt;= lowWatermark &lt; highWatermark
+     */
+    public FlowBuffer(Flow.Subscriber<? super T> subscriber, Executor executor, int highWatermark, int lowWatermark) {
+        this.subscriber = Objects.requireNonNull(subscriber, "subscriber");
+        this.executor = Objects.requireNonNull(executor, "executor");
+        if (highWatermark < 1 || lowWatermark < 0 || lowWatermark >= highWatermark) {
+            throw new IllegalArgumentException("need 0 <= lowWatermark < highWatermark, got " + lowWatermark + "/" + highWatermark);
+        }
+        this.highWatermark = highWatermark;
+        this.lowWatermark = lowWatermark;
+    }
+
+    /**
+     * Runs after each onNext returned normally (the auto-acknowledge option).
+     *
+     * @param hook receives the item, on the executor
+     */
+    public void afterOnNext(java.util.function.Consumer<? super T> hook) {
+        this.afterOnNext = hook;
+    }
+
+    /**
+     * Also bounds the queue by weight (e.g. the heap an item holds): above {@code maxWeight} the
+     * source pauses, and it resumes only once the weight is at most a quarter of it. Set before
+     * {@link #start()}.
+     *
+     * @param w         the weight of one item, e.g. its heap bytes
+     * @param maxWeight the weight above which the source pauses, positive
+     * @throws IllegalArgumentException if {@code maxWeight} is not positive
+     */
+    public void weigher(java.util.function.ToLongFunction<? super T> w, long maxWeight) {
+        if (maxWeight < 1) throw new IllegalArgumentException("maxWeight must be positive");
+        this.weigher = w;
+        this.maxWeight = maxWeight;
+    }
+
+    /**
+     * Receives every item that will never reach the subscriber: still queued at cancel or at a
+     * failure, or pushed after it. Items that own resources (a transaction's spill file) release
+     * them here. Set before {@link #start()}.
+     *
+     * @param hook releases one item; its exceptions are ignored
+     */
+    public void onDiscard(java.util.function.Consumer<? super T> hook) {
+        this.onDiscard = hook;
+    }
+
+    private void discard(T item) {
+        java.util.function.Consumer<? super T> hook = onDiscard;
+        if (hook == null) return;
+        try {
+            hook.accept(item);
+        } catch (RuntimeException ignored) {
+            // releasing is best effort; the item is dropped either way
+        }
+    }
+
+    /** {@return the current weight of the queued items (0 without a weigher)} */
+    public long queuedWeight() {
+        return weight.get();
+    }
+
+    private long weigh(T item) {
+        java.util.function.ToLongFunction<? super T> w = weigher;
+        return w == null ? 0 : w.applyAsLong(item);
+    }
+
+    /**
+     * Connects the source; if the subscription was cancelled already, cancels it at once.
+     *
+     * @param up the source's controls
+     */
+    public void upstream(Upstream up) {
+        this.upstream = up;
+        if (cancelled) cancelUpstream();
+        else synchronized (pauseLock) {
+            if (paused) up.pause();
+        }
+    }
+
+    /** Delivers onSubscribe (on the executor). Call once, before pushing. */
+    public void start() {
+        drain();
+    }
+
+    // ---- source side (any thread)
+
+    /**
+     * Queues an item for the subscriber (source side, any thread); pauses the source above a watermark.
+     * After cancel or termination the item is discarded instead.
+     *
+     * @param item the item
+     */
+    public void push(T item) {
+        if (cancelled || done) {
+            discard(item);
+            return;
+        }
+        long w = weight.addAndGet(weigh(item));
+        queue.offer(item);
+        int n = queued.incrementAndGet();
+        peakQueued.accumulateAndGet(n, Math::max);
+        if (n > highWatermark || w > maxWeight) {
+            synchronized (pauseLock) {
+                // Re-checked under the lock: the subscriber may have drained below the low
+                // watermark since n was counted, and its maybeResume would then never come.
+                if (!paused && !upstreamCancelled && (queued.get() > lowWatermark || weight.get() > maxWeight / 4)) {
+                    paused = true;
+                    pauses.incrementAndGet();
+                    Upstream up = upstream;
+                    if (up != null) up.pause();
+                }
+            }
+        }
+        drain();
+    }
+
+    /** Ends the sequence: onComplete follows the queued items (source side, any thread). */
+    public void complete() {
+        done = true;
+        drain();
+    }
+
+    /**
+     * Ends the sequence with a failure: onError follows the queued items (source side, any thread).
+     *
+     * @param t the failure; only the first one counts
+     */
+    public void error(Throwable t) {
+        if (error == null) error = t;
+        done = true;
+        drain();
+    }
+
+    /** {@return the items waiting for demand right now} */
+    public int queued() {
+        return queued.get();
+    }
+
+    /** {@return the most items ever queued at once} */
+    public int peakQueued() {
+        return peakQueued.get();
+    }
+
+    /** {@return how many times the source was paused} */
+    public long pauses() {
+        return pauses.get();
+    }
+
+    /**
+     * Whether the source should be paused right now. Upstreams that apply pause/resume
+     * asynchronously should apply this current value rather than the call they got, so that a
+     * late resume never overrides a newer pause.
+     *
+     * @return true while the source should be paused
+     */
+    public boolean pauseWanted() {
+        return paused;
+    }
+
+    /** {@return whether the subscriber cancelled, or the executor refused to run its signals} */
+    public boolean isCancelled() {
+        return cancelled;
+    }
+
+    // ---- subscriber side
+
+    @Override
+    public void request(long n) {
+        if (n <= 0) {
+            // §3.9: a non-positive request is a subscriber bug, reported as onError.
+            badRequest = new IllegalArgumentException("§3.9: request must be positive, got " + n);
+        } else {
+            long prev, next;
+            do {
+                prev = demand.get();
+                next = prev + n < 0 ? Long.MAX_VALUE : prev + n;
+            } while (!demand.compareAndSet(prev, next));
+        }
+        drain();
+    }
+
+    @Override
+    public void cancel() {
+        if (cancelled) return;
+        cancelled = true;
+        cancelUpstream();
+        drain();
+    }
+
+    private void cancelUpstream() {
+        Upstream up;
+        synchronized (pauseLock) {
+            if (upstreamCancelled || (up = upstream) == null) return;
+            upstreamCancelled = true;
+        }
+        up.cancel();
+    }
+
+    private void drain() {
+        if (wip.getAndIncrement() != 0) return;
+        try {
+            executor.execute(this::drainLoop);
+        } catch (RuntimeException rejected) {
+            wip.set(0);
+            cancelled = true;
+            cancelUpstream();
+        }
+    }
+
+    private void drainLoop() {
+        int missed = 1;
+        do {
+            if (!subscribed) {
+                subscribed = true;
+                try {
+                    subscriber.onSubscribe(this);
+                } catch (Throwable t) {
+                    cancel();
+                }
+            }
+            if (terminated) {
+                clear();
+            } else if (cancelled) {
+                terminated = true;
+                clear();
+            } else if (badRequest != null) {
+                terminate(badRequest);
+            } else {
+                emitAvailable();
+            }
+            missed = wip.addAndGet(-missed);
+        } while (missed != 0);
+    }
+
+    private void emitAvailable() {
+        while (demand.get() > 0 && !cancelled && badRequest == null) {
+            T item = queue.poll();
+            if (item == null) break;
+            queued.decrementAndGet();
+            weight.addAndGet(-weigh(item));
+            demand.decrementAndGet();
+            maybeResume();
+            try {
+                subscriber.onNext(item);
+                java.util.function.Consumer<? super T> hook = afterOnNext;
+                if (hook != null) hook.accept(item);
+            } catch (Throwable t) {
+                // §2.13 broken subscriber: cancel and stop signalling.
+                cancel();
+                terminated = true;
+                return;
+            }
+        }
+        if (cancelled) {
+            terminated = true;
+            clear();
+        } else if (badRequest != null) {
+            terminate(badRequest);
+        } else if (done && queue.isEmpty()) {
+            terminate(error);
+        }
+    }
+
+    private void maybeResume() {
+        if (queued.get() > lowWatermark || weight.get() > maxWeight / 4) return;
+        synchronized (pauseLock) {
+            if (paused && !upstreamCancelled) {
+                paused = false;
+                Upstream up = upstream;
+                if (up != null) up.resume();
+            }
+        }
+    }
+
+    private void terminate(Throwable t) {
+        terminated = true;
+        if (t != null || badRequest != null) cancelUpstream();
+        clear();
+        try {
+            if (t != null) subscriber.onError(t);
+            else subscriber.onComplete();
+        } catch (Throwable ignored) {
+            // §2.13: nothing left to tell a subscriber that throws from a terminal signal
+        }
+    }
+
+    private void clear() {
+        T item;
+        while ((item = queue.poll()) != null) {
+            queued.decrementAndGet();
+            weight.addAndGet(-weigh(item));
+            discard(item);
+        }
+    }
+}

@@ -1,0 +1,212 @@
+package io.pgrepl.client.stream;
+
+import io.pgrepl.codec.pgoutput.BeginMessage;
+import io.pgrepl.codec.pgoutput.BeginPrepareMessage;
+import io.pgrepl.codec.pgoutput.CommitMessage;
+import io.pgrepl.codec.pgoutput.CommitPreparedMessage;
+import io.pgrepl.codec.pgoutput.DeleteMessage;
+import io.pgrepl.codec.pgoutput.InsertMessage;
+import io.pgrepl.codec.pgoutput.LogicalMessage;
+import io.pgrepl.codec.pgoutput.OriginMessage;
+import io.pgrepl.codec.pgoutput.PgOutputHandler;
+import io.pgrepl.codec.pgoutput.PrepareMessage;
+import io.pgrepl.codec.pgoutput.RelationMessage;
+import io.pgrepl.codec.pgoutput.RollbackPreparedMessage;
+import io.pgrepl.codec.pgoutput.StreamAbortMessage;
+import io.pgrepl.codec.pgoutput.StreamCommitMessage;
+import io.pgrepl.codec.pgoutput.StreamStartMessage;
+import io.pgrepl.codec.pgoutput.StreamStopMessage;
+import io.pgrepl.codec.pgoutput.TruncateMessage;
+import io.pgrepl.codec.pgoutput.TypeMessage;
+import io.pgrepl.codec.pgoutput.UpdateMessage;
+import java.util.function.LongConsumer;
+
+/**
+ * Between the decoder and the application's handler of a {@link LogicalReplicationStream}: tracks
+ * transaction boundaries for the {@link FeedbackTracker} and withholds what is at or below the
+ * de-duplication floor (the rules are on {@link LogicalReplicationStream}). Its own class because
+ * it is the one place that decides, message by message, what the handler sees; the stream keeps
+ * the connection side. Event loop only.
+ */
+final class DedupDispatcher implements PgOutputHandler {
+    private final LogicalStreamHandler handler;
+    private final FeedbackTracker tracker;
+    private final long dedupFloor;
+    /** Told the end LSN of each delivered transaction or standalone message (auto-acknowledgement). */
+    private final LongConsumer delivered;
+    private boolean skipping;
+    /** Set once the decoder handed the current message here (so a later failure is the handler's). */
+    boolean dispatched;
+    /** Transactions delivered, for the stream's metrics. */
+    long transactions;
+
+    DedupDispatcher(LogicalStreamHandler handler, FeedbackTracker tracker, long dedupFloor, LongConsumer delivered) {
+        this.handler = handler;
+        this.tracker = tracker;
+        this.dedupFloor = dedupFloor;
+        this.delivered = delivered;
+    }
+
+    private boolean duplicate(long commitLsn) {
+        return dedupFloor != 0 && Long.compareUnsigned(commitLsn, dedupFloor) < 0;
+    }
+
+    @Override
+    public void onBegin(BeginMessage m) {
+        dispatched = true;
+        if (duplicate(m.finalLsn())) {
+            skipping = true;
+            return;
+        }
+        tracker.transactionStarted();
+        handler.onBegin(m);
+    }
+
+    @Override
+    public void onCommit(CommitMessage m) {
+        dispatched = true;
+        if (skipping) {
+            skipping = false;
+            return;
+        }
+        tracker.transactionEnded(m.endLsn());
+        transactions++;
+        handler.onCommit(m);
+        delivered.accept(m.endLsn());
+    }
+
+    @Override
+    public void onOrigin(OriginMessage m) {
+        dispatched = true;
+        if (!skipping) handler.onOrigin(m);
+    }
+
+    @Override
+    public void onRelation(RelationMessage m) {
+        dispatched = true;
+        handler.onRelation(m);
+    }
+
+    @Override
+    public void onType(TypeMessage m) {
+        dispatched = true;
+        handler.onType(m);
+    }
+
+    @Override
+    public void onInsert(InsertMessage m) {
+        dispatched = true;
+        if (!skipping) handler.onInsert(m);
+    }
+
+    @Override
+    public void onUpdate(UpdateMessage m) {
+        dispatched = true;
+        if (!skipping) handler.onUpdate(m);
+    }
+
+    @Override
+    public void onDelete(DeleteMessage m) {
+        dispatched = true;
+        if (!skipping) handler.onDelete(m);
+    }
+
+    @Override
+    public void onTruncate(TruncateMessage m) {
+        dispatched = true;
+        if (!skipping) handler.onTruncate(m);
+    }
+
+    @Override
+    public void onMessage(LogicalMessage m) {
+        dispatched = true;
+        if (m.transactional()) {
+            if (!skipping) handler.onMessage(m);
+            return;
+        }
+        long lsn = m.messageLsn();
+        if (dedupFloor != 0 && Long.compareUnsigned(lsn, dedupFloor) <= 0) return;
+        tracker.standaloneDelivered(lsn);
+        handler.onMessage(m);
+        delivered.accept(lsn);
+    }
+
+    @Override
+    public void onStreamStart(StreamStartMessage m) {
+        dispatched = true;
+        tracker.streamOpened(m.xid());
+        handler.onStreamStart(m);
+    }
+
+    @Override
+    public void onStreamStop(StreamStopMessage m) {
+        dispatched = true;
+        handler.onStreamStop(m);
+    }
+
+    @Override
+    public void onStreamCommit(StreamCommitMessage m) {
+        dispatched = true;
+        tracker.streamClosed(m.xid(), m.endLsn());
+        transactions++;
+        handler.onStreamCommit(m);
+        delivered.accept(m.endLsn());
+    }
+
+    @Override
+    public void onStreamAbort(StreamAbortMessage m) {
+        dispatched = true;
+        if (!m.isSubtransactionAbort()) tracker.streamClosed(m.xid(), 0);
+        handler.onStreamAbort(m);
+    }
+
+    @Override
+    public void onBeginPrepare(BeginPrepareMessage m) {
+        dispatched = true;
+        if (duplicate(m.prepareLsn())) {
+            skipping = true;
+            return;
+        }
+        tracker.transactionStarted();
+        handler.onBeginPrepare(m);
+    }
+
+    @Override
+    public void onPrepare(PrepareMessage m) {
+        dispatched = true;
+        if (skipping) {
+            skipping = false;
+            return;
+        }
+        tracker.transactionEnded(m.endLsn());
+        handler.onPrepare(m);
+        delivered.accept(m.endLsn());
+    }
+
+    @Override
+    public void onStreamPrepare(PrepareMessage m) {
+        dispatched = true;
+        tracker.streamClosed(m.xid(), m.endLsn());
+        handler.onStreamPrepare(m);
+        delivered.accept(m.endLsn());
+    }
+
+    @Override
+    public void onCommitPrepared(CommitPreparedMessage m) {
+        dispatched = true;
+        if (duplicate(m.commitLsn())) return;
+        tracker.standaloneDelivered(m.endLsn());
+        transactions++;
+        handler.onCommitPrepared(m);
+        delivered.accept(m.endLsn());
+    }
+
+    @Override
+    public void onRollbackPrepared(RollbackPreparedMessage m) {
+        dispatched = true;
+        if (dedupFloor != 0 && Long.compareUnsigned(m.rollbackEndLsn(), dedupFloor) <= 0) return;
+        tracker.standaloneDelivered(m.rollbackEndLsn());
+        handler.onRollbackPrepared(m);
+        delivered.accept(m.rollbackEndLsn());
+    }
+}

@@ -1,0 +1,101 @@
+package io.pgrepl.client.internal;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertSame;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.netty.buffer.ByteBuf;
+import io.netty.buffer.Unpooled;
+import io.netty.channel.embedded.EmbeddedChannel;
+import io.pgrepl.codec.MalformedMessageException;
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.List;
+import org.junit.jupiter.api.Test;
+
+class BackendFrameDecoderTest {
+    private final List<String> frames = new ArrayList<>();
+    private final List<byte[]> arrays = new ArrayList<>();
+    private final List<Integer> offsets = new ArrayList<>();
+
+    private EmbeddedChannel channel(int max) {
+        return new EmbeddedChannel(new BackendFrameDecoder((type, payload) -> {
+            frames.add((char) type + ":" + payload.toString(StandardCharsets.US_ASCII));
+            // Captured during the call: the slice is only valid until onFrame returns.
+            arrays.add(payload.hasArray() ? payload.array() : null);
+            offsets.add(payload.hasArray() ? payload.arrayOffset() + payload.readerIndex() : -1);
+        }, max));
+    }
+
+    private static byte[] frame(char type, String payload) {
+        byte[] p = payload.getBytes(StandardCharsets.US_ASCII);
+        ByteBuf b = Unpooled.buffer().writeByte(type).writeInt(4 + p.length).writeBytes(p);
+        byte[] out = new byte[b.readableBytes()];
+        b.readBytes(out);
+        return out;
+    }
+
+    private static byte[] concat(byte[]... parts) {
+        ByteBuf b = Unpooled.buffer();
+        for (byte[] p : parts) b.writeBytes(p);
+        byte[] out = new byte[b.readableBytes()];
+        b.readBytes(out);
+        return out;
+    }
+
+    @Test
+    void manyFramesInOneReadAreDeliveredInOrderAsSlicesOfTheInput() {
+        EmbeddedChannel ch = channel(1024);
+        byte[] bytes = concat(frame('Z', "I"), frame('C', "SELECT 1\0"), frame('c', ""));
+        ch.writeInbound(Unpooled.wrappedBuffer(bytes));
+        assertEquals(List.of("Z:I", "C:SELECT 1\0", "c:"), frames);
+        // Zero copy: the first payload is a view of the very array that came off the socket.
+        assertSame(bytes, arrays.get(0));
+        assertEquals(5, offsets.get(0));
+        assertSame(bytes, arrays.get(1));
+        assertEquals(6 + 5, offsets.get(1));
+        assertFalse(ch.finish());
+    }
+
+    @Test
+    void frameSplitAcrossReadsIsDeliveredOnceComplete() {
+        EmbeddedChannel ch = channel(1024);
+        byte[] f = concat(frame('D', "abcdef"), frame('Z', "T"));
+        for (int i = 0; i < f.length; i++) {
+            ch.writeInbound(Unpooled.wrappedBuffer(new byte[] {f[i]}));
+            if (i < 10) assertTrue(frames.isEmpty(), "delivered early at byte " + i);
+        }
+        assertEquals(List.of("D:abcdef", "Z:T"), frames);
+    }
+
+    @Test
+    void lengthBelowFourIsMalformed() {
+        EmbeddedChannel ch = channel(1024);
+        MalformedMessageException e = assertThrows(MalformedMessageException.class,
+                () -> ch.writeInbound(Unpooled.wrappedBuffer(new byte[] {'Z', 0, 0, 0, 3, 'I'})));
+        assertTrue(e.getMessage().contains("frame length 3"), e.getMessage());
+        assertTrue(frames.isEmpty());
+    }
+
+    @Test
+    void lengthAboveMaximumFailsAsSoonAsTheHeaderArrives() {
+        EmbeddedChannel ch = channel(1024);
+        // Only the 5-byte header: a hostile length must not make us wait for (or buffer) 2 GB.
+        MalformedMessageException e = assertThrows(MalformedMessageException.class,
+                () -> ch.writeInbound(Unpooled.wrappedBuffer(new byte[] {'d', 0x7f, (byte) 0xff, (byte) 0xff, (byte) 0xff})));
+        assertEquals("CopyData", e.messageType());
+        assertTrue(frames.isEmpty());
+    }
+
+    @Test
+    void frameOfExactlyMaximumIsAccepted() {
+        EmbeddedChannel ch = channel(64);
+        String payload = "x".repeat(64 - 5);
+        ch.writeInbound(Unpooled.wrappedBuffer(frame('d', payload)));
+        assertEquals(List.of("d:" + payload), frames);
+        frames.clear();
+        assertThrows(MalformedMessageException.class, () -> ch.writeInbound(Unpooled.wrappedBuffer(frame('d', payload + "y"))));
+    }
+}
