@@ -78,6 +78,11 @@ final class Fidelity {
         Map<String, List<JsonNode>> pgr = stream(Connectors.PGREPL);
         List<String> diffs = new ArrayList<>();
         for (String table : List.of("fid_types", "fid_more")) compare(table, dbz.get(table), pgr.get(table), diffs);
+        // The extra table's values themselves, so that agreement (e.g. on -0.0) can be read too.
+        for (int i = 0; i < Math.min(dbz.get("fid_more").size(), pgr.get("fid_more").size()); i++) {
+            System.out.println("fid_more record " + i + " after: debezium " + dbz.get("fid_more").get(i).path("payload").path("after")
+                    + "\n                       pgrepl   " + pgr.get("fid_more").get(i).path("payload").path("after"));
+        }
         System.out.println("fidelity: " + diffs.size() + " differences");
         diffs.forEach(d -> System.out.println("  " + d));
         return diffs;

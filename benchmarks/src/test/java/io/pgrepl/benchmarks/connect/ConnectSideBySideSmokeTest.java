@@ -8,21 +8,22 @@ import java.util.List;
 import org.junit.jupiter.api.Test;
 
 /**
- * The side-by-side harness on a small backlog: both connectors stream the same 2,000 rows through a
- * real Connect worker into a real broker, and the harness counts each topic exactly (its end offset,
- * and the distinct row ids read back and parsed). Speed and CPU are figures for RESULTS.md, never
- * asserted; only that they were measured.
+ * The side-by-side harness on a small backlog: pgrepl's connector streams 2,000 rows through a real
+ * Connect worker into a real broker, and the harness counts the topic exactly (its end offset, and the
+ * distinct row ids read back and parsed). Debezium's run is left out to keep the test near a minute
+ * (the Connect worker alone takes most of it on a loaded box); RESULTS.md's runs exercise it. Speed
+ * and CPU are figures for RESULTS.md, never asserted; only that they were measured.
  */
 class ConnectSideBySideSmokeTest {
 
     @Test
-    void bothConnectorsStreamTheWholeBacklogAndAreCountedExactly() throws Exception {
+    void theConnectorStreamsTheWholeBacklogAndIsCountedExactly() throws Exception {
         ConnectSideBySide.Options o = ConnectSideBySide.Options.parse(new String[] {
-                "--rows", "2000", "--batch", "1000", "--rounds", "1", "--verify", "--timeout", "120"});
+                "--rows", "2000", "--batch", "1000", "--rounds", "1", "--verify", "--timeout", "120", "--connectors", "pgrepl"});
         ConnectSideBySide.Outcome outcome = ConnectSideBySide.run(o);
 
         List<Run> runs = outcome.runs();
-        assertEquals(List.of("debezium", "pgrepl"), runs.stream().map(Run::connector).toList());
+        assertEquals(List.of("pgrepl"), runs.stream().map(Run::connector).toList());
         for (Run r : runs) {
             assertEquals("stream", r.phase());
             assertEquals(2000, r.records(), r.connector() + " records in its topic");
