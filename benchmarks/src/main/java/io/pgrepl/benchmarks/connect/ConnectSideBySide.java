@@ -41,6 +41,7 @@ public final class ConnectSideBySide {
         List<String> connectors = List.of(Connectors.DEBEZIUM, Connectors.PGREPL);
         boolean fidelity;
         boolean verify;
+        boolean schemas = true;
         long timeoutSeconds = 1800;
         Path out;
 
@@ -57,13 +58,15 @@ public final class ConnectSideBySide {
                     case "--connectors" -> o.connectors = List.of(args[++i].split(","));
                     case "--fidelity" -> o.fidelity = true;
                     case "--verify" -> o.verify = true;
+                    case "--no-schemas" -> o.schemas = false;
                     case "--timeout" -> o.timeoutSeconds = Long.parseLong(args[++i]);
                     case "--out" -> o.out = Path.of(args[++i]);
                     default -> throw new IllegalArgumentException("unknown option " + args[i]
                             + " (--version N --rows N --batch N --rounds N --snapshot-rows N --snapshot-rounds N"
-                            + " --connectors debezium,pgrepl --fidelity --verify --timeout S --out FILE.tsv)");
+                            + " --connectors debezium,pgrepl --fidelity --verify --no-schemas --timeout S --out FILE.tsv)");
                 }
             }
+            if (o.fidelity && !o.schemas) throw new IllegalArgumentException("--fidelity compares schemas: drop --no-schemas");
             for (String c : o.connectors) {
                 if (!c.equals(Connectors.PGREPL) && !c.equals(Connectors.DEBEZIUM)) {
                     throw new IllegalArgumentException("unknown connector " + c + " (debezium, pgrepl)");
@@ -106,7 +109,7 @@ public final class ConnectSideBySide {
                 .setting("max_replication_slots", "100").setting("max_wal_senders", "40")
                 .setting("max_wal_size", "8GB").setting("checkpoint_timeout", "1h").start()) {
             long t0 = System.nanoTime();
-            EmbeddedConnectCluster connect = startConnect();
+            EmbeddedConnectCluster connect = startConnect(o.schemas);
             double connectStart = (System.nanoTime() - t0) / 1e9;
             System.out.printf("PostgreSQL %s; Connect worker + KRaft broker started in %.1f s; JDK %s, %d CPUs%n",
                     pg.version(), connectStart, System.getProperty("java.version"), Runtime.getRuntime().availableProcessors());
@@ -123,15 +126,16 @@ public final class ConnectSideBySide {
         }
     }
 
-    static EmbeddedConnectCluster startConnect() {
+    /** @param schemas the JsonConverter's {@code schemas.enable}: false measures the worker's cheaper floor */
+    static EmbeddedConnectCluster startConnect(boolean schemas) {
         Map<String, String> w = new HashMap<>();
         // Both connectors are on the classpath with a ServiceLoader manifest (Debezium 3.6.1 has one).
         w.put("plugin.discovery", "service_load");
         w.put("offset.flush.interval.ms", "10000");
         w.put("key.converter", JsonConverter.class.getName());
         w.put("value.converter", JsonConverter.class.getName());
-        w.put("key.converter.schemas.enable", "true");
-        w.put("value.converter.schemas.enable", "true");
+        w.put("key.converter.schemas.enable", Boolean.toString(schemas));
+        w.put("value.converter.schemas.enable", Boolean.toString(schemas));
         Properties broker = new Properties();
         broker.put("transaction.state.log.replication.factor", "1");
         broker.put("transaction.state.log.min.isr", "1");

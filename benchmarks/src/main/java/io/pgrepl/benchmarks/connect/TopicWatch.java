@@ -84,7 +84,8 @@ final class TopicWatch implements AutoCloseable {
         long records = 0;
         for (JsonNode v : values(topic)) {
             records++;
-            JsonNode id = v.path("payload").path("after").path("id");
+            JsonNode envelope = v.has("schema") && v.has("payload") ? v.get("payload") : v; // schemas.enable or not
+            JsonNode id = envelope.path("after").path("id");
             if (id.isInt() && id.asInt() >= 1 && id.asInt() <= n) seen.set(id.asInt());
         }
         return new long[] {seen.cardinality(), records};
