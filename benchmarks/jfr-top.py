@@ -1,11 +1,13 @@
 #!/usr/bin/env python3
 """Top frames of a JFR recording, self and inclusive, by sample count (execution) or by weight (allocation).
 
-Usage: python3 benchmarks/jfr-top.py FILE.jfr [jdk.ExecutionSample|jdk.ObjectAllocationSample] [SELF_N] [INCL_N]
-Needs the JDK's `jfr` tool on PATH. Recordings come from the drain harness's --jfr DIR.
+Usage: python3 benchmarks/jfr-top.py FILE.jfr [jdk.ExecutionSample|jdk.ObjectAllocationSample] [SELF_N] [INCL_N] [THREAD_REGEX]
+Needs the JDK's `jfr` tool on PATH. Recordings come from the drain harness's --jfr DIR. THREAD_REGEX keeps only
+samples of threads whose Java name it matches from the start (e.g. 'task-thread-st0_pgrepl|pgrepl-io').
 """
 import collections
 import json
+import re
 import subprocess
 import sys
 f=sys.argv[1]; ev=sys.argv[2] if len(sys.argv)>2 else 'jdk.ExecutionSample'
@@ -14,6 +16,9 @@ d=json.loads(out)
 evs=d['recording']['events']
 selfc=collections.Counter(); incl=collections.Counter(); n=0
 for e in evs:
+    if len(sys.argv)>5:
+        th=(e['values'].get('sampledThread') or e['values'].get('eventThread') or {}).get('javaName') or ''
+        if not re.match(sys.argv[5],th): continue
     st=e['values'].get('stackTrace')
     if not st: continue
     fr=st['frames']
