@@ -78,6 +78,7 @@ public final class ConnectionHandler extends ChannelInboundHandlerAdapter
             case BackendMessage.PARAMETER_STATUS -> onParameterStatus(ParameterStatus.decode(payload));
             case BackendMessage.NOTICE_RESPONSE -> {
                 ErrorFields f = ErrorFields.decode(payload, type);
+                if (active != null) active.onNotice(f);
                 try {
                     noticeListener.accept(f);
                 } catch (RuntimeException e) {

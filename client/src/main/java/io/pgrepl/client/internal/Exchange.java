@@ -1,6 +1,7 @@
 package io.pgrepl.client.internal;
 
 import io.netty.buffer.ByteBuf;
+import io.pgrepl.codec.backend.ErrorFields;
 
 /**
  * One request/response conversation on a connection: a simple query, a replication command,
@@ -40,4 +41,14 @@ public interface Exchange {
      * @param cause why the connection ended
      */
     void fail(Throwable cause);
+
+    /**
+     * A NoticeResponse arrived while this exchange was active. Called before the connection's
+     * notice listener, which sees every notice whatever this does: an exchange reacts to notices
+     * that change its own outcome (pgoutput's warnings in copy mode) without taking the user's
+     * listener.
+     *
+     * @param notice the notice's fields
+     */
+    default void onNotice(ErrorFields notice) {}
 }

@@ -54,6 +54,11 @@ final class CopyBothExchange implements Exchange {
         stream.fail(cause);
     }
 
+    @Override
+    public void onNotice(ErrorFields notice) {
+        stream.onNotice(notice);
+    }
+
     /**
      * The typed failure for why the connection ended a stream that had not failed yet.
      *

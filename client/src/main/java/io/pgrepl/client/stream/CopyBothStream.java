@@ -12,6 +12,7 @@ import io.pgrepl.client.replication.ReplicationCommands;
 import io.pgrepl.codec.Lsn;
 import io.pgrepl.codec.PgTime;
 import io.pgrepl.codec.backend.DataRow;
+import io.pgrepl.codec.backend.ErrorFields;
 import io.pgrepl.codec.replication.PrimaryKeepalive;
 import io.pgrepl.codec.replication.StandbyStatusUpdate;
 import io.pgrepl.codec.replication.XLogData;
@@ -98,6 +99,9 @@ abstract class CopyBothStream {
         log.debug("{}", command);
         ctx.writeAndFlush(Frontend.query(ctx.alloc(), command));
     }
+
+    /** A notice while this stream's exchange is active; the connection's listener gets it too. */
+    void onNotice(ErrorFields notice) {}
 
     /** Any frame: the silence clock restarts and a pending ping is answered. */
     void received() {

@@ -5,6 +5,7 @@ import io.pgrepl.client.replication.WalSenderCommands;
 import io.pgrepl.client.PgConnection;
 import io.pgrepl.codec.Lsn;
 import io.pgrepl.codec.MalformedMessageException;
+import io.pgrepl.codec.backend.ErrorFields;
 import io.pgrepl.codec.pgoutput.PgOutputDecoder;
 import io.pgrepl.codec.pgoutput.PgOutputState;
 import io.pgrepl.codec.replication.PrimaryKeepalive;
@@ -234,6 +235,19 @@ public final class LogicalReplicationStream extends CopyBothStream {
             failFromHandler(dispatcher.dispatched ? e : new ReplicationProtocolException(e));
         } catch (RuntimeException e) {
             failFromHandler(e);
+        }
+    }
+
+    /**
+     * PostgreSQL 18's pgoutput streams on without a publication it cannot load, saying so only in
+     * a WARNING; ending the stream on it is what 10-17 do with their ERROR, so nothing the dropped
+     * publication covered is silently left out, on any connection (the user's listener still sees it).
+     */
+    @Override
+    void onNotice(ErrorFields notice) {
+        if (SkippedPublicationWarning.matches(notice, options.publicationNames())) {
+            org.slf4j.LoggerFactory.getLogger(LogicalReplicationStream.class).warn("slot {}: {}; ending the stream", options.slotName(), notice);
+            failNow(SkippedPublicationWarning.error(notice));
         }
     }
 

@@ -20,7 +20,7 @@ import org.slf4j.LoggerFactory;
  * {@link ReplicationPublicationException}). Each connection checks that every publication exists
  * before START_REPLICATION, and a publication dropped while streaming ends the stream too: PostgreSQL
  * 18 only sends a WARNING ("skipped loading publication", 55000) and would stream on without it,
- * so this stream takes that notice as the same typed, non-transient error 10-17 raise.
+ * so the stream takes that notice as the same typed, non-transient error 10-17 raise.
  *
  * <p>The handler sees {@link LogicalStreamHandler#onStarted} once per connection; anything it
  * received but did not acknowledge before a break is delivered again. Relation caches start empty
@@ -163,17 +163,6 @@ public final class ReconnectingLogicalStream {
 
     private void startOn(PgConnection conn) {
         LogicalReplicationStream s;
-        // This stream owns the connection, so its notice listener is ours to set (still logged).
-        java.util.concurrent.atomic.AtomicReference<LogicalReplicationStream> started = new java.util.concurrent.atomic.AtomicReference<>();
-        conn.onNotice(n -> {
-            LogicalReplicationStream on = started.get();
-            if (on != null && SkippedPublicationWarning.matches(n, options.publicationNames())) {
-                log.warn("server notice on slot {}: {}; ending the stream", options.slotName(), n);
-                on.fail(SkippedPublicationWarning.error(n)); // event loop: the stream's own thread
-            } else {
-                log.info("server notice: {}", n);
-            }
-        });
         try {
             // Acknowledgements made through the inner stream (autoAcknowledge, the stream handed
             // to onStarted) come back here, so a reconnect resumes from them.
@@ -185,7 +174,6 @@ public final class ReconnectingLogicalStream {
             return;
         }
         current = s;
-        started.set(s);
         // An acknowledge() between reading resumeFrom and publishing current reached no stream.
         s.acknowledge(acknowledged.get());
         if (paused) s.pauseReading();

@@ -201,6 +201,32 @@ class SlotConditionsTest {
         dropWhenInactive(s, "s_pub");
     }
 
+    @ParameterizedTest(name = "PG {0}")
+    @MethodSource("majors")
+    void publicationDroppedEndsAPlainStreamOnAConnectionTheUserOwns(int major) throws Exception {
+        PgServer s = MAJORS.server(major);
+        setUp(s, "s_pubp");
+        java.util.List<String> notices = new java.util.concurrent.CopyOnWriteArrayList<>();
+        try (PgConnection c = await(PgConnection.connect(replication(s)))) {
+            c.onNotice(n -> notices.add(n.sqlState()));
+            SlotSupport.Handler h = new SlotSupport.Handler();
+            LogicalReplicationStream st = c.startLogical(options("s_pubp", "s_pubp_pub"), h);
+            await(st.started());
+            s.sql("postgres", "INSERT INTO s_pubp VALUES (1)");
+            waitUntil("the row", () -> h.inserts.contains("1"));
+            s.sql("postgres", "DROP PUBLICATION s_pubp_pub");
+            s.sql("postgres", "INSERT INTO s_pubp VALUES (2)");
+            ReplicationPublicationException e = assertInstanceOf(ReplicationPublicationException.class,
+                    failure(st.completion()));
+            assertEquals(major >= 18 ? "55000" : "42704", e.sqlState(), e.toString());
+            assertFalse(e.isTransient());
+            assertFalse(h.inserts.contains("2"), "the change after the drop was not delivered");
+            // The user's own listener was not replaced: on 18 it saw the warning too.
+            if (major >= 18) assertTrue(notices.contains("55000"), notices.toString());
+        }
+        dropWhenInactive(s, "s_pubp");
+    }
+
     private static void dropWhenInactive(PgServer s, String slot) throws Exception {
         try (PgConnection sql = SlotSupport.sql(s)) {
             waitUntil("slot " + slot + " inactive", () -> {
