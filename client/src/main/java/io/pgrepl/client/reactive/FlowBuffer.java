@@ -195,11 +195,8 @@ public final class FlowBuffer<T> implements Flow.Subscription {
                 }
             }
         }
-        // Deferred only while the queue is short: past half the high watermark the subscriber is
-        // woken at once, so that it drains while the batch is still being read instead of the
-        // whole batch meeting the watermark (a pause and a resume per batch).
         Upstream up = upstream;
-        if (n >= highWatermark / 2 || up == null || !up.deferWake(drainTask)) drain();
+        if (up == null || !up.deferWake(drainTask)) drain();
     }
 
     /** Ends the sequence: onComplete follows the queued items (source side, any thread). */
