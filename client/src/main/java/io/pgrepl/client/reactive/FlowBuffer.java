@@ -29,19 +29,6 @@ public final class FlowBuffer<T> implements Flow.Subscription {
 
         /** Stop producing (the subscriber cancelled or failed); called at most once. */
         void cancel();
-
-        /**
-         * Runs {@code wake} once the producer's current batch of work is done, if the calling
-         * thread is the producer's own loop (an event loop reading the socket); the buffer then
-         * wakes the subscriber's executor once per batch (per socket read) instead of once per
-         * item, which would cost a thread wake-up per item whenever the subscriber keeps up.
-         *
-         * @param wake what to run after the batch
-         * @return false to have the buffer wake the subscriber now (the default)
-         */
-        default boolean deferWake(Runnable wake) {
-            return false;
-        }
     }
 
     private final Flow.Subscriber<? super T> subscriber;
@@ -163,8 +150,6 @@ public final class FlowBuffer<T> implements Flow.Subscription {
         drain();
     }
 
-    private final Runnable drainTask = this::drain;
-
     // ---- source side (any thread)
 
     /**
@@ -195,8 +180,7 @@ public final class FlowBuffer<T> implements Flow.Subscription {
                 }
             }
         }
-        Upstream up = upstream;
-        if (up == null || !up.deferWake(drainTask)) drain();
+        drain();
     }
 
     /** Ends the sequence: onComplete follows the queued items (source side, any thread). */

@@ -1,8 +1,6 @@
 package io.pgrepl.client.reactive;
 
-import io.netty.channel.EventLoop;
 import io.pgrepl.client.stream.LogicalReplicationStream;
-import java.util.concurrent.RejectedExecutionException;
 
 /**
  * Demand from a {@link FlowBuffer} applied to a replication stream's socket: the buffer's pause
@@ -47,29 +45,5 @@ public final class StreamUpstream implements FlowBuffer.Upstream {
     @Override
     public void cancel() {
         stream.stop();
-    }
-
-    /** Whether a wake is queued on the event loop (read and written there only). */
-    private boolean wakeQueued;
-
-    /**
-     * On the event loop: queues {@code wake} as a loop task, which Netty runs after the reads of
-     * the current iteration, so the subscriber is woken once per read batch. Elsewhere: false.
-     */
-    @Override
-    public boolean deferWake(Runnable wake) {
-        EventLoop loop = stream.eventLoop();
-        if (!loop.inEventLoop()) return false;
-        if (wakeQueued) return true;
-        try {
-            loop.execute(() -> {
-                wakeQueued = false;
-                wake.run();
-            });
-        } catch (RejectedExecutionException shutDown) {
-            return false;
-        }
-        wakeQueued = true;
-        return true;
     }
 }

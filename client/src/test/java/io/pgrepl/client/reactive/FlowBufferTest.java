@@ -175,59 +175,6 @@ class FlowBufferTest {
         assertEquals(1, b.pauses());
     }
 
-    /** An upstream whose producer loop runs wakes only when told (the end of a read batch). */
-    static final class BatchingUpstream implements FlowBuffer.Upstream {
-        final List<String> calls = new CopyOnWriteArrayList<>();
-        final List<Runnable> wakes = new CopyOnWriteArrayList<>();
-
-        @Override
-        public void pause() {
-            calls.add("pause");
-        }
-
-        @Override
-        public void resume() {
-            calls.add("resume");
-        }
-
-        @Override
-        public void cancel() {
-            calls.add("cancel");
-        }
-
-        @Override
-        public boolean deferWake(Runnable wake) {
-            wakes.add(wake);
-            return true;
-        }
-
-        void endOfBatch() {
-            for (Runnable r : wakes) r.run();
-            wakes.clear();
-        }
-    }
-
-    @Test
-    void aDeferredWakeDeliversTheBatchOnceItRunsAndPausesStayInline() throws Exception {
-        Sub sub = new Sub(Long.MAX_VALUE);
-        BatchingUpstream up = new BatchingUpstream();
-        FlowBuffer<Integer> b = new FlowBuffer<>(sub, executor, 3, 1);
-        b.upstream(up);
-        b.start();
-        settle();
-        for (int i = 0; i < 5; i++) b.push(i);
-        settle();
-        assertEquals(List.of(), sub.items, "nothing delivered before the batch ends");
-        assertEquals(List.of("pause"), up.calls, "the watermark pauses at once, not at the batch's end");
-        assertEquals(5, up.wakes.size());
-        up.endOfBatch();
-        settle();
-        assertEquals(List.of(0, 1, 2, 3, 4), sub.items);
-        assertEquals(List.of("pause", "resume"), up.calls);
-        b.complete();
-        assertTrue(sub.terminal.await(5, TimeUnit.SECONDS), "completion is not deferred");
-    }
-
     @Test
     void weightAboveTheLimitPausesAndResumesOnlyBelowAQuarter() throws Exception {
         Sub sub = new Sub(0);
