@@ -15,9 +15,9 @@ import io.pgrepl.codec.pgoutput.ColumnKind;
 import io.pgrepl.codec.pgoutput.CommitMessage;
 import io.pgrepl.codec.pgoutput.InsertMessage;
 import io.pgrepl.codec.pgoutput.TupleView;
-import io.pgrepl.codec.pgoutput.record.ColumnValue;
 import io.pgrepl.codec.pgoutput.record.Commit;
 import io.pgrepl.codec.pgoutput.record.Insert;
+import io.pgrepl.codec.pgoutput.record.Tuple;
 import io.pgrepl.codec.pgoutput.record.PgOutputRecord;
 import java.nio.ByteBuffer;
 import java.sql.DriverManager;
@@ -162,11 +162,13 @@ public final class DrainClient {
                     PgOutputRecord r = e.record();
                     if (r instanceof Insert i) {
                         if (rows++ == 0) firstChange();
-                        var cols = i.newTuple().columns();
-                        sum += parseInt(cols.get(0).bytes()) + parseInt(cols.get(1).bytes()) + parseInt(cols.get(2).bytes());
+                        // Read in place from the tuple's one array (no ColumnValue, no copy per value).
+                        Tuple t = i.newTuple();
+                        byte[] a = t.array();
+                        sum += parseInt(a, t.valueOffset(0), t.valueLength(0)) + parseInt(a, t.valueOffset(1), t.valueLength(1))
+                                + parseInt(a, t.valueOffset(2), t.valueLength(2));
                         for (int c = 3; c < 5; c++) {
-                            ColumnValue v = cols.get(c);
-                            if (v.bytes() != null) sum += v.bytes().length + v.bytes()[0];
+                            if (t.hasValue(c)) sum += t.valueLength(c) + a[t.valueOffset(c)];
                         }
                     } else if (r instanceof Commit c) {
                         e.acknowledge();
@@ -191,12 +193,12 @@ public final class DrainClient {
     }
 
     /** ASCII decimal digits of a text-format integer (records hold bytes, not parsed values). */
-    private static long parseInt(byte[] b) {
+    private static long parseInt(byte[] b, int off, int len) {
         long v = 0;
-        int i = 0;
-        boolean negative = b[0] == '-';
-        if (negative) i = 1;
-        for (; i < b.length; i++) v = v * 10 + (b[i] - '0');
+        int i = off, end = off + len;
+        boolean negative = b[off] == '-';
+        if (negative) i++;
+        for (; i < end; i++) v = v * 10 + (b[i] - '0');
         return negative ? -v : v;
     }
 

@@ -42,6 +42,7 @@ class DecodePathsInputsTest {
             assertNotEquals(0, b.scan(), input);
             assertNotEquals(0, b.views(), input);
             b.records();
+            b.records_columns();
             DebeziumDecoder d = new DebeziumDecoder();
             if (input.equals("binary") || input.equals("streamed")) {
                 assertThrows(UnsupportedOperationException.class, () -> d.setup(b), input);

@@ -43,7 +43,7 @@ final class RecordSerde {
     private static long tupleSize(Tuple t) {
         if (t == null) return 0;
         long n = 32;
-        for (ColumnValue c : t.columns()) n += 40 + (c.bytes() == null ? 0 : c.bytes().length);
+        for (int i = 0; i < t.size(); i++) n += 40 + Math.max(0, t.valueLength(i));
         return n;
     }
 

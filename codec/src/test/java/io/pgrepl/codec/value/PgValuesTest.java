@@ -56,6 +56,11 @@ class PgValuesTest {
         assertEquals(-2, bin(PgType.INT4, "FFFFFFFE"));
         assertEquals(42L, PgValues.int8(hex("002A"), true));
         assertThrows(MalformedValueException.class, () -> text(PgType.INT8, "9223372036854775808"));
+        assertThrows(MalformedValueException.class, () -> text(PgType.INT8, "-9223372036854775809"));
+        assertThrows(MalformedValueException.class, () -> text(PgType.INT8, "92233720368547758070"));
+        assertThrows(MalformedValueException.class, () -> text(PgType.INT8, "-99999999999999999999"));
+        assertEquals(-922337203685477580L, text(PgType.INT8, "-922337203685477580"));
+        assertEquals(9223372036854775800L, text(PgType.INT8, "+9223372036854775800"));
         assertThrows(MalformedValueException.class, () -> text(PgType.INT4, "2147483648"));
         assertThrows(MalformedValueException.class, () -> text(PgType.INT4, "12a"));
         assertThrows(MalformedValueException.class, () -> text(PgType.INT4, "-"));

@@ -163,10 +163,11 @@ public final class FlowBuffer<T> implements Flow.Subscription {
             discard(item);
             return;
         }
-        long w = weight.addAndGet(weigh(item));
+        // Without a weigher the weight stays 0: no atomic update per item for it.
+        long w = weigher == null ? 0 : weight.addAndGet(weigh(item));
         queue.offer(item);
         int n = queued.incrementAndGet();
-        peakQueued.accumulateAndGet(n, Math::max);
+        if (n > peakQueued.get()) peakQueued.accumulateAndGet(n, Math::max);
         if (n > highWatermark || w > maxWeight) {
             synchronized (pauseLock) {
                 // Re-checked under the lock: the subscriber may have drained below the low
@@ -305,8 +306,9 @@ public final class FlowBuffer<T> implements Flow.Subscription {
             T item = queue.poll();
             if (item == null) break;
             queued.decrementAndGet();
-            weight.addAndGet(-weigh(item));
-            demand.decrementAndGet();
+            if (weigher != null) weight.addAndGet(-weigh(item));
+            // §3.17: Long.MAX_VALUE is unbounded demand, which stays unbounded (request() caps at it).
+            if (demand.get() != Long.MAX_VALUE) demand.decrementAndGet();
             maybeResume();
             try {
                 subscriber.onNext(item);

@@ -214,19 +214,13 @@ public final class PgOutputRecords {
     }
 
     /**
-     * Copies a tuple view: each column's name, type OID, kind and value bytes.
+     * Copies a tuple view: each column's kind and value bytes, in one array per tuple (see {@link Tuple}).
      *
      * @param t the tuple view, valid only during its callback
      * @return a record that owns copies of the values
      */
     public static Tuple tuple(TupleView t) {
-        List<ColumnValue> values = new ArrayList<>(t.columnCount());
-        for (int i = 0; i < t.columnCount(); i++) {
-            ColumnInfo c = t.column(i);
-            ColumnKind k = t.kind(i);
-            values.add(new ColumnValue(c.name(), c.typeOid(), k, k.hasValue() ? t.bytes(i) : null));
-        }
-        return new Tuple(values);
+        return Tuple.copyOf(t);
     }
 
     private record Collector(Consumer<? super PgOutputRecord> sink) implements PgOutputHandler {
