@@ -60,7 +60,7 @@ final class ChangeRecords {
     ChangeRecords(PgreplConnectorConfig config, Map<String, ?> partition, String db, EnumTypes enums) {
         this.config = config;
         this.converters = new ValueConverters(config.decimalMode(), config.binaryMode(), config.timePrecisionMode(),
-                enums::labels);
+                enums::labels, enums::enumOfArray);
         this.filter = config.tableFilter();
         this.partition = partition;
         this.db = db;
