@@ -127,14 +127,19 @@ class ModesTest {
         // An enum created while streaming, in a table only the FOR ALL TABLES publication has.
         EndToEndTest.sql(pg, "CREATE TYPE late AS ENUM ('z', 'a'); CREATE TABLE md_late (id int PRIMARY KEY, l late,"
                 + " la late[]); INSERT INTO md_late VALUES (1, 'a', '{a,z}')");
+        // REPLICA IDENTITY FULL: pgoutput flags every column as identity, NULLs included
+        EndToEndTest.sql(pg, "CREATE TABLE md_full (id int PRIMARY KEY, v text); ALTER TABLE md_full REPLICA IDENTITY FULL;"
+                + " INSERT INTO md_full VALUES (1, NULL); UPDATE md_full SET v = 'x'; DELETE FROM md_full");
         EndToEndTest.sql(pg, "INSERT INTO md_t (id) VALUES (99)");
 
-        List<Change> all = ConnectHarness.readUntil(connect, "(md|ms|mp)\\.public\\.md_t|md\\.messages|md\\.public\\.md_late",
+        List<Change> all = ConnectHarness.readUntil(connect,
+                "(md|ms|mp)\\.public\\.md_t|md\\.messages|md\\.public\\.md_late|md\\.public\\.md_full",
                 // every topic's last record: topics are discovered and fetched in no particular order
                 Map.of(), l -> List.of("md", "ms", "mp").stream().allMatch(n -> l.stream().anyMatch(c ->
                         c.topic().equals(n + ".public.md_t") && c.value() != null && "c".equals(c.op())
                                 && c.value().getStruct("after").getInt32("id") == 99))
                         && l.stream().anyMatch(c -> c.topic().equals("md.public.md_late"))
+                        && l.stream().anyMatch(c -> c.topic().equals("md.public.md_full") && "d".equals(c.op()))
                         && l.stream().filter(c -> c.topic().equals("md.messages")).count() >= 2,
                 Duration.ofSeconds(90));
 
@@ -201,6 +206,17 @@ class ModesTest {
         Struct lateRow = after(all, "md.public.md_late", 1, "c");
         assertEquals("z,a", lateRow.schema().field("la").schema().valueSchema().parameters().get("allowed"));
         assertEquals(List.of("a", "z"), lateRow.get("la"));
+        // REPLICA IDENTITY FULL: the key is the primary key as Debezium's (pgoutput flags every column),
+        // so a NULL elsewhere is no key field and changing v is an update, not a key change
+        List<Change> full = all.stream().filter(c -> c.topic().equals("md.public.md_full") && c.value() != null).toList();
+        assertEquals(List.of("c", "u", "d"), full.stream().map(Change::op).toList());
+        for (Change c : full) {
+            assertEquals(List.of("id"), c.key().schema().fields().stream().map(f -> f.name()).toList());
+            assertEquals(1, c.key().get("id"));
+        }
+        assertNull(full.get(0).value().getStruct("after").get("v"));
+        assertEquals("x", full.get(1).value().getStruct("after").get("v"));
+        assertNull(full.get(1).value().getStruct("before").get("v"), "FULL sends the old row as before");
         // timestamptz: the fraction padded to the declared precision (6 when none is declared)
         assertEquals("2024-03-01T12:34:56.500Z", p.get("tz3"));
         assertEquals("2024-03-01T12:34:56.000000Z", p.get("tz"));
