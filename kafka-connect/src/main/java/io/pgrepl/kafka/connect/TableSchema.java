@@ -39,10 +39,13 @@ final class TableSchema {
         SchemaBuilder row = SchemaBuilder.struct().name(base + ".Value").version(version).optional();
         for (int i = 0; i < relation.columns().size(); i++) {
             ColumnInfo ci = relation.columns().get(i);
-            ValueConverters.Column c = converters.column(ci, true);
+            boolean key = keyNames == null ? ci.isKey() : keyNames.contains(ci.name());
+            // Key columns are NOT NULL (a primary key, or an identity index PostgreSQL keeps NOT NULL):
+            // required in the row too, as in Debezium's. Other NOT NULL columns stay optional (README).
+            ValueConverters.Column c = converters.column(ci, !key);
             cols.add(c);
             row.field(ci.name(), c.schema());
-            if (keyNames == null ? ci.isKey() : keyNames.contains(ci.name())) keys.add(i);
+            if (key) keys.add(i);
         }
         this.columns = List.copyOf(cols);
         this.keyColumns = keys.stream().mapToInt(Integer::intValue).toArray();

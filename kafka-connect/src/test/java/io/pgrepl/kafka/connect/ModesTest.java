@@ -214,6 +214,12 @@ class ModesTest {
             assertEquals(List.of("id"), c.key().schema().fields().stream().map(f -> f.name()).toList());
             assertEquals(1, c.key().get("id"));
         }
+        // key columns are required in the row as in Debezium's, the others optional
+        Schema fullRow = full.get(0).value().schema().field("after").schema();
+        assertFalse(fullRow.field("id").schema().isOptional());
+        assertTrue(fullRow.field("v").schema().isOptional());
+        assertFalse(p.schema().field("id").schema().isOptional());
+        assertTrue(p.schema().field("k").schema().isOptional());
         assertNull(full.get(0).value().getStruct("after").get("v"));
         assertEquals("x", full.get(1).value().getStruct("after").get("v"));
         assertNull(full.get(1).value().getStruct("before").get("v"), "FULL sends the old row as before");
