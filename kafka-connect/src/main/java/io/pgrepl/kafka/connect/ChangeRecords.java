@@ -17,7 +17,9 @@ import java.nio.charset.StandardCharsets;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.function.Consumer;
+import java.util.function.IntFunction;
 import org.apache.kafka.connect.data.Schema;
 import org.apache.kafka.connect.data.SchemaBuilder;
 import org.apache.kafka.connect.data.Struct;
@@ -44,6 +46,8 @@ final class ChangeRecords {
     private final PgreplConnectorConfig config;
     private final ValueConverters converters;
     private final TableFilter filter;
+    /** A REPLICA IDENTITY FULL table's primary key column names (see {@link PrimaryKeys}). */
+    private final IntFunction<Set<String>> primaryKeys;
     private final Map<String, ?> partition;
     private final String db;
     private final Map<Integer, TableSchema> schemas = new HashMap<>();
@@ -57,11 +61,13 @@ final class ChangeRecords {
     private long previousCommit;
     private int index;
 
-    ChangeRecords(PgreplConnectorConfig config, Map<String, ?> partition, String db, EnumTypes enums) {
+    ChangeRecords(PgreplConnectorConfig config, Map<String, ?> partition, String db, EnumTypes enums,
+                  IntFunction<Set<String>> primaryKeys) {
         this.config = config;
         this.converters = new ValueConverters(config.decimalMode(), config.binaryMode(), config.timePrecisionMode(),
-                enums::labels);
+                enums::labels, enums::enumOfArray);
         this.filter = config.tableFilter();
+        this.primaryKeys = primaryKeys;
         this.partition = partition;
         this.db = db;
     }
@@ -143,7 +149,8 @@ final class ChangeRecords {
         }
         String name = rel.namespace() + "." + rel.name();
         int v = versions.merge(name, 1, Integer::sum);
-        schemas.put(rel.oid(), new TableSchema(rel, config.topicPrefix(), v, converters));
+        Set<String> key = rel.replicaIdentity() == 'f' ? primaryKeys.apply(rel.oid()) : null;
+        schemas.put(rel.oid(), new TableSchema(rel, config.topicPrefix(), v, converters, key));
     }
 
     /** Null when the table is filtered out. */

@@ -19,11 +19,15 @@ final class EnumTypes {
     /** OIDs below this are built-in types, never enums. */
     static final int FIRST_NORMAL_OID = 16384;
     private static final String NOT_ENUM = "";
-    private static final String ALL = "SELECT enumtypid, string_agg(enumlabel, ',' ORDER BY enumsortorder)"
-            + " FROM pg_catalog.pg_enum";
+    /** Each enum with its labels and its array type (pg_type.typarray; 0 when it has none). */
+    private static final String ALL = "SELECT e.enumtypid, string_agg(e.enumlabel, ',' ORDER BY e.enumsortorder),"
+            + " t.typarray FROM pg_catalog.pg_enum e JOIN pg_catalog.pg_type t ON t.oid = e.enumtypid";
+    private static final String GROUP = " GROUP BY e.enumtypid, t.typarray";
 
     private final PgreplConnectorConfig config;
     private final Map<Integer, String> labels = new ConcurrentHashMap<>();
+    /** An enum's array type to the enum. */
+    private final Map<Integer, Integer> arrays = new ConcurrentHashMap<>();
 
     private EnumTypes(PgreplConnectorConfig config) {
         this.config = config;
@@ -32,26 +36,41 @@ final class EnumTypes {
     /** Reads every enum type's labels on {@code conn} (not yet streaming). */
     static EnumTypes load(PgConnection conn, PgreplConnectorConfig config) {
         EnumTypes e = new EnumTypes(config);
-        e.put(ReplicationSetup.await(conn.query(ALL + " GROUP BY 1"), config, "reading enum types"));
+        e.put(ReplicationSetup.await(conn.query(ALL + GROUP), config, "reading enum types"));
         return e;
     }
 
     /** The labels of type {@code oid}, comma-separated; null when it is not an enum. */
     String labels(int oid) {
-        if (oid < FIRST_NORMAL_OID) return null;
+        lookUp(oid);
         String l = labels.get(oid);
-        if (l == null) {
-            ConnectionConfig plain = config.connectionConfig().toBuilder().replication(ReplicationMode.NONE).build();
-            try (PgConnection c = ReplicationSetup.await(PgConnection.connect(plain), config, "connecting to read enum types")) {
-                put(ReplicationSetup.await(c.query(ALL + " WHERE enumtypid = " + Integer.toUnsignedString(oid)
-                        + " GROUP BY 1"), config, "reading enum type " + Integer.toUnsignedString(oid)));
-            }
-            l = labels.computeIfAbsent(oid, k -> NOT_ENUM);
+        return l == null || l.isEmpty() ? null : l;
+    }
+
+    /** The enum whose array type {@code oid} is; 0 when it is not an enum's array. */
+    int enumOfArray(int oid) {
+        lookUp(oid);
+        return arrays.getOrDefault(oid, 0);
+    }
+
+    /** A type seen for the first time (created after task start): asked once, then remembered either way. */
+    private void lookUp(int oid) {
+        if (oid < FIRST_NORMAL_OID || labels.containsKey(oid) || arrays.containsKey(oid)) return;
+        String id = Integer.toUnsignedString(oid);
+        ConnectionConfig plain = config.connectionConfig().toBuilder().replication(ReplicationMode.NONE).build();
+        try (PgConnection c = ReplicationSetup.await(PgConnection.connect(plain), config, "connecting to read enum types")) {
+            put(ReplicationSetup.await(c.query(ALL + " WHERE e.enumtypid = " + id + " OR t.typarray = " + id + GROUP),
+                    config, "reading enum type " + id));
         }
-        return l.isEmpty() ? null : l;
+        if (!arrays.containsKey(oid)) labels.putIfAbsent(oid, NOT_ENUM);
     }
 
     private void put(QueryResult r) {
-        for (Row row : r.rows()) labels.put(Integer.parseUnsignedInt(row.get(0)), row.get(1));
+        for (Row row : r.rows()) {
+            int oid = Integer.parseUnsignedInt(row.get(0));
+            labels.put(oid, row.get(1));
+            int array = Integer.parseUnsignedInt(row.get(2));
+            if (array != 0) arrays.put(array, oid);
+        }
     }
 }

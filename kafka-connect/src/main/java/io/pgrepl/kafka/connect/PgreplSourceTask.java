@@ -10,6 +10,7 @@ import io.pgrepl.client.replication.SnapshotMode;
 import io.pgrepl.client.stream.LogicalReplicationOptions;
 import io.pgrepl.client.stream.LogicalReplicationStream;
 import io.pgrepl.client.stream.ReplicationProtocolException;
+import io.pgrepl.codec.MalformedMessageException;
 import io.pgrepl.client.stream.StreamingMode;
 import io.pgrepl.client.tx.NonTransactionalMessage;
 import io.pgrepl.client.tx.Transaction;
@@ -24,6 +25,7 @@ import java.util.Map;
 import java.util.NoSuchElementException;
 import org.apache.kafka.clients.producer.RecordMetadata;
 import org.apache.kafka.connect.errors.ConnectException;
+import org.apache.kafka.connect.errors.DataException;
 import org.apache.kafka.connect.source.SourceRecord;
 import org.apache.kafka.connect.source.SourceTask;
 import org.apache.kafka.connect.source.TransactionContext;
@@ -93,7 +95,7 @@ public final class PgreplSourceTask extends SourceTask {
             ReplicationSetup.ensurePublication(c, config);
             if (records == null) {
                 records = new ChangeRecords(config, partition, ReplicationSetup.currentDatabase(c, config),
-                        EnumTypes.load(c, config));
+                        EnumTypes.load(c, config), new PrimaryKeys(config)::of);
             }
             PgreplConnectorConfig.SnapshotMode mode = config.snapshotMode();
             // A stored offset that is not an interrupted snapshot's: the snapshot (if any) is done.
@@ -301,9 +303,12 @@ public final class PgreplSourceTask extends SourceTask {
     private void reconnect(RuntimeException cause) throws InterruptedException {
         if (stopping) return;
         String why = ReplicationSetup.safeMessage(cause, config);
-        // Deterministic failures (bad frames, options the server refuses) are not retried.
+        // Deterministic failures (bad frames, options the server refuses, a value that does not fit
+        // its Connect schema: the same change fails again after a reconnect) are not retried.
         if (cause instanceof ReplicationProtocolException || cause instanceof PgClientException
-                || cause instanceof IllegalArgumentException || ++failures > MAX_CONSECUTIVE_FAILURES) {
+                || cause instanceof IllegalArgumentException || cause instanceof DataException
+                || cause instanceof MalformedMessageException
+                || ++failures > MAX_CONSECUTIVE_FAILURES) {
             throw new ConnectException("replication from slot " + config.slotName() + " failed: " + why);
         }
         log.warn("replication stream of slot {} failed ({}); reconnecting (attempt {})", config.slotName(), why, failures);

@@ -4,6 +4,7 @@ import io.pgrepl.codec.pgoutput.ColumnInfo;
 import io.pgrepl.codec.pgoutput.record.Relation;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Set;
 import org.apache.kafka.connect.data.Schema;
 import org.apache.kafka.connect.data.SchemaBuilder;
 
@@ -23,7 +24,12 @@ final class TableSchema {
     final Schema rowSchema;
     final Schema envelopeSchema;
 
-    TableSchema(Relation relation, String topicPrefix, int version, ValueConverters converters) {
+    /**
+     * @param keyNames the key's column names; null: the columns the Relation flags as replica
+     *                 identity (for REPLICA IDENTITY FULL that is every column, so the caller gives
+     *                 the primary key's instead)
+     */
+    TableSchema(Relation relation, String topicPrefix, int version, ValueConverters converters, Set<String> keyNames) {
         this.relation = relation;
         this.topic = topicPrefix + "." + relation.namespace() + "." + relation.name();
         this.version = version;
@@ -33,10 +39,13 @@ final class TableSchema {
         SchemaBuilder row = SchemaBuilder.struct().name(base + ".Value").version(version).optional();
         for (int i = 0; i < relation.columns().size(); i++) {
             ColumnInfo ci = relation.columns().get(i);
-            ValueConverters.Column c = converters.column(ci, true);
+            boolean key = keyNames == null ? ci.isKey() : keyNames.contains(ci.name());
+            // Key columns are NOT NULL (a primary key, or an identity index PostgreSQL keeps NOT NULL):
+            // required in the row too, as in Debezium's. Other NOT NULL columns stay optional (README).
+            ValueConverters.Column c = converters.column(ci, !key);
             cols.add(c);
             row.field(ci.name(), c.schema());
-            if (ci.isKey()) keys.add(i);
+            if (key) keys.add(i);
         }
         this.columns = List.copyOf(cols);
         this.keyColumns = keys.stream().mapToInt(Integer::intValue).toArray();

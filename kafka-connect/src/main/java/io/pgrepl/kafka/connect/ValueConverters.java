@@ -3,11 +3,14 @@ package io.pgrepl.kafka.connect;
 import io.pgrepl.codec.pgoutput.ColumnInfo;
 import io.pgrepl.codec.value.PgInterval;
 import io.pgrepl.codec.value.PgType;
+import io.pgrepl.codec.value.PgValues;
+import io.netty.buffer.Unpooled;
 import io.pgrepl.kafka.connect.PgreplConnectorConfig.BinaryMode;
 import io.pgrepl.kafka.connect.PgreplConnectorConfig.DecimalMode;
 import io.pgrepl.kafka.connect.PgreplConnectorConfig.TimePrecisionMode;
 import java.math.BigDecimal;
 import java.nio.ByteBuffer;
+import java.nio.charset.StandardCharsets;
 import java.time.Instant;
 import java.time.LocalDate;
 import java.time.LocalDateTime;
@@ -15,13 +18,17 @@ import java.time.LocalTime;
 import java.time.OffsetTime;
 import java.time.ZoneOffset;
 import java.time.format.DateTimeFormatter;
+import java.time.format.DateTimeFormatterBuilder;
+import java.time.temporal.ChronoField;
 import java.util.ArrayList;
 import java.util.Base64;
 import java.util.HexFormat;
 import java.util.List;
+import java.util.Locale;
 import java.util.UUID;
 import java.util.function.Function;
 import java.util.function.IntFunction;
+import java.util.function.IntUnaryOperator;
 import org.apache.kafka.connect.data.Date;
 import org.apache.kafka.connect.data.Decimal;
 import org.apache.kafka.connect.data.Schema;
@@ -58,9 +65,9 @@ final class ValueConverters {
     static final int VARBIT = 1562;
     /** Debezium's money.fraction.digits default: money is a Decimal of this scale. */
     static final int MONEY_SCALE = 2;
-    /** Debezium's MicroDuration: a month is 365.25 / 12 days. */
-    static final double DAYS_PER_MONTH_AVG = 365.25 / 12;
     private static final long MICROS_PER_DAY = 86_400_000_000L;
+    /** Debezium's MicroDuration: a month is 365.25 / 12 = 30.4375 days, a whole number of microseconds. */
+    static final long MICROS_PER_MONTH_AVG = 30 * MICROS_PER_DAY + MICROS_PER_DAY * 7 / 16;
 
     static final Schema VARIABLE_SCALE_DECIMAL_SCHEMA = SchemaBuilder.struct().name(VARIABLE_SCALE_DECIMAL)
             .version(1).doc("Variable scaled decimal")
@@ -78,18 +85,25 @@ final class ValueConverters {
     private final TimePrecisionMode timeMode;
     /** An enum type's labels, comma-separated in sort order; null for a type that is not an enum. */
     private final IntFunction<String> enumLabels;
+    /** The enum type whose array type this is; 0 for any other type. */
+    private final IntUnaryOperator enumOfArray;
 
     ValueConverters(DecimalMode decimalMode, BinaryMode binaryMode, TimePrecisionMode timeMode,
-                    IntFunction<String> enumLabels) {
+                    IntFunction<String> enumLabels, IntUnaryOperator enumOfArray) {
         this.decimalMode = decimalMode;
         this.binaryMode = binaryMode;
         this.timeMode = timeMode;
         this.enumLabels = enumLabels;
+        this.enumOfArray = enumOfArray;
     }
 
     Column column(ColumnInfo c, boolean optional) {
         int oid = c.typeOid();
         int element = PgType.elementOf(oid);
+        // The codec knows no user type, so an enum array arrives as its text: parsed here as text[] is.
+        int enumElement = element == 0 && oid >= EnumTypes.FIRST_NORMAL_OID ? enumOfArray.applyAsInt(oid) : 0;
+        boolean enumArray = enumElement != 0;
+        if (enumArray) element = enumElement;
         SchemaBuilder b;
         Function<Object, Object> f;
         if (element != 0) {
@@ -98,13 +112,17 @@ final class ValueConverters {
             Function<Object, Object> ef = e.convert();
             f = v -> {
                 List<Object> out = new ArrayList<>();
-                flatten((List<?>) v, ef, out);
+                flatten(enumArray ? textArray((String) v) : (List<?>) v, ef, out);
                 return out;
             };
             if (optional) b.optional();
             return new Column(c.name(), oid, b.build(), f);
         }
         return scalar(oid, c.typmod(), optional).withName(c.name());
+    }
+
+    private static List<?> textArray(String text) {
+        return (List<?>) PgValues.decode(PgType.TEXT_ARRAY, false, Unpooled.wrappedBuffer(text.getBytes(StandardCharsets.UTF_8)));
     }
 
     /** Multi-dimensional arrays are flattened in row-major order (Connect's ARRAY has one element schema). */
@@ -200,15 +218,17 @@ final class ValueConverters {
                 }
             }
             case PgType.TIMESTAMPTZ -> {
+                // Debezium pads the fraction to the declared precision (typmod; -1 means the default, 6)
+                int p = typmod < 0 ? 6 : Math.min(typmod, 6);
                 b = SchemaBuilder.string().name(ZONED_TIMESTAMP).version(1);
-                f = v -> zonedTimestamp((Instant) v);
+                f = v -> zonedTimestamp((Instant) v, p);
             }
             case PgType.TIMETZ -> {
                 b = SchemaBuilder.string().name(ZONED_TIME).version(1);
                 f = v -> zonedTime((OffsetTime) v);
             }
             case PgType.INTERVAL -> {
-                b = SchemaBuilder.float64().name(MICRO_DURATION).version(1);
+                b = SchemaBuilder.int64().name(MICRO_DURATION).version(1);
                 f = v -> microDuration((PgInterval) v);
             }
             default -> {
@@ -330,12 +350,23 @@ final class ValueConverters {
         }
     }
 
-    private static final DateTimeFormatter ISO_OFFSET = DateTimeFormatter.ISO_OFFSET_DATE_TIME;
+    /** By fraction digits: 0 prints none (and ISO's shortest form), 1..6 exactly that many. */
+    private static final DateTimeFormatter[] ZONED_TIMESTAMP_FORMATS = new DateTimeFormatter[7];
 
-    static String zonedTimestamp(Instant i) {
+    static {
+        ZONED_TIMESTAMP_FORMATS[0] = DateTimeFormatter.ISO_OFFSET_DATE_TIME;
+        for (int p = 1; p <= 6; p++) {
+            ZONED_TIMESTAMP_FORMATS[p] = new DateTimeFormatterBuilder().append(DateTimeFormatter.ISO_LOCAL_DATE)
+                    .appendLiteral('T').appendPattern("HH:mm:ss").appendFraction(ChronoField.NANO_OF_SECOND, p, p, true)
+                    .appendOffsetId().toFormatter(Locale.ROOT);
+        }
+    }
+
+    /** ISO-8601 in UTC with exactly {@code fractionDigits} (0..6) digits after the seconds, as Debezium's ZonedTimestamp. */
+    static String zonedTimestamp(Instant i, int fractionDigits) {
         if (i.equals(Instant.MAX)) return "infinity";
         if (i.equals(Instant.MIN)) return "-infinity";
-        return ISO_OFFSET.format(i.atOffset(ZoneOffset.UTC));
+        return ZONED_TIMESTAMP_FORMATS[fractionDigits].format(i.atOffset(ZoneOffset.UTC));
     }
 
     static String zonedTime(OffsetTime t) {
@@ -346,10 +377,20 @@ final class ValueConverters {
         return DateTimeFormatter.ISO_OFFSET_TIME.format(t.withOffsetSameInstant(ZoneOffset.UTC));
     }
 
-    /** Debezium's MicroDuration: months at 365.25/12 days, days at 24 h; infinite intervals saturate. */
-    static double microDuration(PgInterval v) {
-        if (v.equals(PgInterval.POSITIVE_INFINITY)) return Double.POSITIVE_INFINITY;
-        if (v.equals(PgInterval.NEGATIVE_INFINITY)) return Double.NEGATIVE_INFINITY;
-        return v.months() * DAYS_PER_MONTH_AVG * MICROS_PER_DAY + (double) v.days() * MICROS_PER_DAY + v.micros();
+    /**
+     * Debezium's MicroDuration (int64): months at 365.25/12 days, days at 24 h. Computed exactly
+     * (Debezium goes through a double, which differs beyond 2^53 µs, about 285 years); infinite
+     * intervals and sums beyond a long saturate at Long.MAX_VALUE / MIN_VALUE.
+     */
+    static long microDuration(PgInterval v) {
+        if (v.equals(PgInterval.POSITIVE_INFINITY)) return Long.MAX_VALUE;
+        if (v.equals(PgInterval.NEGATIVE_INFINITY)) return Long.MIN_VALUE;
+        try {
+            return Math.addExact(Math.addExact(Math.multiplyExact((long) v.months(), MICROS_PER_MONTH_AVG),
+                    Math.multiplyExact((long) v.days(), MICROS_PER_DAY)), v.micros());
+        } catch (ArithmeticException e) {
+            double approx = (double) v.months() * MICROS_PER_MONTH_AVG + (double) v.days() * MICROS_PER_DAY + v.micros();
+            return approx > 0 ? Long.MAX_VALUE : Long.MIN_VALUE;
+        }
     }
 }

@@ -406,8 +406,8 @@ class EndToEndTest {
             case "i8", "ts", "tm" -> Long.parseLong(v.asText());
             case "tz" -> zoned(Long.parseLong(v.asText()));
             case "f8" -> Double.parseDouble(v.asText());
-            // Debezium's MicroDuration: a month is 365.25/12 days
-            case "iv" -> v.get(0).isNull() ? null : v.get(0).asLong() * (365.25 / 12) * 86_400_000_000.0 + v.get(1).asLong() * 86_400_000_000.0
+            // Debezium's MicroDuration, an int64: a month is 365.25/12 = 30.4375 days (2629800 s)
+            case "iv" -> v.get(0).isNull() ? null : v.get(0).asLong() * 2_629_800_000_000L + v.get(1).asLong() * 86_400_000_000L
                     + v.get(2).asLong();
             case "id", "i2", "i4", "d" -> v.asInt();
             case "b" -> v.asBoolean();
@@ -425,10 +425,14 @@ class EndToEndTest {
         };
     }
 
-    /** Debezium's ZonedTimestamp text for epoch microseconds, rebuilt here with java.time only. */
+    /**
+     * Debezium's ZonedTimestamp text for epoch microseconds of a plain timestamptz column (six
+     * fraction digits, always, as its default precision), rebuilt here with java.time only.
+     */
     private static String zoned(long micros) {
         Instant i = Instant.EPOCH.plus(micros, ChronoUnit.MICROS);
-        return java.time.format.DateTimeFormatter.ISO_OFFSET_DATE_TIME.format(i.atOffset(java.time.ZoneOffset.UTC));
+        return java.time.format.DateTimeFormatter.ofPattern("uuuu-MM-dd'T'HH:mm:ss.SSSSSSXXX")
+                .format(i.atOffset(java.time.ZoneOffset.UTC));
     }
 
     static Map<Object, Map<String, Object>> expectedMisc(PgServer pg, String p) throws Exception {

@@ -18,6 +18,7 @@ import java.time.LocalDate;
 import java.time.LocalDateTime;
 import java.time.LocalTime;
 import java.time.ZoneOffset;
+import java.util.Arrays;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
@@ -90,7 +91,7 @@ class ModesTest {
                 CREATE TYPE mood AS ENUM ('sad', 'ok', 'happy');
                 CREATE TABLE md_t (id int PRIMARY KEY, n numeric(10,3), nv numeric, m money, by bytea, d date,
                   tm3 time(3), tm time, ts3 timestamp(3), ts timestamp, f8 float8, e mood, b1 bit(1), b10 bit(10),
-                  vb varbit(5), x xml, big text, k int);
+                  vb varbit(5), x xml, big text, k int, ea mood[], tz3 timestamptz(3), tz timestamptz);
                 """);
         Map<String, Map<String, String>> connectors = Map.of(
                 "md", Map.of("decimal.handling.mode", "double", "binary.handling.mode", "base64",
@@ -115,7 +116,8 @@ class ModesTest {
         EndToEndTest.sql(pg, "INSERT INTO md_t VALUES (1, '1234.5', '-0.000120', '-1234.56', '\\x00ff10', '2024-03-01',"
                 + " '12:34:56.789', '12:34:56.789012', '2024-03-01 12:34:56.789', '2024-03-01 12:34:56.789012', '-0',"
                 + " 'ok', B'1', B'1000000001', B'101', '<a>1</a>',"
-                + " (SELECT string_agg(md5(x::text), '') FROM generate_series(1, 400) x), 1);"
+                + " (SELECT string_agg(md5(x::text), '') FROM generate_series(1, 400) x), 1, '{happy,NULL,sad}',"
+                + " '2024-03-01 12:34:56.5+00', '2024-03-01 12:34:56+00');"
                 + "INSERT INTO md_t (id) VALUES (2)");
         EndToEndTest.sql(pg, "UPDATE md_t SET k = 2 WHERE id = 1"); // big stays, TOASTed and unchanged
         EndToEndTest.sql(pg, "DELETE FROM md_t WHERE id = 2");
@@ -123,16 +125,21 @@ class ModesTest {
                 + " INSERT INTO md_t (id) VALUES (3); COMMIT");
         EndToEndTest.sql(pg, "SELECT pg_logical_emit_message(false, 'pfx', 'on its own')");
         // An enum created while streaming, in a table only the FOR ALL TABLES publication has.
-        EndToEndTest.sql(pg, "CREATE TYPE late AS ENUM ('z', 'a'); CREATE TABLE md_late (id int PRIMARY KEY, l late);"
-                + " INSERT INTO md_late VALUES (1, 'a')");
+        EndToEndTest.sql(pg, "CREATE TYPE late AS ENUM ('z', 'a'); CREATE TABLE md_late (id int PRIMARY KEY, l late,"
+                + " la late[]); INSERT INTO md_late VALUES (1, 'a', '{a,z}')");
+        // REPLICA IDENTITY FULL: pgoutput flags every column as identity, NULLs included
+        EndToEndTest.sql(pg, "CREATE TABLE md_full (id int PRIMARY KEY, v text); ALTER TABLE md_full REPLICA IDENTITY FULL;"
+                + " INSERT INTO md_full VALUES (1, NULL); UPDATE md_full SET v = 'x'; DELETE FROM md_full");
         EndToEndTest.sql(pg, "INSERT INTO md_t (id) VALUES (99)");
 
-        List<Change> all = ConnectHarness.readUntil(connect, "(md|ms|mp)\\.public\\.md_t|md\\.messages|md\\.public\\.md_late",
+        List<Change> all = ConnectHarness.readUntil(connect,
+                "(md|ms|mp)\\.public\\.md_t|md\\.messages|md\\.public\\.md_late|md\\.public\\.md_full",
                 // every topic's last record: topics are discovered and fetched in no particular order
                 Map.of(), l -> List.of("md", "ms", "mp").stream().allMatch(n -> l.stream().anyMatch(c ->
                         c.topic().equals(n + ".public.md_t") && c.value() != null && "c".equals(c.op())
                                 && c.value().getStruct("after").getInt32("id") == 99))
                         && l.stream().anyMatch(c -> c.topic().equals("md.public.md_late"))
+                        && l.stream().anyMatch(c -> c.topic().equals("md.public.md_full") && "d".equals(c.op()))
                         && l.stream().filter(c -> c.topic().equals("md.messages")).count() >= 2,
                 Duration.ofSeconds(90));
 
@@ -190,6 +197,35 @@ class ModesTest {
         Schema late = after(all, "md.public.md_late", 1, "c").schema().field("l").schema();
         assertEquals("io.debezium.data.Enum", late.name(), "an enum created while streaming");
         assertEquals("z,a", late.parameters().get("allowed"));
+        // enum arrays: ARRAYs of the enum's schema (one created while streaming, too)
+        Schema ea = p.schema().field("ea").schema();
+        assertEquals(Schema.Type.ARRAY, ea.type());
+        assertEquals("io.debezium.data.Enum", ea.valueSchema().name());
+        assertEquals("sad,ok,happy", ea.valueSchema().parameters().get("allowed"));
+        assertEquals(Arrays.asList("happy", null, "sad"), p.get("ea"));
+        Struct lateRow = after(all, "md.public.md_late", 1, "c");
+        assertEquals("z,a", lateRow.schema().field("la").schema().valueSchema().parameters().get("allowed"));
+        assertEquals(List.of("a", "z"), lateRow.get("la"));
+        // REPLICA IDENTITY FULL: the key is the primary key as Debezium's (pgoutput flags every column),
+        // so a NULL elsewhere is no key field and changing v is an update, not a key change
+        List<Change> full = all.stream().filter(c -> c.topic().equals("md.public.md_full") && c.value() != null).toList();
+        assertEquals(List.of("c", "u", "d"), full.stream().map(Change::op).toList());
+        for (Change c : full) {
+            assertEquals(List.of("id"), c.key().schema().fields().stream().map(f -> f.name()).toList());
+            assertEquals(1, c.key().get("id"));
+        }
+        // key columns are required in the row as in Debezium's, the others optional
+        Schema fullRow = full.get(0).value().schema().field("after").schema();
+        assertFalse(fullRow.field("id").schema().isOptional());
+        assertTrue(fullRow.field("v").schema().isOptional());
+        assertFalse(p.schema().field("id").schema().isOptional());
+        assertTrue(p.schema().field("k").schema().isOptional());
+        assertNull(full.get(0).value().getStruct("after").get("v"));
+        assertEquals("x", full.get(1).value().getStruct("after").get("v"));
+        assertNull(full.get(1).value().getStruct("before").get("v"), "FULL sends the old row as before");
+        // timestamptz: the fraction padded to the declared precision (6 when none is declared)
+        assertEquals("2024-03-01T12:34:56.500Z", p.get("tz3"));
+        assertEquals("2024-03-01T12:34:56.000000Z", p.get("tz"));
         assertEquals(Schema.Type.BOOLEAN, p.schema().field("b1").schema().type());
         assertEquals(true, p.get("b1"));
         assertEquals("io.debezium.data.Bits", p.schema().field("b10").schema().name());

@@ -5,22 +5,30 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNull;
 
 import io.pgrepl.codec.pgoutput.ColumnInfo;
+import io.pgrepl.codec.value.PgInterval;
+import io.pgrepl.codec.value.PgType;
 import io.pgrepl.kafka.connect.PgreplConnectorConfig.BinaryMode;
 import io.pgrepl.kafka.connect.PgreplConnectorConfig.DecimalMode;
 import io.pgrepl.kafka.connect.PgreplConnectorConfig.TimePrecisionMode;
 import java.math.BigDecimal;
 import java.nio.ByteBuffer;
+import java.time.Instant;
+import java.util.Arrays;
+import java.util.List;
 import org.apache.kafka.connect.data.Schema;
 import org.junit.jupiter.api.Test;
 
 /**
  * Debezium's schemas for the types whose mapping needs more than the decoded value: money, bit
- * strings, xml and enums, each given the text pgoutput sends. (End to end in {@link ModesTest}.)
+ * strings, xml, enums and enum arrays, each given the text pgoutput sends, and intervals and
+ * timestamptz as Debezium 3.6.1 sends them. (End to end in {@link ModesTest}.)
  */
 class ValueConvertersTest {
     private static final int MOOD = 20_000;
+    private static final int MOOD_ARRAY = 20_001;
     private final ValueConverters precise = new ValueConverters(DecimalMode.PRECISE, BinaryMode.BYTES,
-            TimePrecisionMode.ADAPTIVE_TIME_MICROSECONDS, oid -> oid == MOOD ? "sad,ok,happy" : null);
+            TimePrecisionMode.ADAPTIVE_TIME_MICROSECONDS, oid -> oid == MOOD ? "sad,ok,happy" : null,
+            oid -> oid == MOOD_ARRAY ? MOOD : 0);
 
     private ValueConverters.Column column(int oid, int typmod) {
         return precise.column(new ColumnInfo(0, "c", oid, typmod), true);
@@ -58,6 +66,48 @@ class ValueConvertersTest {
         assertEquals("sad,ok,happy", e.parameters().get("allowed"));
         assertEquals(Integer.valueOf(1), e.version());
         // a user type that is not an enum stays a plain string
-        assertNull(column(MOOD + 1, -1).schema().name());
+        assertNull(column(MOOD + 2, -1).schema().name());
+        assertEquals(Schema.Type.STRING, column(MOOD + 2, -1).schema().type());
+    }
+
+    @Test
+    void anEnumArrayIsAnArrayOfDebeziumEnumsParsedFromItsText() {
+        ValueConverters.Column a = column(MOOD_ARRAY, -1);
+        assertEquals(Schema.Type.ARRAY, a.schema().type());
+        assertEquals("io.debezium.data.Enum", a.schema().valueSchema().name());
+        assertEquals("sad,ok,happy", a.schema().valueSchema().parameters().get("allowed"));
+        assertEquals(List.of("sad", "ok"), a.convert().apply("{sad,ok}"));
+        assertEquals(List.of(), a.convert().apply("{}"));
+        // labels needing quotes, and a NULL element (the element schema is optional for it)
+        assertEquals(Arrays.asList("it's \"ok\"", null, "a,b"), a.convert().apply("{\"it's \\\"ok\\\"\",NULL,\"a,b\"}"));
+    }
+
+    @Test
+    void intervalsAreInt64MicroDurationsWithMonthsAt30Point4375Days() {
+        ValueConverters.Column iv = column(PgType.INTERVAL, -1);
+        assertEquals(Schema.Type.INT64, iv.schema().type());
+        assertEquals("io.debezium.time.MicroDuration", iv.schema().name());
+        // '1 year 2 mons -3 days 04:05:06.789', the value Debezium 3.6.1 sent for it
+        assertEquals(36_572_706_789_000L, iv.convert().apply(new PgInterval(14, -3, 14_706_789_000L)));
+        assertEquals(-1L, iv.convert().apply(new PgInterval(0, 0, -1)));
+        assertEquals(0L, iv.convert().apply(PgInterval.ZERO));
+        // PG17 infinite intervals, and a finite one beyond a long, saturate
+        assertEquals(Long.MAX_VALUE, iv.convert().apply(PgInterval.POSITIVE_INFINITY));
+        assertEquals(Long.MIN_VALUE, iv.convert().apply(PgInterval.NEGATIVE_INFINITY));
+        assertEquals(Long.MIN_VALUE, iv.convert().apply(new PgInterval(-178_000_000, 0, 0)));
+    }
+
+    @Test
+    void timestamptzPadsItsFractionToTheDeclaredPrecision() {
+        Instant whole = Instant.parse("2000-01-01T00:00:00Z");
+        Instant bc = Instant.parse("-0043-03-15T12:00:00.25Z");
+        // typmod -1: plain timestamptz, six digits
+        assertEquals("2000-01-01T00:00:00.000000Z", column(PgType.TIMESTAMPTZ, -1).convert().apply(whole));
+        assertEquals("-0043-03-15T12:00:00.250000Z", column(PgType.TIMESTAMPTZ, -1).convert().apply(bc));
+        assertEquals("2000-01-01T00:00:00.000Z", column(PgType.TIMESTAMPTZ, 3).convert().apply(whole));
+        assertEquals("-0043-03-15T12:00:00.250Z", column(PgType.TIMESTAMPTZ, 3).convert().apply(bc));
+        assertEquals("2000-01-01T00:00:00Z", column(PgType.TIMESTAMPTZ, 0).convert().apply(whole));
+        assertEquals("infinity", column(PgType.TIMESTAMPTZ, -1).convert().apply(Instant.MAX));
+        assertEquals("-infinity", column(PgType.TIMESTAMPTZ, 6).convert().apply(Instant.MIN));
     }
 }
