@@ -34,8 +34,13 @@ final class AckTracker {
 
     /** One more record of the open transaction {@code endLsn} is on its way to Kafka. */
     synchronized void produced(long endLsn) {
+        produced(endLsn, 1);
+    }
+
+    /** {@code n} more records of the open transaction {@code endLsn} are on their way (one lock for a batch). */
+    synchronized void produced(long endLsn, int n) {
         Entry e = find(endLsn);
-        if (e != null) e.inFlight++;
+        if (e != null) e.inFlight += n;
     }
 
     /** All records of {@code endLsn} were produced. */

@@ -20,6 +20,7 @@ import java.util.Map;
 import java.util.Set;
 import java.util.function.Consumer;
 import java.util.function.IntFunction;
+import org.apache.kafka.connect.data.Field;
 import org.apache.kafka.connect.data.Schema;
 import org.apache.kafka.connect.data.SchemaBuilder;
 import org.apache.kafka.connect.data.Struct;
@@ -50,7 +51,11 @@ final class ChangeRecords {
     private final IntFunction<Set<String>> primaryKeys;
     private final Map<String, ?> partition;
     private final String db;
-    private final Map<Integer, TableSchema> schemas = new HashMap<>();
+    private final Map<Integer, Table> schemas = new HashMap<>();
+    /** The last table looked up (rows of one table come in runs): saves the boxing and the map lookup. */
+    private Table last;
+    /** The relation {@link #read} last saw, by identity: its schema is current without comparing columns. */
+    private RelationInfo lastRead;
     private final Map<String, Integer> versions = new HashMap<>();
 
     /** The transaction being converted: set by {@link #begin}. */
@@ -60,6 +65,8 @@ final class ChangeRecords {
     private long commitMicros;
     private long previousCommit;
     private int index;
+    /** Counts transactions: a table's cached {@code source} block is for the one it was built in. */
+    private long txSeq;
 
     ChangeRecords(PgreplConnectorConfig config, Map<String, ?> partition, String db, EnumTypes enums,
                   IntFunction<Set<String>> primaryKeys) {
@@ -79,6 +86,7 @@ final class ChangeRecords {
         this.xid = xid;
         this.commitMicros = commitPgMicros + PgTime.PG_EPOCH_UNIX_MICROS;
         this.index = 0;
+        this.txSeq++;
     }
 
     /** How many records of the current transaction were produced (skipped ones included). */
@@ -94,18 +102,18 @@ final class ChangeRecords {
         if (r instanceof Relation rel) {
             relation(rel);
         } else if (r instanceof Insert ins) {
-            TableSchema t = table(ins.relationOid());
+            Table t = table(ins.relationOid());
             if (t != null) emit(t, "c", null, row(t, ins.newTuple(), null), ins.newTuple(), skipThrough, out);
         } else if (r instanceof Update up) {
             update(up, skipThrough, out);
         } else if (r instanceof Delete del) {
-            TableSchema t = table(del.relationOid());
+            Table t = table(del.relationOid());
             if (t == null) return;
             emit(t, "d", row(t, del.oldTuple(), null), null, del.oldTuple(), skipThrough, out);
             if (config.tombstonesOnDelete()) tombstone(t, del.oldTuple(), skipThrough, out);
         } else if (r instanceof Truncate tr) {
             for (int oid : tr.relationOids()) {
-                TableSchema t = table(oid);
+                Table t = table(oid);
                 if (t != null) emitTruncate(t, skipThrough, out);
             }
         } else if (r instanceof Message m) {
@@ -121,28 +129,40 @@ final class ChangeRecords {
      */
     void read(RelationInfo rel, Insert row, long consistentPoint, int index, long snapshotMicros,
               Consumer<SourceRecord> out) {
-        relation(new Relation(0, rel.oid(), rel.namespace(), rel.name(), rel.replicaIdentity(), rel.columns()));
-        TableSchema t = table(rel.oid());
+        if (rel != lastRead) {
+            relation(new Relation(0, rel.oid(), rel.namespace(), rel.name(), rel.replicaIdentity(), rel.columns()));
+            lastRead = rel;
+        }
+        Table t = table(rel.oid());
         if (t == null) return;
-        Struct source = SourceInfo.of(config.topicPrefix(), db, rel.namespace(), rel.name(), snapshotMicros, 0,
-                consistentPoint, 0, "true").put("txId", null);
+        if (t.sourceTx != -1 || t.sourceBlock == null || t.sourceLsn != consistentPoint) {
+            // One source block per table for the whole copy (lastRead copies it before marking the last read).
+            t.sourceBlock = SourceInfo.of(config.topicPrefix(), db, rel.namespace(), rel.name(), snapshotMicros, 0,
+                    consistentPoint, 0, "true").put(SourceInfo.TX_ID_F, null);
+            t.sourceTx = -1;
+            t.sourceLsn = consistentPoint;
+        }
         long now = System.currentTimeMillis();
-        Struct value = new Struct(t.envelopeSchema).put("before", null).put("after", row(t, row.newTuple(), null))
-                .put("source", source).put("op", "r").put("ts_ms", now).put("ts_us", now * 1000).put("ts_ns", now * 1_000_000);
-        out.accept(new SourceRecord(partition, Position.snapshotRead(consistentPoint, index), t.topic, null,
-                t.keySchema, keyOf(t, row.newTuple()), t.envelopeSchema, value, snapshotMicros / 1000));
+        Struct value = new Struct(t.schema.envelopeSchema).put(t.before, null).put(t.after, row(t, row.newTuple(), null))
+                .put(t.sourceField, t.sourceBlock).put(t.op, "r").put(t.tsMs, now).put(t.tsUs, now * 1000).put(t.tsNs, now * 1_000_000);
+        out.accept(new SourceRecord(partition, Position.snapshotRead(consistentPoint, index), t.schema.topic, null,
+                t.schema.keySchema, keyOf(t, row.newTuple()), t.schema.envelopeSchema, value, snapshotMicros / 1000));
     }
 
     /** {@code read} as the snapshot's last record: {@code source.snapshot="last"}, and the offset says the copy is done. */
     static SourceRecord lastRead(SourceRecord read, long consistentPoint) {
-        ((Struct) read.value()).getStruct("source").put("snapshot", "last");
+        Struct old = (Struct) read.value();
+        Struct value = new Struct(old.schema());
+        for (Field f : old.schema().fields()) value.put(f, old.get(f));
+        value.put("source", SourceInfo.withSnapshot(old.getStruct("source"), "last"));
         return new SourceRecord(read.sourcePartition(), Position.snapshotDone(consistentPoint), read.topic(),
-                read.kafkaPartition(), read.keySchema(), read.key(), read.valueSchema(), read.value(), read.timestamp());
+                read.kafkaPartition(), read.keySchema(), read.key(), read.valueSchema(), value, read.timestamp());
     }
 
     private void relation(Relation rel) {
-        TableSchema old = schemas.get(rel.oid());
-        if (old != null && old.sameColumns(rel)) return;
+        Table old = schemas.get(rel.oid());
+        if (old != null && old.schema.sameColumns(rel)) return;
+        last = null;
         if (!filter.test(rel.namespace(), rel.name())) {
             schemas.remove(rel.oid());
             return;
@@ -150,20 +170,24 @@ final class ChangeRecords {
         String name = rel.namespace() + "." + rel.name();
         int v = versions.merge(name, 1, Integer::sum);
         Set<String> key = rel.replicaIdentity() == 'f' ? primaryKeys.apply(rel.oid()) : null;
-        schemas.put(rel.oid(), new TableSchema(rel, config.topicPrefix(), v, converters, key));
+        schemas.put(rel.oid(), new Table(new TableSchema(rel, config.topicPrefix(), v, converters, key)));
     }
 
     /** Null when the table is filtered out. */
-    private TableSchema table(int oid) {
-        return schemas.get(oid);
+    private Table table(int oid) {
+        Table t = last;
+        if (t != null && t.oid == oid) return t;
+        t = schemas.get(oid);
+        if (t != null) last = t;
+        return t;
     }
 
     private void update(Update up, Position skip, Consumer<SourceRecord> out) {
-        TableSchema t = table(up.relationOid());
+        Table t = table(up.relationOid());
         if (t == null) return;
         Struct before = up.oldTuple() == null ? null : row(t, up.oldTuple(), null);
         Struct after = row(t, up.newTuple(), up.oldTuple());
-        if (up.oldTuple() != null && t.keySchema != null && !keyOf(t, up.oldTuple()).equals(keyOf(t, up.newTuple()))) {
+        if (up.oldTuple() != null && t.schema.keySchema != null && !keyOf(t, up.oldTuple()).equals(keyOf(t, up.newTuple()))) {
             // A key change is a delete of the old key and a create of the new one, as Debezium sends it.
             emit(t, "d", before, null, up.oldTuple(), skip, out);
             if (config.tombstonesOnDelete()) tombstone(t, up.oldTuple(), skip, out);
@@ -173,22 +197,23 @@ final class ChangeRecords {
         emit(t, "u", before, after, up.newTuple(), skip, out);
     }
 
-    private Struct row(TableSchema t, Tuple tuple, Tuple fallback) {
-        Struct s = new Struct(t.rowSchema);
-        int n = Math.min(tuple.size(), t.columns.size());
+    private Struct row(Table t, Tuple tuple, Tuple fallback) {
+        Struct s = new CheckedStruct(t.schema.rowSchema);
+        int n = Math.min(tuple.size(), t.columns.length);
         for (int i = 0; i < n; i++) {
-            ValueConverters.Column c = t.columns.get(i);
+            ValueConverters.Column c = t.columns[i];
+            Field f = t.rowFields[i];
             ColumnValue v = tuple.get(i);
             if (v.kind() == ColumnKind.UNCHANGED_TOAST) {
                 // REPLICA IDENTITY FULL sends the old value: use it; otherwise the placeholder.
                 ColumnValue old = fallback != null && i < fallback.size() ? fallback.get(i) : null;
                 if (old != null && old.kind().hasValue()) v = old;
                 else {
-                    s.put(c.name(), placeholder(c.schema()));
+                    s.put(f, placeholder(c.schema()));
                     continue;
                 }
             }
-            s.put(c.name(), v.kind().hasValue() ? convert(c, v) : null);
+            s.put(f, v.kind().hasValue() ? convert(c, v) : null);
         }
         return s;
     }
@@ -208,49 +233,61 @@ final class ChangeRecords {
         };
     }
 
-    private Struct keyOf(TableSchema t, Tuple tuple) {
-        if (t.keySchema == null) return null;
-        Struct k = new Struct(t.keySchema);
-        for (int idx : t.keyColumns) {
-            ValueConverters.Column c = t.columns.get(idx);
+    private Struct keyOf(Table t, Tuple tuple) {
+        if (t.schema.keySchema == null) return null;
+        Struct k = new Struct(t.schema.keySchema);
+        int[] keyColumns = t.schema.keyColumns;
+        for (int j = 0; j < keyColumns.length; j++) {
+            int idx = keyColumns[j];
+            ValueConverters.Column c = t.columns[idx];
             ColumnValue v = idx < tuple.size() ? tuple.get(idx) : null;
-            k.put(c.name(), v == null || !v.kind().hasValue() ? null : convert(c, v));
+            k.put(t.keyFields[j], v == null || !v.kind().hasValue() ? null : convert(c, v));
         }
         return k;
     }
 
-    private Struct source(TableSchema t) {
-        return SourceInfo.of(config.topicPrefix(), db, t.relation.namespace(), t.relation.name(), commitMicros, xid,
-                commitLsn, previousCommit, "false");
+    /**
+     * The {@code source} block: the same for every record of one table in one transaction (no
+     * per-row LSN in pgoutput), so it is built once per table and transaction and shared by its
+     * records (nothing in pgrepl changes it after it is handed over).
+     */
+    private Struct source(Table t) {
+        if (t.sourceTx != txSeq || t.sourceBlock == null) {
+            TableSchema s = t.schema;
+            t.sourceBlock = SourceInfo.of(config.topicPrefix(), db, s.relation.namespace(), s.relation.name(), commitMicros,
+                    xid, commitLsn, previousCommit, "false");
+            t.sourceTx = txSeq;
+        }
+        return t.sourceBlock;
     }
 
-    private void emit(TableSchema t, String op, Struct before, Struct after, Tuple keyTuple, Position skip,
+    private void emit(Table t, String op, Struct before, Struct after, Tuple keyTuple, Position skip,
                       Consumer<SourceRecord> out) {
         int i = index++;
         if (skip.covers(endLsn, i)) return;
         long now = System.currentTimeMillis();
-        Struct value = new Struct(t.envelopeSchema)
-                .put("before", before).put("after", after).put("source", source(t)).put("op", op)
-                .put("ts_ms", now).put("ts_us", now * 1000).put("ts_ns", now * 1_000_000);
+        Struct value = new Struct(t.schema.envelopeSchema)
+                .put(t.before, before).put(t.after, after).put(t.sourceField, source(t)).put(t.op, op)
+                .put(t.tsMs, now).put(t.tsUs, now * 1000).put(t.tsNs, now * 1_000_000);
         Struct key = keyOf(t, keyTuple);
-        out.accept(new SourceRecord(partition, Position.offset(endLsn, i), t.topic, null,
-                t.keySchema, key, t.envelopeSchema, value, commitMicros / 1000));
+        out.accept(new SourceRecord(partition, Position.offset(endLsn, i), t.schema.topic, null,
+                t.schema.keySchema, key, t.schema.envelopeSchema, value, commitMicros / 1000));
     }
 
-    private void tombstone(TableSchema t, Tuple keyTuple, Position skip, Consumer<SourceRecord> out) {
+    private void tombstone(Table t, Tuple keyTuple, Position skip, Consumer<SourceRecord> out) {
         int i = index++;
         if (skip.covers(endLsn, i)) return;
-        out.accept(new SourceRecord(partition, Position.offset(endLsn, i), t.topic, null,
-                t.keySchema, keyOf(t, keyTuple), null, null, commitMicros / 1000));
+        out.accept(new SourceRecord(partition, Position.offset(endLsn, i), t.schema.topic, null,
+                t.schema.keySchema, keyOf(t, keyTuple), null, null, commitMicros / 1000));
     }
 
-    private void emitTruncate(TableSchema t, Position skip, Consumer<SourceRecord> out) {
+    private void emitTruncate(Table t, Position skip, Consumer<SourceRecord> out) {
         int i = index++;
         if (skip.covers(endLsn, i)) return;
-        Struct value = new Struct(t.envelopeSchema).put("source", source(t)).put("op", "t")
-                .put("ts_ms", System.currentTimeMillis());
-        out.accept(new SourceRecord(partition, Position.offset(endLsn, i), t.topic, null,
-                null, null, t.envelopeSchema, value, commitMicros / 1000));
+        Struct value = new Struct(t.schema.envelopeSchema).put(t.sourceField, source(t)).put(t.op, "t")
+                .put(t.tsMs, System.currentTimeMillis());
+        out.accept(new SourceRecord(partition, Position.offset(endLsn, i), t.schema.topic, null,
+                null, null, t.schema.envelopeSchema, value, commitMicros / 1000));
     }
 
     private void message(Message m, Position skip, Consumer<SourceRecord> out) {
@@ -274,5 +311,45 @@ final class ChangeRecords {
     /** Non-transactional messages: one record in a position of their own (their LSN, index 0). */
     void beginStandalone(long lsn) {
         begin(lsn, lsn, 0, (System.currentTimeMillis() * 1000) - PgTime.PG_EPOCH_UNIX_MICROS);
+    }
+
+    /**
+     * A table's schemas with the Connect {@link Field}s resolved once: {@code Struct.put} by field
+     * name looks each one up in a map, which was a quarter of its time.
+     */
+    private static final class Table {
+        final TableSchema schema;
+        final int oid;
+        final ValueConverters.Column[] columns;
+        final Field[] rowFields;
+        /** In the order of {@link TableSchema#keyColumns}. */
+        final Field[] keyFields;
+        final Field before;
+        final Field after;
+        final Field sourceField;
+        final Field op;
+        final Field tsMs;
+        final Field tsUs;
+        final Field tsNs;
+        /** The {@code source} block of transaction {@link #sourceTx} (-1: of the snapshot at {@link #sourceLsn}). */
+        Struct sourceBlock;
+        long sourceTx;
+        long sourceLsn;
+
+        Table(TableSchema schema) {
+            this.schema = schema;
+            this.oid = schema.relation.oid();
+            this.columns = schema.columns.toArray(new ValueConverters.Column[0]);
+            this.rowFields = schema.rowSchema.fields().toArray(new Field[0]);
+            this.keyFields = schema.keySchema == null ? new Field[0] : schema.keySchema.fields().toArray(new Field[0]);
+            Schema env = schema.envelopeSchema;
+            this.before = env.field("before");
+            this.after = env.field("after");
+            this.sourceField = env.field("source");
+            this.op = env.field("op");
+            this.tsMs = env.field("ts_ms");
+            this.tsUs = env.field("ts_us");
+            this.tsNs = env.field("ts_ns");
+        }
     }
 }

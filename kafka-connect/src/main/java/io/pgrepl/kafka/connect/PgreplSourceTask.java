@@ -23,6 +23,9 @@ import java.util.Iterator;
 import java.util.List;
 import java.util.Map;
 import java.util.NoSuchElementException;
+import java.util.concurrent.ArrayBlockingQueue;
+import java.util.concurrent.BlockingQueue;
+import java.util.concurrent.TimeUnit;
 import org.apache.kafka.clients.producer.RecordMetadata;
 import org.apache.kafka.connect.errors.ConnectException;
 import org.apache.kafka.connect.errors.DataException;
@@ -53,6 +56,8 @@ public final class PgreplSourceTask extends SourceTask {
     private static final Logger log = LoggerFactory.getLogger(PgreplSourceTask.class);
     private static final int PREFETCH = 16;
     private static final int MAX_CONSECUTIVE_FAILURES = 10;
+    /** Chunks of records built ahead of poll(); with max.batch.size this bounds what waits in memory. */
+    private static final int BUILT_AHEAD = 4;
 
     private PgreplConnectorConfig config;
     private Map<String, String> partition;
@@ -70,11 +75,31 @@ public final class PgreplSourceTask extends SourceTask {
     private Position written = Position.START;
     private long confirmCandidate;
 
-    private Transaction current;
-    private Iterator<PgOutputRecord> currentChanges;
+    /** The last record handed over of the transaction being handed over (for its exactly-once commit). */
     private SourceRecord lastOfCurrent;
     private long lastSentMillis = System.currentTimeMillis();
+
+    /*
+     * Streaming: the builder thread reads the stream and turns it into records ahead of poll(), so
+     * building overlaps Connect's conversion and send() on the task thread. Everything that decides
+     * delivery (acks, offsets' positions, transaction commits, max.batch.size) still happens on the
+     * task thread, when a chunk is handed over.
+     */
+    private final BlockingQueue<Chunk> builtAhead = new ArrayBlockingQueue<>(BUILT_AHEAD);
+    private Chunk pending;
+    private volatile Thread builder;
+    /** Builder thread only: what was built (resends up to it are skipped), the open transaction, failures in a row. */
+    private Position built;
+    private Transaction current;
     private int failures;
+
+    /**
+     * Records of one transaction (or standalone message) in stream order, at most max.batch.size;
+     * {@code open}: its first chunk, {@code seal}: its last; {@code through}: the last position
+     * it covers (skipped records included); or the builder's fatal {@code failure}.
+     */
+    private record Chunk(long lsn, boolean open, boolean seal, boolean commit, List<SourceRecord> records,
+                         Position through, RuntimeException failure) {}
 
     @Override
     public String version() {
@@ -148,6 +173,16 @@ public final class PgreplSourceTask extends SourceTask {
 
     /** Streams from the slot's confirmed position (after a snapshot: its consistent point) on {@code c}. */
     private void startStreaming(PgConnection c) {
+        openEvents(c);
+        if (builder != null) return;
+        built = written;
+        Thread t = new Thread(this::buildLoop, "pgrepl-records-" + config.slotName());
+        t.setDaemon(true);
+        builder = t;
+        t.start();
+    }
+
+    private void openEvents(PgConnection c) {
         ReplicationPublisher<TxEvent> p = ReactiveReplication.transactions(c, streamOptions(c), FlowOptions.defaults());
         events = BlockingChanges.of(p, PREFETCH, p.terminated(), () -> {
             LogicalReplicationStream s = p.stream();
@@ -160,7 +195,7 @@ public final class PgreplSourceTask extends SourceTask {
     private void openStream() {
         PgConnection c = ReplicationSetup.connect(config);
         try {
-            startStreaming(c);
+            openEvents(c);
             conn = c;
         } catch (RuntimeException e) {
             c.close();
@@ -226,24 +261,21 @@ public final class PgreplSourceTask extends SourceTask {
         List<SourceRecord> out = new ArrayList<>();
         int max = config.maxBatchSize();
         long deadline = System.nanoTime() + config.pollIntervalMs() * 1_000_000L;
-        try {
-            while (out.size() < max && !stopping) {
-                if (current != null) {
-                    drainCurrent(out, max);
-                    continue;
-                }
+        while (!stopping) {
+            Chunk c = pending;
+            pending = null;
+            if (c == null) {
                 long wait = out.isEmpty() ? Math.max(0, deadline - System.nanoTime()) : 0;
-                BlockingChanges<TxEvent> e = events;
-                if (e == null) throw new ConnectException("not connected (the last reconnect failed)");
-                TxEvent ev = e.poll(Duration.ofNanos(wait));
-                if (ev == null) break;
-                failures = 0;
-                accept(ev, out);
+                c = builtAhead.poll(wait, TimeUnit.NANOSECONDS);
+                if (c == null) break;
             }
-        } catch (NoSuchElementException ended) {
-            reconnect(new ConnectException("the replication stream ended"));
-        } catch (RuntimeException e) {
-            reconnect(e);
+            if (c.failure() != null || (!out.isEmpty() && out.size() + c.records().size() > max)) {
+                if (out.isEmpty()) throw c.failure();
+                pending = c;
+                break;
+            }
+            handOver(c, out);
+            if (out.size() >= max) break;
         }
         if (!out.isEmpty()) {
             lastSentMillis = System.currentTimeMillis();
@@ -257,46 +289,88 @@ public final class PgreplSourceTask extends SourceTask {
         return null;
     }
 
-    private void accept(TxEvent ev, List<SourceRecord> out) {
-        if (ev instanceof Transaction t) {
-            records.begin(t.endLsn(), t.commitLsn(), t.xid(), t.commitTimeMicros());
-            acks.open(t.endLsn());
-            current = t;
-            currentChanges = t.changes().iterator();
+    private void handOver(Chunk c, List<SourceRecord> out) {
+        if (c.open()) {
+            acks.open(c.lsn());
             lastOfCurrent = null;
-            drainCurrent(out, config.maxBatchSize());
+        }
+        List<SourceRecord> rs = c.records();
+        if (!rs.isEmpty()) {
+            out.addAll(rs);
+            acks.produced(c.lsn(), rs.size());
+            lastOfCurrent = rs.get(rs.size() - 1);
+        }
+        if (c.through() != null) written = written.max(c.through());
+        if (!c.seal()) return;
+        acks.seal(c.lsn());
+        TransactionContext tx = context.transactionContext();
+        if (c.commit() && tx != null && lastOfCurrent != null) tx.commitTransaction(lastOfCurrent);
+        lastOfCurrent = null;
+    }
+
+    /** The builder thread: until stop(), or a failure that is not retried (handed to poll() to throw). */
+    private void buildLoop() {
+        try {
+            while (!stopping) {
+                try {
+                    BlockingChanges<TxEvent> e = events;
+                    if (e == null) throw new ConnectException("not connected (the last reconnect failed)");
+                    TxEvent ev = e.poll(Duration.ofMillis(config.pollIntervalMs()));
+                    if (ev == null) continue;
+                    failures = 0;
+                    build(ev);
+                } catch (NoSuchElementException ended) {
+                    reconnect(new ConnectException("the replication stream ended"));
+                } catch (RuntimeException e) {
+                    reconnect(e);
+                }
+            }
+        } catch (InterruptedException stopped) {
+            // stop()
+        } catch (RuntimeException fatal) {
+            if (!stopping) builtAhead.clear(); // nothing after a failure is handed over anyway
+            builtAhead.offer(new Chunk(0, false, false, false, List.of(), null, fatal));
+        }
+    }
+
+    private void build(TxEvent ev) throws InterruptedException {
+        int max = config.maxBatchSize();
+        if (ev instanceof Transaction t) {
+            long lsn = t.endLsn();
+            records.begin(lsn, t.commitLsn(), t.xid(), t.commitTimeMicros());
+            current = t;
+            Iterator<PgOutputRecord> changes = t.changes().iterator();
+            boolean first = true;
+            do {
+                List<SourceRecord> chunk = new ArrayList<>();
+                while (chunk.size() < max && changes.hasNext()) records.accept(changes.next(), built, chunk::add);
+                Position through = records.index() > 0 ? new Position(lsn, records.index() - 1) : null;
+                if (through != null) built = built.max(through);
+                boolean last = !changes.hasNext();
+                if (last) {
+                    current = null;
+                    t.close();
+                }
+                deliver(new Chunk(lsn, first, last, true, chunk, through, null));
+                first = false;
+            } while (current == t);
         } else if (ev instanceof NonTransactionalMessage m) {
             long lsn = m.ackLsn();
             records.beginStandalone(lsn);
-            acks.open(lsn);
-            records.accept(m.message(), written, r -> {
-                out.add(r);
-                acks.produced(lsn);
-            });
-            written = written.max(new Position(lsn, records.index() - 1));
-            acks.seal(lsn);
+            List<SourceRecord> chunk = new ArrayList<>(1);
+            records.accept(m.message(), built, chunk::add);
+            Position through = new Position(lsn, records.index() - 1);
+            built = built.max(through);
+            deliver(new Chunk(lsn, true, true, false, chunk, through, null));
         }
         // Two-phase outcomes do not occur: two_phase is not requested.
     }
 
-    private void drainCurrent(List<SourceRecord> out, int max) {
-        long lsn = current.endLsn();
-        while (out.size() < max && currentChanges.hasNext()) {
-            records.accept(currentChanges.next(), written, r -> {
-                out.add(r);
-                acks.produced(lsn);
-                lastOfCurrent = r;
-            });
+    /** Waits for room ahead of poll() (the stream waits meanwhile: its prefetch is bounded too). */
+    private void deliver(Chunk c) throws InterruptedException {
+        while (!builtAhead.offer(c, 100, TimeUnit.MILLISECONDS)) {
+            if (stopping) throw new InterruptedException("stopping");
         }
-        if (records.index() > 0) written = written.max(new Position(lsn, records.index() - 1));
-        if (currentChanges.hasNext()) return;
-        acks.seal(lsn);
-        current.close();
-        TransactionContext tx = context.transactionContext();
-        if (tx != null && lastOfCurrent != null) tx.commitTransaction(lastOfCurrent);
-        current = null;
-        currentChanges = null;
-        lastOfCurrent = null;
     }
 
     /** A lost stream resumes from the slot; what was handed over already is skipped by position. */
@@ -316,7 +390,6 @@ public final class PgreplSourceTask extends SourceTask {
         if (current != null) {
             current.close();
             current = null;
-            currentChanges = null;
         }
         Thread.sleep(Math.min(5000, 250L << Math.min(failures, 5)));
         try {
@@ -351,6 +424,8 @@ public final class PgreplSourceTask extends SourceTask {
     @Override
     public void stop() {
         stopping = true;
+        Thread b = builder;
+        if (b != null) b.interrupt();
         closeStream();
     }
 

@@ -1,5 +1,6 @@
 package io.pgrepl.kafka.connect;
 
+import org.apache.kafka.connect.data.Field;
 import org.apache.kafka.connect.data.Schema;
 import org.apache.kafka.connect.data.SchemaBuilder;
 import org.apache.kafka.connect.data.Struct;
@@ -26,6 +27,21 @@ final class SourceInfo {
             .field("xmin", Schema.OPTIONAL_INT64_SCHEMA)
             .build();
 
+    private static final Field VERSION_F = SCHEMA.field("version");
+    private static final Field CONNECTOR_F = SCHEMA.field("connector");
+    private static final Field NAME_F = SCHEMA.field("name");
+    private static final Field TS_MS_F = SCHEMA.field("ts_ms");
+    static final Field SNAPSHOT_F = SCHEMA.field("snapshot");
+    private static final Field DB_F = SCHEMA.field("db");
+    private static final Field SEQUENCE_F = SCHEMA.field("sequence");
+    private static final Field TS_US_F = SCHEMA.field("ts_us");
+    private static final Field TS_NS_F = SCHEMA.field("ts_ns");
+    private static final Field SCHEMA_F = SCHEMA.field("schema");
+    private static final Field TABLE_F = SCHEMA.field("table");
+    static final Field TX_ID_F = SCHEMA.field("txId");
+    private static final Field LSN_F = SCHEMA.field("lsn");
+    private static final Field XMIN_F = SCHEMA.field("xmin");
+
     /** Debezium's optional transaction block; pgrepl leaves it null (no transaction metadata topic). */
     static final Schema TRANSACTION_SCHEMA = SchemaBuilder.struct().name("event.block").version(1).optional()
             .field("id", Schema.STRING_SCHEMA)
@@ -43,21 +59,29 @@ final class SourceInfo {
     static Struct of(String serverName, String db, String schema, String table, long commitMicros, long xid,
                      long lsn, long lastCommitLsn, String snapshot) {
         long tsMs = Math.floorDiv(commitMicros, 1000);
-        return new Struct(SCHEMA)
-                .put("version", VERSION)
-                .put("connector", CONNECTOR)
-                .put("name", serverName)
-                .put("ts_ms", tsMs)
-                .put("snapshot", snapshot)
-                .put("db", db)
-                .put("sequence", "[\"" + Long.toUnsignedString(lastCommitLsn) + "\",\"" + Long.toUnsignedString(lsn) + "\"]")
-                .put("ts_us", commitMicros)
-                .put("ts_ns", commitMicros * 1000)
-                .put("schema", schema)
-                .put("table", table)
-                .put("txId", xid)
-                .put("lsn", lsn)
-                .put("xmin", null);
+        // Fields by reference, not by name: the lookup by name was a tenth of Struct.put's time.
+        return new CheckedStruct(SCHEMA)
+                .put(VERSION_F, VERSION)
+                .put(CONNECTOR_F, CONNECTOR)
+                .put(NAME_F, serverName)
+                .put(TS_MS_F, tsMs)
+                .put(SNAPSHOT_F, snapshot)
+                .put(DB_F, db)
+                .put(SEQUENCE_F, "[\"" + Long.toUnsignedString(lastCommitLsn) + "\",\"" + Long.toUnsignedString(lsn) + "\"]")
+                .put(TS_US_F, commitMicros)
+                .put(TS_NS_F, commitMicros * 1000)
+                .put(SCHEMA_F, schema)
+                .put(TABLE_F, table)
+                .put(TX_ID_F, xid)
+                .put(LSN_F, lsn)
+                .put(XMIN_F, null);
+    }
+
+    /** {@code source} with another {@code snapshot} value (a fresh struct: the original may be shared by other records). */
+    static Struct withSnapshot(Struct source, String snapshot) {
+        Struct copy = new CheckedStruct(SCHEMA);
+        for (Field f : SCHEMA.fields()) copy.put(f, source.get(f));
+        return copy.put(SNAPSHOT_F, snapshot);
     }
 
     private static String versionOf() {
