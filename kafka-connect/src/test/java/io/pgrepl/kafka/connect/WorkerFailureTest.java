@@ -190,7 +190,7 @@ class WorkerFailureTest {
         try (Admin admin = connect.kafka().createAdminClient()) {
             admin.alterClientQuotas(List.of(new ClientQuotaAlteration(
                     new ClientQuotaEntity(Map.of(ClientQuotaEntity.CLIENT_ID, clientId)),
-                    List.of(new ClientQuotaAlteration.Op("producer_byte_rate", 40_000.0))))).all().get(30, TimeUnit.SECONDS);
+                    List.of(new ClientQuotaAlteration.Op("producer_byte_rate", 20_000.0))))).all().get(30, TimeUnit.SECONDS);
         }
         EndToEndTest.sql(pg, "CREATE TABLE slow_rows (id int PRIMARY KEY, tx int)");
         Map<String, String> cfg = EndToEndTest.connectorConfig(pg, n);
