@@ -9,7 +9,6 @@ import io.pgrepl.client.tx.TxEvent;
 import io.pgrepl.codec.PgTime;
 import io.pgrepl.codec.pgoutput.ColumnInfo;
 import io.pgrepl.codec.pgoutput.ColumnKind;
-import io.pgrepl.codec.pgoutput.record.ColumnValue;
 import io.pgrepl.codec.pgoutput.record.Delete;
 import io.pgrepl.codec.pgoutput.record.Insert;
 import io.pgrepl.codec.pgoutput.record.Message;
@@ -40,12 +39,6 @@ import java.util.function.IntFunction;
 final class TxJson {
     private final boolean binary;
     private final JsonBytes o = new JsonBytes();
-    /**
-     * A record's value, for {@link ValueJson} (which reads a ByteBuf in place): one small copy into
-     * this reusable buffer costs less than wrapping each value in a new ByteBuf, whose garbage
-     * showed as 50% more young collections in the drain harness.
-     */
-    private ByteBuf value = Unpooled.buffer(256);
     /** Type names from Type messages (user-defined types); built-in ones come from {@link TypeNames}. */
     private final Map<Integer, String> typeNames = new HashMap<>();
     /** Per relation OID: the Relation it was rendered from and its {@code "schema"...column_types} bytes. */
@@ -242,17 +235,24 @@ final class TxJson {
         boolean first = true;
         byte[][] keys = rel.keys.length == t.size() ? rel.keys : null;
         List<ColumnInfo> columns = keys != null ? rel.relation.columns() : null;
+        // ValueJson reads each value in place from the tuple's one array: one wrapper per tuple,
+        // no copy and no ColumnValue per value.
+        ByteBuf values = null;
         for (int i = 0; i < t.size(); i++) {
-            ColumnValue c = t.get(i);
-            if (c.kind() == ColumnKind.ABSENT || c.kind() == ColumnKind.UNCHANGED_TOAST) continue;
+            ColumnKind kind = t.kind(i);
+            if (kind == ColumnKind.ABSENT || kind == ColumnKind.UNCHANGED_TOAST) continue;
             if (!first) o.raw(',');
             first = false;
+            String column = t.name(i);
             // Checked by name: the tuple may have been decoded with another version of the relation.
-            if (keys != null && c.name().equals(columns.get(i).name())) o.raw(keys[i]);
-            else o.str(c.name()).raw(':');
-            if (c.kind() == ColumnKind.NULL) o.ascii("null");
-            else ValueJson.write(o, c.typeOid(), c.kind() == ColumnKind.BINARY, value.clear().writeBytes(c.bytes()), 0, c.bytes().length);
-            if (value.capacity() > 1 << 20) value = Unpooled.buffer(256); // one huge value grew it
+            if (keys != null && column.equals(columns.get(i).name())) o.raw(keys[i]);
+            else o.str(column).raw(':');
+            if (kind == ColumnKind.NULL) {
+                o.ascii("null");
+                continue;
+            }
+            if (values == null) values = Unpooled.wrappedBuffer(t.array());
+            ValueJson.write(o, t.typeOid(i), kind == ColumnKind.BINARY, values, t.valueOffset(i), t.valueLength(i));
         }
         o.raw('}');
     }
@@ -261,9 +261,8 @@ final class TxJson {
     private void toast(Tuple t) {
         boolean any = false;
         for (int i = 0; i < t.size(); i++) {
-            ColumnValue c = t.get(i);
-            if (c.kind() != ColumnKind.UNCHANGED_TOAST) continue;
-            o.ascii(any ? "," : ",\"unchanged_toast\":[").str(c.name());
+            if (t.kind(i) != ColumnKind.UNCHANGED_TOAST) continue;
+            o.ascii(any ? "," : ",\"unchanged_toast\":[").str(t.name(i));
             any = true;
         }
         if (any) o.raw(']');

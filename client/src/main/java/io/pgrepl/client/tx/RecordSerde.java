@@ -150,11 +150,15 @@ final class RecordSerde {
 
     private static void writeTuple(Tuple t, DataOutput out) throws IOException {
         out.writeInt(t.size());
-        for (ColumnValue c : t.columns()) {
-            writeString(c.name(), out);
-            out.writeInt(c.typeOid());
-            out.writeByte(c.kind().ordinal());
-            if (c.bytes() != null) writeBytes(c.bytes(), out);
+        for (int i = 0; i < t.size(); i++) {
+            writeString(t.name(i), out);
+            out.writeInt(t.typeOid(i));
+            out.writeByte(t.kind(i).ordinal());
+            if (t.hasValue(i)) {
+                // From the tuple's array in place, as writeBytes lays it out.
+                out.writeInt(t.valueLength(i));
+                out.write(t.array(), t.valueOffset(i), t.valueLength(i));
+            }
         }
     }
 

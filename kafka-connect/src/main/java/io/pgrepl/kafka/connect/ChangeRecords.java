@@ -3,7 +3,6 @@ package io.pgrepl.kafka.connect;
 import io.pgrepl.codec.PgTime;
 import io.pgrepl.codec.pgoutput.ColumnKind;
 import io.pgrepl.codec.pgoutput.RelationInfo;
-import io.pgrepl.codec.pgoutput.record.ColumnValue;
 import io.pgrepl.codec.pgoutput.record.Delete;
 import io.pgrepl.codec.pgoutput.record.Insert;
 import io.pgrepl.codec.pgoutput.record.Message;
@@ -203,23 +202,23 @@ final class ChangeRecords {
         for (int i = 0; i < n; i++) {
             ValueConverters.Column c = t.columns[i];
             Field f = t.rowFields[i];
-            ColumnValue v = tuple.get(i);
-            if (v.kind() == ColumnKind.UNCHANGED_TOAST) {
+            Tuple from = tuple;
+            if (tuple.kind(i) == ColumnKind.UNCHANGED_TOAST) {
                 // REPLICA IDENTITY FULL sends the old value: use it; otherwise the placeholder.
-                ColumnValue old = fallback != null && i < fallback.size() ? fallback.get(i) : null;
-                if (old != null && old.kind().hasValue()) v = old;
+                if (fallback != null && i < fallback.size() && fallback.hasValue(i)) from = fallback;
                 else {
                     s.put(f, placeholder(c.schema()));
                     continue;
                 }
             }
-            s.put(f, v.kind().hasValue() ? convert(c, v) : null);
+            s.put(f, convert(c, from, i));
         }
         return s;
     }
 
-    private static Object convert(ValueConverters.Column c, ColumnValue v) {
-        Object decoded = v.decode();
+    /** Column {@code i} of {@code tuple} read in place from the tuple's array (no ColumnValue); null without a value. */
+    private static Object convert(ValueConverters.Column c, Tuple tuple, int i) {
+        Object decoded = tuple.decode(i);
         return decoded == null ? null : c.convert().apply(decoded);
     }
 
@@ -239,9 +238,7 @@ final class ChangeRecords {
         int[] keyColumns = t.schema.keyColumns;
         for (int j = 0; j < keyColumns.length; j++) {
             int idx = keyColumns[j];
-            ValueConverters.Column c = t.columns[idx];
-            ColumnValue v = idx < tuple.size() ? tuple.get(idx) : null;
-            k.put(t.keyFields[j], v == null || !v.kind().hasValue() ? null : convert(c, v));
+            k.put(t.keyFields[j], idx < tuple.size() ? convert(t.columns[idx], tuple, idx) : null);
         }
         return k;
     }

@@ -1,9 +1,7 @@
 package io.pgrepl.kafka.connect;
 
-import io.pgrepl.client.ConnectionConfig;
 import io.pgrepl.client.PgConnection;
 import io.pgrepl.client.QueryResult;
-import io.pgrepl.client.ReplicationMode;
 import io.pgrepl.client.Row;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
@@ -57,11 +55,8 @@ final class EnumTypes {
     private void lookUp(int oid) {
         if (oid < FIRST_NORMAL_OID || labels.containsKey(oid) || arrays.containsKey(oid)) return;
         String id = Integer.toUnsignedString(oid);
-        ConnectionConfig plain = config.connectionConfig().toBuilder().replication(ReplicationMode.NONE).build();
-        try (PgConnection c = ReplicationSetup.await(PgConnection.connect(plain), config, "connecting to read enum types")) {
-            put(ReplicationSetup.await(c.query(ALL + " WHERE e.enumtypid = " + id + " OR t.typarray = " + id + GROUP),
-                    config, "reading enum type " + id));
-        }
+        put(ReplicationSetup.queryOnce(config, ALL + " WHERE e.enumtypid = " + id + " OR t.typarray = " + id + GROUP,
+                "reading enum type " + id));
         if (!arrays.containsKey(oid)) labels.putIfAbsent(oid, NOT_ENUM);
     }
 

@@ -1,9 +1,6 @@
 package io.pgrepl.kafka.connect;
 
-import io.pgrepl.client.ConnectionConfig;
-import io.pgrepl.client.PgConnection;
 import io.pgrepl.client.QueryResult;
-import io.pgrepl.client.ReplicationMode;
 import io.pgrepl.client.Row;
 import java.util.HashSet;
 import java.util.Set;
@@ -25,14 +22,11 @@ final class PrimaryKeys {
     /** The names of table {@code relOid}'s primary key columns; empty when it has none. */
     Set<String> of(int relOid) {
         String id = Integer.toUnsignedString(relOid);
-        ConnectionConfig plain = config.connectionConfig().toBuilder().replication(ReplicationMode.NONE).build();
-        try (PgConnection c = ReplicationSetup.await(PgConnection.connect(plain), config, "connecting to read a primary key")) {
-            QueryResult r = ReplicationSetup.await(c.query("SELECT a.attname FROM pg_catalog.pg_index i"
-                    + " JOIN pg_catalog.pg_attribute a ON a.attrelid = i.indrelid AND a.attnum = ANY (i.indkey)"
-                    + " WHERE i.indrelid = " + id + " AND i.indisprimary"), config, "reading the primary key of table " + id);
-            Set<String> names = new HashSet<>();
-            for (Row row : r.rows()) names.add(row.get(0));
-            return names;
-        }
+        QueryResult r = ReplicationSetup.queryOnce(config, "SELECT a.attname FROM pg_catalog.pg_index i"
+                + " JOIN pg_catalog.pg_attribute a ON a.attrelid = i.indrelid AND a.attnum = ANY (i.indkey)"
+                + " WHERE i.indrelid = " + id + " AND i.indisprimary", "reading the primary key of table " + id);
+        Set<String> names = new HashSet<>();
+        for (Row row : r.rows()) names.add(row.get(0));
+        return names;
     }
 }

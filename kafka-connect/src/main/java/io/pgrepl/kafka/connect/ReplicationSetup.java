@@ -1,7 +1,9 @@
 package io.pgrepl.kafka.connect;
 
+import io.pgrepl.client.ConnectionConfig;
 import io.pgrepl.client.PgConnection;
 import io.pgrepl.client.QueryResult;
+import io.pgrepl.client.ReplicationMode;
 import io.pgrepl.client.Row;
 import io.pgrepl.client.replication.CreateSlotOptions;
 import io.pgrepl.client.replication.Identifiers;
@@ -34,6 +36,17 @@ final class ReplicationSetup {
 
     static PgConnection connect(PgreplConnectorConfig config) {
         return await(PgConnection.connect(config.connectionConfig()), config, "connecting to the database");
+    }
+
+    /**
+     * One catalog query on a short ordinary connection of its own, for lookups while the replication
+     * connection is busy streaming.
+     */
+    static QueryResult queryOnce(PgreplConnectorConfig config, String sql, String what) {
+        ConnectionConfig plain = config.connectionConfig().toBuilder().replication(ReplicationMode.NONE).build();
+        try (PgConnection c = await(PgConnection.connect(plain), config, "connecting for " + what)) {
+            return await(c.query(sql), config, what);
+        }
     }
 
     static <T> T await(CompletionStage<T> stage, PgreplConnectorConfig config, String what) {

@@ -72,18 +72,20 @@ public final class Tuple {
      */
     static Tuple copyOf(TupleView t) {
         int n = t.columnCount();
+        int[] pos = new int[2 * n]; // the values' buffer indexes first, then their offsets in data
         int first = Integer.MAX_VALUE, last = -1;
         long sum = 0;
         for (int i = 0; i < n; i++) {
             int len = t.valueLength(i);
             if (len < 0) continue;
             int at = t.valueIndex(i);
+            pos[2 * i] = at;
+            pos[2 * i + 1] = len;
             first = Math.min(first, at);
             last = Math.max(last, at + len);
             sum += len;
         }
         ByteBuf buf = t.buffer();
-        int[] pos = new int[2 * n];
         byte[] data;
         if (last < 0) {
             data = new byte[n];
@@ -91,19 +93,15 @@ public final class Tuple {
             data = new byte[n + last - first];
             buf.getBytes(first, data, n, last - first);
             for (int i = 0; i < n; i++) {
-                int len = t.valueLength(i);
-                if (len < 0) continue;
-                pos[2 * i] = n + t.valueIndex(i) - first;
-                pos[2 * i + 1] = len;
+                if (t.valueLength(i) >= 0) pos[2 * i] += n - first;
             }
         } else {
             data = new byte[Math.toIntExact(n + sum)];
             for (int i = 0, at = n; i < n; i++) {
                 int len = t.valueLength(i);
                 if (len < 0) continue;
-                buf.getBytes(t.valueIndex(i), data, at, len);
+                buf.getBytes(pos[2 * i], data, at, len);
                 pos[2 * i] = at;
-                pos[2 * i + 1] = len;
                 at += len;
             }
         }
