@@ -60,6 +60,15 @@ final class ConnectHarness {
     /** Reads every topic matching {@code topicPattern} from the start until {@code done} holds for what was read. */
     static List<Change> readUntil(EmbeddedConnectCluster c, String topicPattern, Map<String, Object> consumerProps,
                                   Predicate<List<Change>> done, Duration timeout) {
+        return readUntil(c, topicPattern, consumerProps, done, timeout, 5);
+    }
+
+    /**
+     * As above, returning once {@code done} holds and then {@code quietPolls} polls in a row brought
+     * nothing; 0 returns as soon as it holds, for topics that never go quiet (heartbeats).
+     */
+    static List<Change> readUntil(EmbeddedConnectCluster c, String topicPattern, Map<String, Object> consumerProps,
+                                  Predicate<List<Change>> done, Duration timeout, int quietPolls) {
         JsonConverter keys = converter(true);
         JsonConverter values = converter(false);
         Map<String, Object> props = new HashMap<>();
@@ -86,7 +95,8 @@ final class ConnectHarness {
                             (Struct) v.value(), r.value()));
                 }
                 // Topics are fetched in no particular order: once done, read on until a few polls bring nothing.
-                if (batch.isEmpty() && done.test(out) && ++quietAfterDone >= 5) return out;
+                if (quietPolls == 0 && done.test(out)) return out;
+                if (batch.isEmpty() && done.test(out) && ++quietAfterDone >= quietPolls) return out;
                 if (!batch.isEmpty()) quietAfterDone = 0;
             }
         }
