@@ -25,7 +25,7 @@ final class PgDateTime {
 
     static LocalDate date(ByteBuf buf, int index, int length, boolean binary) {
         if (binary) {
-            if (length != 4) throw PgValues.bad("date", 0, "binary date must be 4 bytes, got " + length);
+            if (length != 4) throw TextScan.bad("date", 0, "binary date must be 4 bytes, got " + length);
             int days = buf.getInt(index);
             if (days == Integer.MAX_VALUE) return LocalDate.MAX;
             if (days == Integer.MIN_VALUE) return LocalDate.MIN;
@@ -42,7 +42,7 @@ final class PgDateTime {
 
     static LocalTime time(ByteBuf buf, int index, int length, boolean binary) {
         if (binary) {
-            if (length != 8) throw PgValues.bad("time", 0, "binary time must be 8 bytes, got " + length);
+            if (length != 8) throw TextScan.bad("time", 0, "binary time must be 8 bytes, got " + length);
             return timeOfMicros(buf.getLong(index), "time");
         }
         Cursor c = new Cursor(ascii(buf, index, length, "time"), "time");
@@ -52,7 +52,7 @@ final class PgDateTime {
 
     static OffsetTime timetz(ByteBuf buf, int index, int length, boolean binary) {
         if (binary) {
-            if (length != 12) throw PgValues.bad("timetz", 0, "binary timetz must be 12 bytes, got " + length);
+            if (length != 12) throw TextScan.bad("timetz", 0, "binary timetz must be 12 bytes, got " + length);
             LocalTime t = timeOfMicros(buf.getLong(index), "timetz");
             // The zone is sent in seconds west of Greenwich, the opposite sign of an ISO offset.
             return OffsetTime.of(t, offset(-buf.getInt(index + 8), "timetz"));
@@ -65,7 +65,7 @@ final class PgDateTime {
 
     static LocalDateTime timestamp(ByteBuf buf, int index, int length, boolean binary) {
         if (binary) {
-            if (length != 8) throw PgValues.bad("timestamp", 0, "binary timestamp must be 8 bytes, got " + length);
+            if (length != 8) throw TextScan.bad("timestamp", 0, "binary timestamp must be 8 bytes, got " + length);
             long micros = buf.getLong(index);
             if (micros == Long.MAX_VALUE) return LocalDateTime.MAX;
             if (micros == Long.MIN_VALUE) return LocalDateTime.MIN;
@@ -84,7 +84,7 @@ final class PgDateTime {
 
     static Instant timestamptz(ByteBuf buf, int index, int length, boolean binary) {
         if (binary) {
-            if (length != 8) throw PgValues.bad("timestamptz", 0, "binary timestamptz must be 8 bytes, got " + length);
+            if (length != 8) throw TextScan.bad("timestamptz", 0, "binary timestamptz must be 8 bytes, got " + length);
             long micros = buf.getLong(index);
             if (micros == Long.MAX_VALUE) return Instant.MAX;
             if (micros == Long.MIN_VALUE) return Instant.MIN;
@@ -104,7 +104,7 @@ final class PgDateTime {
 
     static PgInterval interval(ByteBuf buf, int index, int length, boolean binary) {
         if (binary) {
-            if (length != 16) throw PgValues.bad("interval", 0, "binary interval must be 16 bytes, got " + length);
+            if (length != 16) throw TextScan.bad("interval", 0, "binary interval must be 16 bytes, got " + length);
             return new PgInterval(buf.getInt(index + 12), buf.getInt(index + 8), buf.getLong(index));
         }
         String s = ascii(buf, index, length, "interval");
@@ -122,19 +122,19 @@ final class PgDateTime {
                     micros = Math.addExact(micros, intervalTime(p));
                     continue;
                 }
-                if (i + 1 >= parts.length) throw PgValues.bad("interval", 0, "number without unit (IntervalStyle must be postgres)");
+                if (i + 1 >= parts.length) throw TextScan.bad("interval", 0, "number without unit (IntervalStyle must be postgres)");
                 long n = Long.parseLong(p);
                 switch (parts[++i]) {
                     case "year", "years" -> months = Math.addExact(months, Math.multiplyExact(n, 12));
                     case "mon", "mons" -> months = Math.addExact(months, n);
                     case "day", "days" -> days = Math.addExact(days, n);
-                    default -> throw PgValues.bad("interval", 0, "unknown unit (IntervalStyle must be postgres)");
+                    default -> throw TextScan.bad("interval", 0, "unknown unit (IntervalStyle must be postgres)");
                 }
             }
         } catch (NumberFormatException | ArithmeticException e) {
-            throw PgValues.bad("interval", 0, "not an interval in IntervalStyle postgres");
+            throw TextScan.bad("interval", 0, "not an interval in IntervalStyle postgres");
         }
-        if (months != (int) months || days != (int) days) throw PgValues.bad("interval", 0, "out of range");
+        if (months != (int) months || days != (int) days) throw TextScan.bad("interval", 0, "out of range");
         return new PgInterval((int) months, (int) days, micros);
     }
 
@@ -168,7 +168,7 @@ final class PgDateTime {
 
     private static LocalTime timeOfMicros(long micros, String type) {
         if (micros == MICROS_PER_DAY) return LocalTime.MAX; // 24:00:00 is a valid time of day in PostgreSQL
-        if (micros < 0 || micros > MICROS_PER_DAY) throw PgValues.bad(type, 0, "time of day out of range");
+        if (micros < 0 || micros > MICROS_PER_DAY) throw TextScan.bad(type, 0, "time of day out of range");
         return LocalTime.ofNanoOfDay(micros * 1000L);
     }
 
@@ -176,13 +176,13 @@ final class PgDateTime {
         try {
             return ZoneOffset.ofTotalSeconds(seconds);
         } catch (DateTimeException e) {
-            throw PgValues.bad(type, 8, "zone offset out of range");
+            throw TextScan.bad(type, 8, "zone offset out of range");
         }
     }
 
     private static String ascii(ByteBuf buf, int index, int length, String type) {
         for (int i = 0; i < length; i++) {
-            if (buf.getByte(index + i) < 0) throw PgValues.bad(type, i, "non-ASCII byte");
+            if (buf.getByte(index + i) < 0) throw TextScan.bad(type, i, "non-ASCII byte");
         }
         return buf.toString(index, length, StandardCharsets.US_ASCII);
     }
@@ -205,12 +205,12 @@ final class PgDateTime {
             while (pos < s.length() && pos - from < maxDigits && Character.isDigit(s.charAt(pos))) {
                 v = v * 10 + (s.charAt(pos++) - '0');
             }
-            if (pos - from < minDigits) throw PgValues.bad(type, from, "expected digits");
+            if (pos - from < minDigits) throw TextScan.bad(type, from, "expected digits");
             return (int) v;
         }
 
         void expect(char ch) {
-            if (pos >= s.length() || s.charAt(pos) != ch) throw PgValues.bad(type, pos, "expected '" + ch + "'");
+            if (pos >= s.length() || s.charAt(pos) != ch) throw TextScan.bad(type, pos, "expected '" + ch + "'");
             pos++;
         }
 
@@ -241,13 +241,13 @@ final class PgDateTime {
                 micros = fraction(s.substring(from, pos));
             }
             long total = ((h * 60L + m) * 60L + sec) * 1_000_000L + micros;
-            if (m > 59 || sec > 60) throw PgValues.bad(type, 0, "invalid time");
+            if (m > 59 || sec > 60) throw TextScan.bad(type, 0, "invalid time");
             return timeOfMicros(total, type);
         }
 
         ZoneOffset offset() {
             if (pos >= s.length() || (s.charAt(pos) != '+' && s.charAt(pos) != '-')) {
-                throw PgValues.bad(type, pos, "expected zone offset");
+                throw TextScan.bad(type, pos, "expected zone offset");
             }
             int sign = s.charAt(pos++) == '-' ? -1 : 1;
             int h = number(2, 2);
@@ -276,12 +276,12 @@ final class PgDateTime {
             try {
                 return LocalDate.of(bc ? 1 - year : year, month, day);
             } catch (DateTimeException e) {
-                throw PgValues.bad(type, 0, "invalid date");
+                throw TextScan.bad(type, 0, "invalid date");
             }
         }
 
         <T> T finish(T value) {
-            if (pos != s.length()) throw PgValues.bad(type, pos, "unexpected trailing text");
+            if (pos != s.length()) throw TextScan.bad(type, pos, "unexpected trailing text");
             return value;
         }
     }

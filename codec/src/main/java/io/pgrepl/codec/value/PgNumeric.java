@@ -19,13 +19,13 @@ final class PgNumeric {
     private PgNumeric() {}
 
     static Number binary(ByteBuf buf, int index, int length) {
-        if (length < 8) throw PgValues.bad("numeric", 0, "binary numeric needs an 8-byte header, got " + length);
+        if (length < 8) throw TextScan.bad("numeric", 0, "binary numeric needs an 8-byte header, got " + length);
         int ndigits = buf.getShort(index);
         int weight = buf.getShort(index + 2);
         int sign = buf.getUnsignedShort(index + 4);
         int dscale = buf.getShort(index + 6);
         if (ndigits < 0 || length != 8 + 2 * ndigits) {
-            throw PgValues.bad("numeric", 0, "digit count " + ndigits + " does not match length " + length);
+            throw TextScan.bad("numeric", 0, "digit count " + ndigits + " does not match length " + length);
         }
         switch (sign) {
             case NAN -> {
@@ -39,14 +39,14 @@ final class PgNumeric {
             }
             case POS, NEG -> {
             }
-            default -> throw PgValues.bad("numeric", 4, String.format("unknown sign 0x%04x", sign));
+            default -> throw TextScan.bad("numeric", 4, String.format("unknown sign 0x%04x", sign));
         }
-        if (dscale < 0 || dscale > MAX_DSCALE) throw PgValues.bad("numeric", 6, "display scale " + dscale + " out of range");
+        if (dscale < 0 || dscale > MAX_DSCALE) throw TextScan.bad("numeric", 6, "display scale " + dscale + " out of range");
         if (ndigits == 0) return BigDecimal.ZERO.setScale(dscale);
         char[] digits = new char[ndigits * 4];
         for (int i = 0; i < ndigits; i++) {
             int d = buf.getShort(index + 8 + 2 * i);
-            if (d < 0 || d > 9999) throw PgValues.bad("numeric", 8 + 2 * i, "digit " + d + " outside 0..9999");
+            if (d < 0 || d > 9999) throw TextScan.bad("numeric", 8 + 2 * i, "digit " + d + " outside 0..9999");
             for (int k = 3; k >= 0; k--) {
                 digits[i * 4 + k] = (char) ('0' + d % 10);
                 d /= 10;
@@ -59,7 +59,7 @@ final class PgNumeric {
         try {
             return new BigDecimal(unscaled, scale).setScale(dscale, RoundingMode.UNNECESSARY);
         } catch (ArithmeticException e) {
-            throw PgValues.bad("numeric", 6, "digits beyond the display scale " + dscale);
+            throw TextScan.bad("numeric", 6, "digits beyond the display scale " + dscale);
         }
     }
 
@@ -78,13 +78,13 @@ final class PgNumeric {
         for (int i = 0; i < s.length(); i++) {
             char c = s.charAt(i);
             if (!(c >= '0' && c <= '9' || c == '.' || c == '-' || c == '+')) {
-                throw PgValues.bad("numeric", i, "unexpected character");
+                throw TextScan.bad("numeric", i, "unexpected character");
             }
         }
         try {
             return new BigDecimal(s);
         } catch (NumberFormatException e) {
-            throw PgValues.bad("numeric", 0, "not a number");
+            throw TextScan.bad("numeric", 0, "not a number");
         }
     }
 }
