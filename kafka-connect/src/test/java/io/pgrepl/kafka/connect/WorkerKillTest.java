@@ -89,7 +89,9 @@ class WorkerKillTest {
     void killedWorkersTaskMovesAndLosesNothing() throws Exception {
         List<String> names = List.of("wka", "wkb");
         for (String n : names) EndToEndTest.sql(pg, "CREATE TABLE " + n + "_rows (id int PRIMARY KEY, tx int)");
+        long t0 = System.nanoTime();
         try (ChildWorker child = ChildWorker.start(childProps(), Path.of("target", "worker-kill"), "child-worker")) {
+            double childUp = (System.nanoTime() - t0) / 1e9;
             for (String n : names) {
                 Map<String, String> cfg = EndToEndTest.connectorConfig(pg, n);
                 cfg.put("status.update.interval.ms", "100"); // the slot follows the confirmations closely
@@ -100,7 +102,8 @@ class WorkerKillTest {
             List<String> victims = names.stream().filter(n -> child.is(placement.get(n))).toList();
             for (String n : names) EndToEndTest.awaitSlotActive(pg, n + "_slot");
 
-            int txs = 300;
+            double placed = (System.nanoTime() - t0) / 1e9;
+            int txs = 240;
             AtomicInteger done = new AtomicInteger();
             AtomicBoolean sampling = new AtomicBoolean(true);
             Map<String, List<Sample>> samples = new HashMap<>();
@@ -123,9 +126,9 @@ class WorkerKillTest {
             }
 
             // The embedded worker takes the task over, once the group noticed the child is gone.
-            long t0 = System.nanoTime();
+            long killed = System.nanoTime();
             for (String n : victims) awaitMoved(n, child);
-            double moveSeconds = (System.nanoTime() - t0) / 1e9;
+            double moveSeconds = (System.nanoTime() - killed) / 1e9;
             writer.get(120, TimeUnit.SECONDS);
             assertTrue(done.get() > writtenAtKill, "transactions streamed after the kill");
 
@@ -152,6 +155,8 @@ class WorkerKillTest {
                                     moveSeconds) + ")" : "", all.size(), duplicates,
                             victims.contains(n) ? samples.get(n).size() : 0);
                 }
+                System.out.printf("worker kill: child worker up in %.1f s, tasks placed at %.1f s, kill at %.1f s, done at %.1f s%n",
+                        childUp, placed, (killed - t0) / 1e9, (System.nanoTime() - t0) / 1e9);
             } finally {
                 sampling.set(false);
                 sampler.get(30, TimeUnit.SECONDS);
