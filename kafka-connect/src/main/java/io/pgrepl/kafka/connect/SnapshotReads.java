@@ -12,8 +12,13 @@ import io.pgrepl.client.snapshot.SnapshotResult;
 import io.pgrepl.client.stream.LogicalReplicationOptions;
 import io.pgrepl.codec.pgoutput.record.Insert;
 import java.time.Duration;
+import java.util.Iterator;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.NoSuchElementException;
+import org.apache.kafka.connect.data.Field;
+import org.apache.kafka.connect.data.Struct;
 import org.apache.kafka.connect.source.SourceRecord;
 
 /**
@@ -22,8 +27,12 @@ import org.apache.kafka.connect.source.SourceRecord;
  * task's poll() drains the rows as {@code op=r} records. Memory is bounded end to end: the
  * publisher pauses the COPY sockets above its high watermark, and the blocking face between it
  * and poll() requests only a small prefetch, so neither the event loops nor the task thread ever
- * wait for one another. One read is held back so the last one can be marked
- * {@code source.snapshot="last"} with the offset that says the copy is complete.
+ * wait for one another. Each table's newest read is held back until the table's next read (or the
+ * copy's end), so reads are marked as Debezium marks them: {@code source.snapshot} is {@code "first"}
+ * on the first read handed over, {@code "first_in_data_collection"} and
+ * {@code "last_in_data_collection"} on a table's first and last reads, {@code "true"} in between, and
+ * {@code "last"} on the very last read, which also carries the offset that says the copy is complete.
+ * Tables are copied in parallel, so a table's last read may come after other tables' reads.
  */
 final class SnapshotReads implements AutoCloseable {
     private static final int PREFETCH = 64;
@@ -34,7 +43,9 @@ final class SnapshotReads implements AutoCloseable {
     private final BlockingChanges<ChangeEvent> rows;
     private final ChangeRecords records;
     private final long startedMicros = System.currentTimeMillis() * 1000;
-    private SourceRecord held;
+    /** Per table (by topic): its newest read, held back, and whether it is the table's first read. */
+    private final Map<String, Held> held = new LinkedHashMap<>();
+    private boolean handedOver;
     private int index;
     private boolean done;
 
@@ -73,18 +84,40 @@ final class SnapshotReads implements AutoCloseable {
                 ev = rows.poll(Duration.ofNanos(left));
             } catch (NoSuchElementException complete) {
                 SnapshotResult r = result();
-                if (held != null) out.add(ChangeRecords.lastRead(held, r.consistentPoint()));
-                held = null;
+                // Every table's last read (beyond max, by at most one per table); the very last one says the copy is done.
+                for (Iterator<Held> it = held.values().iterator(); it.hasNext(); ) {
+                    Held h = it.next();
+                    out.add(it.hasNext() ? marked(h, true) : ChangeRecords.lastRead(h.read(), r.consistentPoint()));
+                }
+                held.clear();
                 done = true;
                 return true;
             }
             if (ev == null) return false;
             records.read(ev.relation(), (Insert) ev.record(), ev.walStart(), index++, startedMicros, r -> {
-                if (held != null) out.add(held);
-                held = r;
+                Held previous = held.put(r.topic(), new Held(r, !held.containsKey(r.topic())));
+                if (previous != null) out.add(marked(previous, false));
             });
         }
         return false;
+    }
+
+    private record Held(SourceRecord read, boolean firstInTable) {}
+
+    /** A read handed over: its {@code source.snapshot} marker as Debezium sets it (the last read aside). */
+    private SourceRecord marked(Held h, boolean lastInTable) {
+        String mark = h.firstInTable() && !handedOver ? "first"
+                : lastInTable ? "last_in_data_collection"
+                : h.firstInTable() ? "first_in_data_collection" : null;
+        handedOver = true;
+        if (mark == null) return h.read();
+        SourceRecord read = h.read();
+        Struct old = (Struct) read.value();
+        Struct value = new Struct(old.schema());
+        for (Field f : old.schema().fields()) value.put(f, old.get(f));
+        value.put("source", SourceInfo.withSnapshot(old.getStruct("source"), mark));
+        return new SourceRecord(read.sourcePartition(), read.sourceOffset(), read.topic(), read.kafkaPartition(),
+                read.keySchema(), read.key(), read.valueSchema(), value, read.timestamp());
     }
 
     /** The finished snapshot (only once {@link #drain} returned true). */

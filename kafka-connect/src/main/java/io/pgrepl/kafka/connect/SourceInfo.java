@@ -10,12 +10,16 @@ final class SourceInfo {
     static final String CONNECTOR = "postgresql";
     static final String VERSION = versionOf();
 
-    static final Schema SCHEMA = SchemaBuilder.struct().name("io.debezium.connector.postgresql.Source")
+    /** Debezium's values of {@code source.snapshot} (pgrepl sends false, true and last). */
+    static final String SNAPSHOT_VALUES = "true,first,first_in_data_collection,last_in_data_collection,last,false,incremental";
+
+    static final Schema SCHEMA = SchemaBuilder.struct().name("io.debezium.connector.postgresql.Source").version(1)
             .field("version", Schema.STRING_SCHEMA)
             .field("connector", Schema.STRING_SCHEMA)
             .field("name", Schema.STRING_SCHEMA)
             .field("ts_ms", Schema.INT64_SCHEMA)
-            .field("snapshot", SchemaBuilder.string().optional().defaultValue("false").build())
+            .field("snapshot", SchemaBuilder.string().optional().name("io.debezium.data.Enum").version(1)
+                    .parameter("allowed", SNAPSHOT_VALUES).defaultValue("false").build())
             .field("db", Schema.STRING_SCHEMA)
             .field("sequence", Schema.OPTIONAL_STRING_SCHEMA)
             .field("ts_us", Schema.OPTIONAL_INT64_SCHEMA)
@@ -25,6 +29,9 @@ final class SourceInfo {
             .field("txId", Schema.OPTIONAL_INT64_SCHEMA)
             .field("lsn", Schema.OPTIONAL_INT64_SCHEMA)
             .field("xmin", Schema.OPTIONAL_INT64_SCHEMA)
+            // Debezium 3.x: the replication origin of a transaction applied by a subscription (always null here).
+            .field("origin", Schema.OPTIONAL_STRING_SCHEMA)
+            .field("origin_lsn", Schema.OPTIONAL_INT64_SCHEMA)
             .build();
 
     private static final Field VERSION_F = SCHEMA.field("version");
@@ -53,6 +60,7 @@ final class SourceInfo {
 
     /**
      * @param lastCommitLsn Debezium's sequence[0]: the previous transaction's commit end, as a string
+     *                      (JSON null when unknown, 0: the first transaction after a start, and snapshot reads)
      * @param lsn           the position of this change (the commit LSN of its transaction; pgoutput
      *                      carries no per-row LSN)
      */
@@ -67,7 +75,8 @@ final class SourceInfo {
                 .put(TS_MS_F, tsMs)
                 .put(SNAPSHOT_F, snapshot)
                 .put(DB_F, db)
-                .put(SEQUENCE_F, "[\"" + Long.toUnsignedString(lastCommitLsn) + "\",\"" + Long.toUnsignedString(lsn) + "\"]")
+                .put(SEQUENCE_F, "[" + (lastCommitLsn == 0 ? "null" : "\"" + Long.toUnsignedString(lastCommitLsn) + "\"")
+                        + ",\"" + Long.toUnsignedString(lsn) + "\"]")
                 .put(TS_US_F, commitMicros)
                 .put(TS_NS_F, commitMicros * 1000)
                 .put(SCHEMA_F, schema)

@@ -12,6 +12,7 @@ import java.time.Duration;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.TreeMap;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
@@ -141,11 +142,21 @@ class SnapshotTest {
         assertEquals(50, count(all, small, "r"));
         assertTrue(count(all, big, "r") > n / 2, "the big table came as reads");
         assertTrue(count(all, big, "u") + count(all, big, "c") + count(all, big, "d") > 0, "changes streamed after the copy");
-        // Every read: before null, snapshot "true", except exactly one "last"; all carry the consistent point.
+        // Every read: before null, all carry the consistent point; source.snapshot as Debezium marks it:
+        // a table's first and last reads (in its topic's order) first_in_data_collection and
+        // last_in_data_collection, "true" between, except exactly one "first" and one "last" overall.
         List<Change> reads = all.stream().filter(c -> c.value() != null && "r".equals(c.op())).toList();
-        assertEquals(1, reads.stream().filter(c -> "last".equals(c.value().getStruct("source").getString("snapshot"))).count());
-        assertEquals(reads.size() - 1, reads.stream()
-                .filter(c -> "true".equals(c.value().getStruct("source").getString("snapshot"))).count());
+        for (String topic : List.of(big, small)) {
+            List<String> marks = reads.stream().filter(c -> c.topic().equals(topic))
+                    .map(c -> c.value().getStruct("source").getString("snapshot")).toList();
+            assertTrue(Set.of("first", "first_in_data_collection").contains(marks.get(0)), topic + " begins with " + marks.get(0));
+            assertTrue(Set.of("last", "last_in_data_collection").contains(marks.get(marks.size() - 1)),
+                    topic + " ends with " + marks.get(marks.size() - 1));
+            assertEquals(Set.of("true"), Set.copyOf(marks.subList(1, marks.size() - 1)), topic + ": reads between");
+        }
+        for (String once : List.of("first", "last")) {
+            assertEquals(1, reads.stream().filter(c -> once.equals(c.value().getStruct("source").getString("snapshot"))).count());
+        }
         assertTrue(reads.stream().allMatch(c -> c.value().get("before") == null));
         assertEquals(1, reads.stream().map(c -> c.value().getStruct("source").getInt64("lsn")).distinct().count());
         // A read's key and after look like an insert's.
