@@ -52,7 +52,8 @@ class ZonedTimestampsTest {
             };
             Instant i = Instant.ofEpochSecond(s, micros * 1000L);
             for (int p = 0; p <= 6; p++) {
-                assertEquals(expected(i, p), ZonedTimestamps.format(i, p), () -> i + " with " + " digits");
+                int digits = p;
+                assertEquals(expected(i, p), ZonedTimestamps.format(i, p), () -> i + " with " + digits + " digits");
                 checked++;
             }
         }
