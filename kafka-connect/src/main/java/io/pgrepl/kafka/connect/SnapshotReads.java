@@ -12,11 +12,15 @@ import io.pgrepl.client.snapshot.SnapshotResult;
 import io.pgrepl.client.stream.LogicalReplicationOptions;
 import io.pgrepl.codec.pgoutput.record.Insert;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.Iterator;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.NoSuchElementException;
+import java.util.concurrent.ArrayBlockingQueue;
+import java.util.concurrent.BlockingQueue;
+import java.util.concurrent.TimeUnit;
 import org.apache.kafka.connect.data.Field;
 import org.apache.kafka.connect.data.Struct;
 import org.apache.kafka.connect.source.SourceRecord;
@@ -33,26 +37,43 @@ import org.apache.kafka.connect.source.SourceRecord;
  * {@code "last_in_data_collection"} on a table's first and last reads, {@code "true"} in between, and
  * {@code "last"} on the very last read, which also carries the offset that says the copy is complete.
  * Tables are copied in parallel, so a table's last read may come after other tables' reads.
+ *
+ * <p>The reads are built into records ahead of poll(), on a thread of their own
+ * ({@code pgrepl-records-SLOT}, as streamed changes are), so building overlaps Connect's conversion
+ * and send() on the task thread; at most {@link #BUILT_AHEAD} chunks of max.batch.size records wait.
  */
 final class SnapshotReads implements AutoCloseable {
     private static final int PREFETCH = 64;
     /** Rows the publisher queues before it pauses the COPY sockets. */
     private static final FlowOptions FLOW = FlowOptions.defaults().withWatermarks(512, 128);
+    /** Chunks built ahead of poll(). */
+    static final int BUILT_AHEAD = 4;
+    /** How long the builder waits for a row before it hands over a partial chunk. */
+    private static final Duration IDLE_WAIT = Duration.ofMillis(100);
 
     private final SnapshotPublisher publisher;
     private final BlockingChanges<ChangeEvent> rows;
     private final ChangeRecords records;
+    private final int chunkSize;
     private final long startedMicros = System.currentTimeMillis() * 1000;
-    /** Per table (by topic): its newest read, held back, and whether it is the table's first read. */
-    private final Map<String, Held> held = new LinkedHashMap<>();
-    private boolean handedOver;
-    private int index;
+    /** Chunks of reads, the last one followed by {@link #COMPLETE}, or the copy's failure; builder to poll(). */
+    private final BlockingQueue<Object> builtAhead = new ArrayBlockingQueue<>(BUILT_AHEAD + 1);
+    private static final Object COMPLETE = new Object();
+    private final Thread builder;
+    private volatile boolean closed;
+    /** poll() only: a chunk that did not fit the last batch, or a failure that waits for the batch before it. */
+    private Object pending;
     private boolean done;
+    /** Builder thread only: whether a read was handed over (the first gets {@code "first"}). */
+    private boolean handedOver;
 
-    private SnapshotReads(SnapshotPublisher publisher, ChangeRecords records) {
+    private SnapshotReads(SnapshotPublisher publisher, ChangeRecords records, int chunkSize, String slot) {
         this.publisher = publisher;
         this.records = records;
+        this.chunkSize = Math.max(1, chunkSize);
         this.rows = BlockingChanges.of(publisher, PREFETCH, publisher.snapshot().handle((r, e) -> null));
+        this.builder = new Thread(this::build, "pgrepl-records-" + slot);
+        builder.setDaemon(true);
     }
 
     /**
@@ -66,40 +87,97 @@ final class SnapshotReads implements AutoCloseable {
         CreateSlotOptions slot = CreateSlotOptions.logical(config.slotName(), "pgoutput").withTemporary(temporary);
         if (config.slotFailover() && !temporary) slot = slot.withFailover(true);
         SnapshotOptions options = SnapshotOptions.of(stream).withSlot(slot).withWorkers(config.snapshotMaxThreads());
-        return new SnapshotReads(new SnapshotPublisher(replication, InitialSnapshotMode.INITIAL_ONLY, options, FLOW), records);
+        SnapshotReads r = new SnapshotReads(new SnapshotPublisher(replication, InitialSnapshotMode.INITIAL_ONLY, options, FLOW),
+                records, config.maxBatchSize(), config.slotName());
+        r.builder.start();
+        return r;
     }
 
     /**
-     * Adds up to {@code max} reads to {@code out}, waiting up to {@code wait} for the first.
-     * Returns true once the copy is complete and its last read was added. A failed copy throws
-     * (the snapshot API has then dropped the slot it created).
+     * Adds up to {@code max} reads to {@code out} (whole chunks of at most max.batch.size), waiting
+     * up to {@code wait} for the first. Returns true once the copy is complete and its last read
+     * was added. A failed copy throws (the snapshot API has then dropped the slot it created).
      */
     boolean drain(List<SourceRecord> out, int max, Duration wait) throws InterruptedException {
         if (done) return true;
         long deadline = System.nanoTime() + wait.toNanos();
-        while (out.size() < max) {
-            long left = out.isEmpty() ? Math.max(0, deadline - System.nanoTime()) : 0;
-            ChangeEvent ev;
-            try {
-                ev = rows.poll(Duration.ofNanos(left));
-            } catch (NoSuchElementException complete) {
-                SnapshotResult r = result();
-                // Every table's last read (beyond max, by at most one per table); the very last one says the copy is done.
-                for (Iterator<Held> it = held.values().iterator(); it.hasNext(); ) {
-                    Held h = it.next();
-                    out.add(it.hasNext() ? marked(h, true) : ChangeRecords.lastRead(h.read(), r.consistentPoint()));
-                }
-                held.clear();
+        while (true) {
+            Object next = pending;
+            pending = null;
+            if (next == null) {
+                long left = out.isEmpty() ? Math.max(0, deadline - System.nanoTime()) : 0;
+                next = builtAhead.poll(left, TimeUnit.NANOSECONDS);
+                if (next == null) return false;
+            }
+            if (next == COMPLETE) {
                 done = true;
                 return true;
             }
-            if (ev == null) return false;
-            records.read(ev.relation(), (Insert) ev.record(), ev.walStart(), index++, startedMicros, r -> {
-                Held previous = held.put(r.topic(), new Held(r, !held.containsKey(r.topic())));
-                if (previous != null) out.add(marked(previous, false));
-            });
+            if (next instanceof RuntimeException failure) {
+                if (!out.isEmpty()) {
+                    pending = failure; // what was built before it goes first
+                    return false;
+                }
+                throw failure;
+            }
+            @SuppressWarnings("unchecked")
+            List<SourceRecord> chunk = (List<SourceRecord>) next;
+            if (!out.isEmpty() && out.size() + chunk.size() > max) {
+                pending = chunk;
+                return false;
+            }
+            out.addAll(chunk);
+            if (out.size() >= max) return false;
         }
-        return false;
+    }
+
+    /** The builder thread: reads rows into chunks of records until the copy completes, fails or is closed. */
+    private void build() {
+        // Per table (by topic): its newest read, held back, and whether it is the table's first read.
+        Map<String, Held> held = new LinkedHashMap<>();
+        List<SourceRecord> chunk = new ArrayList<>();
+        int index = 0;
+        try {
+            while (!closed) {
+                ChangeEvent ev;
+                try {
+                    ev = rows.poll(chunk.isEmpty() ? IDLE_WAIT : Duration.ZERO);
+                } catch (NoSuchElementException complete) {
+                    SnapshotResult r = result();
+                    // Every table's last read (beyond chunkSize, by at most one per table); the very last one says the copy is done.
+                    for (Iterator<Held> it = held.values().iterator(); it.hasNext(); ) {
+                        Held h = it.next();
+                        chunk.add(it.hasNext() ? marked(h, true) : ChangeRecords.lastRead(h.read(), r.consistentPoint()));
+                    }
+                    if (!chunk.isEmpty()) deliver(chunk);
+                    deliver(COMPLETE);
+                    return;
+                }
+                if (ev == null) {
+                    if (!chunk.isEmpty()) {
+                        deliver(chunk);
+                        chunk = new ArrayList<>();
+                    }
+                    continue;
+                }
+                List<SourceRecord> into = chunk;
+                records.read(ev.relation(), (Insert) ev.record(), ev.walStart(), index++, startedMicros, r -> {
+                    Held previous = held.put(r.topic(), new Held(r, !held.containsKey(r.topic())));
+                    if (previous != null) into.add(marked(previous, false));
+                });
+                if (chunk.size() >= chunkSize) {
+                    deliver(chunk);
+                    chunk = new ArrayList<>();
+                }
+            }
+        } catch (InterruptedException stopped) {
+            // close()
+        } catch (RuntimeException e) {
+            if (!closed) {
+                builtAhead.clear(); // nothing after a failure is handed over anyway
+                builtAhead.offer(e);
+            }
+        }
     }
 
     private record Held(SourceRecord read, boolean firstInTable) {}
@@ -120,7 +198,14 @@ final class SnapshotReads implements AutoCloseable {
                 read.keySchema(), read.key(), read.valueSchema(), value, read.timestamp());
     }
 
-    /** The finished snapshot (only once {@link #drain} returned true). */
+    /** Waits for room ahead of poll() (the copy pauses meanwhile: the publisher's queue is bounded too). */
+    private void deliver(Object o) throws InterruptedException {
+        while (!builtAhead.offer(o, 100, TimeUnit.MILLISECONDS)) {
+            if (closed) throw new InterruptedException("closed");
+        }
+    }
+
+    /** The finished snapshot (only once {@link #drain} returned true, or on the builder thread at completion). */
     SnapshotResult result() {
         return publisher.snapshot().toCompletableFuture().join();
     }
@@ -128,6 +213,8 @@ final class SnapshotReads implements AutoCloseable {
     /** Stops the copy if it is still running (the snapshot API then drops the slot it created). */
     @Override
     public void close() {
+        closed = true;
+        builder.interrupt();
         rows.close();
     }
 }

@@ -18,13 +18,10 @@ import java.time.LocalTime;
 import java.time.OffsetTime;
 import java.time.ZoneOffset;
 import java.time.format.DateTimeFormatter;
-import java.time.format.DateTimeFormatterBuilder;
-import java.time.temporal.ChronoField;
 import java.util.ArrayList;
 import java.util.Base64;
 import java.util.HexFormat;
 import java.util.List;
-import java.util.Locale;
 import java.util.UUID;
 import java.util.function.Function;
 import java.util.function.IntFunction;
@@ -351,22 +348,9 @@ final class ValueConverters {
     }
 
     /** By fraction digits: 0 prints none (and ISO's shortest form), 1..6 exactly that many. */
-    private static final DateTimeFormatter[] ZONED_TIMESTAMP_FORMATS = new DateTimeFormatter[7];
-
-    static {
-        ZONED_TIMESTAMP_FORMATS[0] = DateTimeFormatter.ISO_OFFSET_DATE_TIME;
-        for (int p = 1; p <= 6; p++) {
-            ZONED_TIMESTAMP_FORMATS[p] = new DateTimeFormatterBuilder().append(DateTimeFormatter.ISO_LOCAL_DATE)
-                    .appendLiteral('T').appendPattern("HH:mm:ss").appendFraction(ChronoField.NANO_OF_SECOND, p, p, true)
-                    .appendOffsetId().toFormatter(Locale.ROOT);
-        }
-    }
-
     /** ISO-8601 in UTC with exactly {@code fractionDigits} (0..6) digits after the seconds, as Debezium's ZonedTimestamp. */
     static String zonedTimestamp(Instant i, int fractionDigits) {
-        if (i.equals(Instant.MAX)) return "infinity";
-        if (i.equals(Instant.MIN)) return "-infinity";
-        return ZONED_TIMESTAMP_FORMATS[fractionDigits].format(i.atOffset(ZoneOffset.UTC));
+        return ZonedTimestamps.format(i, fractionDigits);
     }
 
     static String zonedTime(OffsetTime t) {

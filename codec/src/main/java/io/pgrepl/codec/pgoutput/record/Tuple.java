@@ -32,6 +32,11 @@ public final class Tuple {
     private final int[] pos;
     /** ColumnValues built so far (filled on demand; racing readers build equal values). */
     private ColumnValue[] built;
+    /**
+     * {@link #data} as a ByteBuf for {@link #decode}, made on first use and shared by every column:
+     * the decoders read at absolute indices and never move its indices (racing readers make equal wrappers).
+     */
+    private ByteBuf wrapped;
 
     /**
      * A tuple of the given columns.
@@ -251,8 +256,9 @@ public final class Tuple {
      */
     public Object decode(int i) {
         if (!hasValue(i)) return null;
-        return PgValues.decode(typeOid(i), kind(i) == ColumnKind.BINARY, Unpooled.wrappedBuffer(data),
-                pos[2 * i], pos[2 * i + 1]);
+        ByteBuf b = wrapped;
+        if (b == null) wrapped = b = Unpooled.wrappedBuffer(data);
+        return PgValues.decode(typeOid(i), kind(i) == ColumnKind.BINARY, b, pos[2 * i], pos[2 * i + 1]);
     }
 
     @Override
