@@ -59,6 +59,9 @@ public final class LogicalReplicationOptions {
         if (b.readCoalescing.isNegative() || b.readCoalescing.compareTo(MAX_READ_COALESCING) > 0) {
             throw invalid("readCoalescing must be between 0 and " + MAX_READ_COALESCING.toMillis() + " ms");
         }
+        if (receiveTimeout != null && receiveTimeout.compareTo(b.readCoalescing) <= 0) { // nothing is read during the pause
+            throw invalid("readCoalescing must be shorter than receiveTimeout");
+        }
         this.readCoalescing = b.readCoalescing;
     }
 
@@ -423,14 +426,13 @@ public final class LogicalReplicationOptions {
         public Builder autoAcknowledge(boolean v) { this.autoAcknowledge = v; return this; }
 
         /**
-         * After a socket read that brought less than 32 KiB (the client is ahead of the
-         * walsender), reading pauses this long so that the next read takes what arrived meanwhile
-         * in one go. The walsender sends each change on its own; read as it comes, a backlog costs
-         * one wake-up, receive call and ACK per 1-2 KiB, which is most of a drain's CPU. The first
-         * message after a quiet spell is read at once; later ones wait at most this long.
-         * Default 1 ms; {@link Duration#ZERO} reads as data comes.
+         * After a socket read under 32 KiB (the client is ahead of the walsender), reading pauses
+         * this long, and the next read takes what arrived meanwhile in one go. The walsender sends
+         * each change on its own: read as it comes, a backlog costs a wake-up, a receive call and
+         * an ACK per 1-2 KiB, most of a drain's CPU. The first message after a quiet spell is read
+         * at once; later ones wait at most this long. Default 1 ms; {@link Duration#ZERO} reads as data comes.
          *
-         * @param d the pause, 0 to 100 ms (checked when built)
+         * @param d the pause, 0 to 100 ms and shorter than any receive timeout (checked when built)
          * @return this builder
          */
         public Builder readCoalescing(Duration d) { this.readCoalescing = Objects.requireNonNull(d); return this; }
@@ -439,7 +441,8 @@ public final class LogicalReplicationOptions {
          * {@return the immutable options}
          *
          * @throws IllegalArgumentException for an invalid slot name
-         * @throws PgClientException (INVALID_ARGUMENT) for no publication or a non-positive interval or timeout
+         * @throws PgClientException (INVALID_ARGUMENT) for no publication, a non-positive interval or timeout,
+         *     or a read coalescing pause over 100 ms or not shorter than the receive timeout
          */
         public LogicalReplicationOptions build() {
             return new LogicalReplicationOptions(this);

@@ -103,6 +103,10 @@ class LogicalReplicationOptionsTest {
                 "kept by toBuilder");
         assertThrows(PgClientException.class, () -> base().readCoalescing(java.time.Duration.ofMillis(-1)).build());
         assertThrows(PgClientException.class, () -> base().readCoalescing(java.time.Duration.ofMillis(101)).build());
+        assertThrows(PgClientException.class, () -> base().readCoalescing(java.time.Duration.ofMillis(50))
+                .receiveTimeout(java.time.Duration.ofMillis(50)).build());
+        assertEquals(java.time.Duration.ofMillis(50), base().readCoalescing(java.time.Duration.ofMillis(50))
+                .receiveTimeout(java.time.Duration.ofMillis(51)).build().readCoalescing());
     }
 
     @Test
