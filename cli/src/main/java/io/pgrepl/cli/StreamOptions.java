@@ -22,6 +22,8 @@ final class StreamOptions {
             Opts.Spec.value("file", 'f', "FILE", "append the output to FILE instead of stdout ('-' = stdout)", "-"),
             Opts.Spec.value("fsync-interval", 'F', "SECONDS", "with --file: fsync this often and acknowledge only what was fsynced (0: never fsync, acknowledge what was written)", "10"),
             Opts.Spec.value("status-interval", 's', "SECONDS", "how often a status update goes to the server", "10"),
+            Opts.Spec.value("read-coalescing", "MS", "after a small socket read, wait this long before the next (fewer wake-ups"
+                    + " while draining a backlog; 0: read as data comes)", "1"),
             Opts.Spec.flag("create-slot", "create the slot (pgoutput) before streaming"),
             Opts.Spec.flag("if-not-exists", "with --create-slot: use the slot if it exists already"),
             Opts.Spec.flag("temporary", "with --create-slot: a temporary slot, dropped when the stream ends"),
@@ -72,6 +74,7 @@ final class StreamOptions {
     Path file;
     Duration fsyncInterval = Duration.ofSeconds(10);
     Duration statusInterval = Duration.ofSeconds(10);
+    Duration readCoalescing = Duration.ofMillis(1);
     boolean createSlot;
     boolean ifNotExists;
     boolean temporary;
@@ -94,7 +97,7 @@ final class StreamOptions {
     LogicalReplicationOptions options() {
         LogicalReplicationOptions.Builder b = LogicalReplicationOptions.builder(slot).publications(publications)
                 .protoVersion(protoVersion).startLsn(startLsn).binary(binary).messages(messages)
-                .twoPhase(twoPhase).origin(origin).statusInterval(statusInterval);
+                .twoPhase(twoPhase).origin(origin).statusInterval(statusInterval).readCoalescing(readCoalescing);
         if (streaming != null) b.streaming(streaming);
         return b.build();
     }
@@ -126,6 +129,8 @@ final class StreamOptions {
         s.fsyncInterval = Duration.ofSeconds(p.intValue("fsync-interval", 10, 0, 86_400));
         if (p.has("fsync-interval") && s.file == null) throw new UsageException("--fsync-interval needs --file");
         s.statusInterval = Duration.ofSeconds(p.intValue("status-interval", 10, 1, 86_400));
+        s.readCoalescing = Duration.ofMillis(p.intValue("read-coalescing", 1, 0,
+                (int) LogicalReplicationOptions.MAX_READ_COALESCING.toMillis()));
         s.createSlot = p.has("create-slot");
         s.ifNotExists = p.has("if-not-exists");
         s.temporary = p.has("temporary");

@@ -10,7 +10,7 @@ import org.junit.jupiter.api.Test;
 /** Help, version and argument errors: no server needed. */
 class HelpTest {
     private static final List<String> STREAM_OPTIONS = List.of("--dbname", "-d,", "--slot", "-S,", "--publication", "-P,",
-            "--format", "--file", "-f,", "--fsync-interval", "-F,", "--status-interval", "-s,", "--create-slot",
+            "--format", "--file", "-f,", "--fsync-interval", "-F,", "--status-interval", "-s,", "--read-coalescing", "--create-slot",
             "--if-not-exists", "--temporary", "--snapshot", "--snapshot-workers", "--keep-slot-on-failure", "--proto-version", "--streaming", "--binary", "--messages", "--two-phase",
             "--origin", "--start-lsn", "--end-lsn", "-E,", "--idle-exit", "--reconnect", "--connect-deadline", "--plugin",
             "--verbose", "-v,", "--help");

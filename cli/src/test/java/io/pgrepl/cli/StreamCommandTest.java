@@ -57,6 +57,18 @@ class StreamCommandTest {
         assertTrue(r.err().contains("--end-lsn"), r.err());
         assertThrows(UsageException.class, () -> StreamOptions.parse(new String[] {"u", "--slot", "s", "--publication",
                 "p", "--create-slot", "--temporary", "--reconnect"}));
+        assertThrows(UsageException.class, () -> StreamOptions.parse(new String[] {"u", "--slot", "s", "--publication",
+                "p", "--read-coalescing", "101"}));
+    }
+
+    @Test
+    void readCoalescingReachesTheStreamOptions() throws Exception {
+        String[] base = {"u", "--slot", "s", "--publication", "p"};
+        assertEquals(java.time.Duration.ofMillis(1), StreamOptions.parse(base).options().readCoalescing(), "default");
+        String[] zero = java.util.Arrays.copyOf(base, base.length + 2);
+        zero[base.length] = "--read-coalescing";
+        zero[base.length + 1] = "0";
+        assertEquals(java.time.Duration.ZERO, StreamOptions.parse(zero).options().readCoalescing());
     }
 
     @Test

@@ -48,6 +48,7 @@ public final class FakeBackend implements AutoCloseable {
                 for (int i = 0; i < connections; i++) {
                     try (Socket s = socket.accept()) {
                         current = s;
+                        s.setTcpNoDelay(true); // as PostgreSQL's own sockets: each write goes out when written
                         accepted.incrementAndGet();
                         script.run(new DataInputStream(s.getInputStream()), new DataOutputStream(s.getOutputStream()));
                         s.getOutputStream().flush();

@@ -95,9 +95,13 @@ public final class DrainClient {
         return c;
     }
 
+    /** {@code -Ddrain.readCoalescingMicros=N} (a --variant's JVM option): the faces' read coalescing; default the library's. */
+    private static final Duration READ_COALESCING = Duration.ofNanos(1000 * Long.getLong("drain.readCoalescingMicros",
+            LogicalReplicationOptions.builder("x").publications("p").build().readCoalescing().toNanos() / 1000));
+
     private static LogicalReplicationOptions options(String slot, String publication, int proto) {
         return LogicalReplicationOptions.builder(slot).publications(publication).protoVersion(proto)
-                .statusInterval(Duration.ofSeconds(10)).build();
+                .statusInterval(Duration.ofSeconds(10)).readCoalescing(READ_COALESCING).build();
     }
 
     /** The handler face: flyweight views on the event loop, every column read in place. */

@@ -44,6 +44,14 @@ public final class BackendFrameDecoder extends ChannelDuplexHandler {
          * @throws Exception to fail the connection
          */
         void onFrame(byte type, ByteBuf payload) throws Exception;
+
+        /**
+         * The end of one read from the socket (Netty's read loop, up to several reads, is over),
+         * after every complete frame of it was delivered.
+         *
+         * @param bytesRead the bytes that read brought in
+         */
+        default void onReadComplete(int bytesRead) {}
     }
 
     private final FrameSink sink;
@@ -53,6 +61,8 @@ public final class BackendFrameDecoder extends ChannelDuplexHandler {
     private boolean draining;
     private boolean closeRequested;
     private boolean broken;
+    /** Bytes read since the last channelReadComplete. */
+    private int bytesRead;
 
     /**
      * A decoder passing frames to {@code sink}.
@@ -73,6 +83,7 @@ public final class BackendFrameDecoder extends ChannelDuplexHandler {
             ctx.fireChannelRead(msg);
             return;
         }
+        bytesRead += in.readableBytes();
         if (broken) {
             in.release(); // framing is lost for good; the error has been raised once already
             return;
@@ -84,6 +95,14 @@ public final class BackendFrameDecoder extends ChannelDuplexHandler {
         } finally {
             compact();
         }
+    }
+
+    @Override
+    public void channelReadComplete(ChannelHandlerContext ctx) throws Exception {
+        int n = bytesRead;
+        bytesRead = 0;
+        sink.onReadComplete(n);
+        ctx.fireChannelReadComplete();
     }
 
     /** Reading resumes: buffered frames first; the socket is asked for more only if they ran out. */

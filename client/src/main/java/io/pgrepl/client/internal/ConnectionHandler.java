@@ -90,6 +90,11 @@ public final class ConnectionHandler extends ChannelInboundHandlerAdapter
         }
     }
 
+    @Override
+    public void onReadComplete(int bytesRead) {
+        if (active != null) active.onReadComplete(bytesRead);
+    }
+
     private void route(byte type, ByteBuf payload) throws Exception {
         if (type == BackendMessage.ERROR_RESPONSE) {
             ErrorFields f = ErrorFields.decode(payload, type);

@@ -51,4 +51,12 @@ public interface Exchange {
      * @param notice the notice's fields
      */
     default void onNotice(ErrorFields notice) {}
+
+    /**
+     * One read from the socket is over, and its complete frames were delivered (while this
+     * exchange was active): where per-read rather than per-frame work goes.
+     *
+     * @param bytesRead the bytes that read brought in
+     */
+    default void onReadComplete(int bytesRead) {}
 }

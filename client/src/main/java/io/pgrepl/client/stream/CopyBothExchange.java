@@ -50,6 +50,11 @@ final class CopyBothExchange implements Exchange {
     }
 
     @Override
+    public void onReadComplete(int bytesRead) {
+        stream.readComplete(bytesRead);
+    }
+
+    @Override
     public void fail(Throwable cause) {
         stream.fail(cause);
     }

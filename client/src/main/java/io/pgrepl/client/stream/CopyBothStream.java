@@ -61,12 +61,21 @@ abstract class CopyBothStream {
     private boolean pingSent;
     private boolean replyOwed;
     private boolean paused;
+    /** A read below this many bytes means the client is ahead of the server: reading pauses for {@link #coalesceNanos}. */
+    static final int COALESCE_BELOW_BYTES = 32 * 1024;
+    private final long coalesceNanos;
+    /** Reading is off until {@link #endCoalescing} (a pause of ours, not the application's). */
+    private boolean coalescing;
+    /** Socket reads while streaming: what coalescing saves shows here (event loop). */
+    private long socketReads;
     /** Physical end of timeline: the row after the server's CopyDone. */
     long nextTimeline = -1;
     long switchLsn = Lsn.INVALID;
 
-    CopyBothStream(PgConnection connection, String command, Duration statusInterval, Duration receiveTimeout) {
+    CopyBothStream(PgConnection connection, String command, Duration statusInterval, Duration receiveTimeout,
+                   Duration readCoalescing) {
         this.connection = connection;
+        this.coalesceNanos = readCoalescing.toNanos();
         this.loop = connection.eventLoop();
         this.command = command;
         this.statusInterval = statusInterval;
@@ -107,6 +116,29 @@ abstract class CopyBothStream {
     void received() {
         lastReceiveNanos = System.nanoTime();
         pingSent = false;
+    }
+
+    /**
+     * One socket read is over and its frames were delivered. The walsender writes each change on
+     * its own, so a client that keeps up wakes, reads 1-2 KiB and sends an ACK many thousand times
+     * a second: that, not decoding, was most of a drain's CPU. After a small read, reading
+     * pauses briefly and the next read takes what arrived meanwhile in one go (the socket buffers
+     * it; the walsender does not wait). A large read means we are behind: no pause then.
+     */
+    void readComplete(int bytesRead) {
+        if (state == State.STREAMING) socketReads++;
+        if (coalesceNanos == 0 || state != State.STREAMING || paused || coalescing || bytesRead >= COALESCE_BELOW_BYTES) return;
+        coalescing = true;
+        ctx.channel().config().setAutoRead(false);
+        loop.schedule(this::endCoalescing, coalesceNanos, TimeUnit.NANOSECONDS);
+    }
+
+    /** Our pause is over; an application's pause, or the stream's end, meanwhile has the last word. */
+    private void endCoalescing() {
+        if (!coalescing) return;
+        coalescing = false;
+        if (paused || state == State.DONE) return;
+        ctx.channel().config().setAutoRead(true); // which reads
     }
 
     void fail(Throwable cause) {
@@ -203,8 +235,9 @@ abstract class CopyBothStream {
 
     void finish() {
         cancelTicker();
-        if (paused) {
+        if (paused || coalescing) {
             paused = false;
+            coalescing = false;
             ctx.channel().config().setAutoRead(true); // the connection goes on to serve other commands
         }
         State before = state;
@@ -396,9 +429,10 @@ abstract class CopyBothStream {
     final CompletionStage<Void> stopAsync() {
         runOnLoop(() -> {
             stopRequested = true;
-            if (paused && ctx != null) {
+            if ((paused || coalescing) && ctx != null) {
                 // The server's answer must be read to finish.
                 paused = false;
+                coalescing = false;
                 restartReceiveClock();
                 ctx.channel().config().setAutoRead(true);
                 ctx.channel().read();
@@ -412,6 +446,7 @@ abstract class CopyBothStream {
         runOnLoop(() -> {
             if (paused && !pause) restartReceiveClock();
             paused = pause;
+            coalescing = false; // the application decides now
             if (ctx == null || state == State.DONE) return;
             ctx.channel().config().setAutoRead(!pause);
             if (!pause) ctx.channel().read();
@@ -426,6 +461,11 @@ abstract class CopyBothStream {
 
     final boolean isPaused() {
         return paused;
+    }
+
+    /** {@return socket reads while streaming; read on the event loop or after the stream completed} */
+    final long socketReads() {
+        return socketReads;
     }
 
     final long statusUpdatesSent() {

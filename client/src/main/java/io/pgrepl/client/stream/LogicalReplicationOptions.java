@@ -17,6 +17,8 @@ import java.util.Objects;
 public final class LogicalReplicationOptions {
     /** {@link Builder#protoVersion(int)} value choosing the highest version the server supports. */
     public static final int PROTO_AUTO = 0;
+    /** The longest {@link Builder#readCoalescing} pause accepted. */
+    public static final Duration MAX_READ_COALESCING = Duration.ofMillis(100);
 
     private final String slotName;
     private final long startLsn;
@@ -31,6 +33,7 @@ public final class LogicalReplicationOptions {
     private final boolean confirmIdleKeepalives;
     private final Duration receiveTimeout;
     private final boolean autoAcknowledge;
+    private final Duration readCoalescing;
 
     private LogicalReplicationOptions(Builder b) {
         this.slotName = Identifiers.requireSlotName(b.slotName);
@@ -53,6 +56,13 @@ public final class LogicalReplicationOptions {
         }
         this.receiveTimeout = b.receiveTimeout;
         this.autoAcknowledge = b.autoAcknowledge;
+        if (b.readCoalescing.isNegative() || b.readCoalescing.compareTo(MAX_READ_COALESCING) > 0) {
+            throw invalid("readCoalescing must be between 0 and " + MAX_READ_COALESCING.toMillis() + " ms");
+        }
+        if (receiveTimeout != null && receiveTimeout.compareTo(b.readCoalescing) <= 0) { // nothing is read during the pause
+            throw invalid("readCoalescing must be shorter than receiveTimeout");
+        }
+        this.readCoalescing = b.readCoalescing;
     }
 
     /**
@@ -80,6 +90,7 @@ public final class LogicalReplicationOptions {
         b.confirmIdleKeepalives = confirmIdleKeepalives;
         b.receiveTimeout = receiveTimeout;
         b.autoAcknowledge = autoAcknowledge;
+        b.readCoalescing = readCoalescing;
         return b;
     }
 
@@ -109,6 +120,8 @@ public final class LogicalReplicationOptions {
     public Duration receiveTimeout() { return receiveTimeout; }
     /** {@return whether each transaction is acknowledged when its commit callback returns (default false)} */
     public boolean autoAcknowledge() { return autoAcknowledge; }
+    /** {@return how long reading pauses after a small socket read (default 1 ms); zero: never} */
+    public Duration readCoalescing() { return readCoalescing; }
 
     /**
      * Highest pgoutput protocol version a server major supports.
@@ -290,6 +303,7 @@ public final class LogicalReplicationOptions {
         private boolean confirmIdleKeepalives = true;
         private Duration receiveTimeout;
         private boolean autoAcknowledge;
+        private Duration readCoalescing = Duration.ofMillis(1);
 
         private Builder(String slotName) {
             this.slotName = slotName;
@@ -412,10 +426,23 @@ public final class LogicalReplicationOptions {
         public Builder autoAcknowledge(boolean v) { this.autoAcknowledge = v; return this; }
 
         /**
+         * After a socket read under 32 KiB (the client is ahead of the walsender), reading pauses
+         * this long, and the next read takes what arrived meanwhile in one go. The walsender sends
+         * each change on its own: read as it comes, a backlog costs a wake-up, a receive call and
+         * an ACK per 1-2 KiB, most of a drain's CPU. The first message after a quiet spell is read
+         * at once; later ones wait at most this long. Default 1 ms; {@link Duration#ZERO} reads as data comes.
+         *
+         * @param d the pause, 0 to 100 ms and shorter than any receive timeout (checked when built)
+         * @return this builder
+         */
+        public Builder readCoalescing(Duration d) { this.readCoalescing = Objects.requireNonNull(d); return this; }
+
+        /**
          * {@return the immutable options}
          *
          * @throws IllegalArgumentException for an invalid slot name
-         * @throws PgClientException (INVALID_ARGUMENT) for no publication or a non-positive interval or timeout
+         * @throws PgClientException (INVALID_ARGUMENT) for no publication, a non-positive interval or timeout,
+         *     or a read coalescing pause over 100 ms or not shorter than the receive timeout
          */
         public LogicalReplicationOptions build() {
             return new LogicalReplicationOptions(this);

@@ -69,7 +69,7 @@ public final class LogicalReplicationStream extends CopyBothStream {
 
     private LogicalReplicationStream(PgConnection connection, LogicalReplicationOptions options, String command,
                                      LogicalStreamHandler handler, long resumeFrom, LongConsumer ackListener) {
-        super(connection, command, options.statusInterval(), options.receiveTimeout());
+        super(connection, command, options.statusInterval(), options.receiveTimeout(), options.readCoalescing());
         this.options = options;
         this.handler = handler;
         this.protoVersion = options.effectiveProtoVersion(connection.serverVersionNum());

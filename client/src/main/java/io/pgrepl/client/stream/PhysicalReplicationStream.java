@@ -5,6 +5,7 @@ import io.pgrepl.client.replication.WalSenderCommands;
 import io.pgrepl.codec.Lsn;
 import io.pgrepl.codec.replication.PrimaryKeepalive;
 import io.pgrepl.codec.replication.XLogData;
+import java.time.Duration;
 import java.util.Optional;
 
 /**
@@ -26,7 +27,8 @@ public final class PhysicalReplicationStream extends CopyBothStream {
     private volatile long acknowledgedView;
 
     private PhysicalReplicationStream(PgConnection connection, PhysicalReplicationOptions options, PhysicalStreamHandler handler) {
-        super(connection, options.startCommand(), options.statusInterval(), options.receiveTimeout());
+        super(connection, options.startCommand(), options.statusInterval(), options.receiveTimeout(),
+                Duration.ZERO); // WAL comes in XLogData of up to 128 kB: reads are large without coalescing
         this.handler = handler;
     }
 

@@ -96,6 +96,20 @@ class LogicalReplicationOptionsTest {
     }
 
     @Test
+    void readCoalescingBounded() {
+        assertEquals(java.time.Duration.ofMillis(1), base().build().readCoalescing(), "default");
+        assertEquals(java.time.Duration.ZERO, base().readCoalescing(java.time.Duration.ZERO).build().readCoalescing());
+        assertEquals(java.time.Duration.ofMillis(7), base().readCoalescing(java.time.Duration.ofMillis(7)).build().toBuilder().build().readCoalescing(),
+                "kept by toBuilder");
+        assertThrows(PgClientException.class, () -> base().readCoalescing(java.time.Duration.ofMillis(-1)).build());
+        assertThrows(PgClientException.class, () -> base().readCoalescing(java.time.Duration.ofMillis(101)).build());
+        assertThrows(PgClientException.class, () -> base().readCoalescing(java.time.Duration.ofMillis(50))
+                .receiveTimeout(java.time.Duration.ofMillis(50)).build());
+        assertEquals(java.time.Duration.ofMillis(50), base().readCoalescing(java.time.Duration.ofMillis(50))
+                .receiveTimeout(java.time.Duration.ofMillis(51)).build().readCoalescing());
+    }
+
+    @Test
     void slotNameValidated() {
         assertThrows(IllegalArgumentException.class, () -> LogicalReplicationOptions.builder("Bad Slot").publications("p").build());
     }
