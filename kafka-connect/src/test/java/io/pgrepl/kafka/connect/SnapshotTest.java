@@ -121,7 +121,11 @@ class SnapshotTest {
             atConfigure = done.get();
             connect.configureConnector(p, config(pg, p, "initial"));
             connect.assertions().assertConnectorAndExactlyNumTasksAreRunning(p, 1, "connector did not start");
-            EndToEndTest.awaitSlotActive(pg, p + "_slot"); // streaming began: the copy is over
+            // The slot is active from the start of CREATE_REPLICATION_SLOT, which may wait for running
+            // transactions (this workload's) before it reaches its consistent point: writes until then
+            // belong to the copy. confirmed_flush_lsn is set once that point is reached.
+            EndToEndTest.awaitSlotActive(pg, p + "_slot");
+            awaitConsistentPoint(pg, p + "_slot");
             atStream = done.get();
             while (done.get() < atStream + 50 && failed.get() == null) Thread.sleep(10);
         } finally {
@@ -243,5 +247,15 @@ class SnapshotTest {
             Thread.sleep(100);
         }
         throw new AssertionError("slot " + slot + " is still there");
+    }
+
+    private static void awaitConsistentPoint(PgServer pg, String slot) throws Exception {
+        long end = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
+        while (System.nanoTime() < end) {
+            if (!EndToEndTest.query(pg, "SELECT 1 FROM pg_replication_slots WHERE slot_name = '" + slot
+                    + "' AND confirmed_flush_lsn IS NOT NULL").isEmpty()) return;
+            Thread.sleep(50);
+        }
+        throw new AssertionError("slot " + slot + " never reached its consistent point");
     }
 }
