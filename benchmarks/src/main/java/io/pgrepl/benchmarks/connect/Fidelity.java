@@ -8,7 +8,6 @@ import io.pgrepl.testkit.PgServer;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Comparator;
-import java.util.HashMap;
 import java.util.Iterator;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -16,11 +15,6 @@ import java.util.Map;
 import java.util.Set;
 import java.util.TreeSet;
 import java.util.concurrent.TimeUnit;
-import org.apache.kafka.clients.consumer.ConsumerConfig;
-import org.apache.kafka.clients.consumer.ConsumerRecord;
-import org.apache.kafka.clients.consumer.KafkaConsumer;
-import org.apache.kafka.common.TopicPartition;
-import org.apache.kafka.common.serialization.ByteArrayDeserializer;
 import org.apache.kafka.connect.util.clusters.EmbeddedConnectCluster;
 
 /**
@@ -178,25 +172,7 @@ final class Fidelity {
 
     /** Every record of a single-partition topic, key and value parsed, in offset order. */
     private List<Rec> read(String topic) {
-        List<Rec> out = new ArrayList<>();
-        Map<String, Object> p = new HashMap<>();
-        p.put(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, connect.kafka().bootstrapServers());
-        p.put(ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG, "false");
-        TopicPartition tp = new TopicPartition(topic, 0);
-        try (KafkaConsumer<byte[], byte[]> c = new KafkaConsumer<>(p, new ByteArrayDeserializer(), new ByteArrayDeserializer())) {
-            c.assign(List.of(tp));
-            c.seekToBeginning(List.of(tp));
-            long end = c.endOffsets(List.of(tp)).get(tp);
-            while (c.position(tp) < end) {
-                for (ConsumerRecord<byte[], byte[]> r : c.poll(Duration.ofMillis(500))) {
-                    out.add(new Rec(r.key() == null ? JSON.nullNode() : JSON.readTree(r.key()),
-                            r.value() == null ? JSON.nullNode() : JSON.readTree(r.value())));
-                }
-            }
-        } catch (java.io.IOException e) {
-            throw new IllegalStateException("a record of " + topic + " is not JSON", e);
-        }
-        return out;
+        return watch.read(topic, (key, value) -> new Rec(TopicWatch.json(key), value));
     }
 
     /** Snapshot reads in id order (the two connectors need not read a table in the same order). */

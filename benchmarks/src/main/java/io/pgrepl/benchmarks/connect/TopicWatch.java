@@ -8,6 +8,7 @@ import java.util.BitSet;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.function.BiFunction;
 import java.util.concurrent.ExecutionException;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.AdminClientConfig;
@@ -93,7 +94,15 @@ final class TopicWatch implements AutoCloseable {
 
     /** Every record's value of a single-partition topic, parsed (null values as JSON null), in offset order. */
     List<JsonNode> values(String topic) {
-        List<JsonNode> out = new ArrayList<>();
+        return read(topic, (key, value) -> value);
+    }
+
+    /**
+     * Every record of a single-partition topic, in offset order, as {@code as} makes it of the raw key
+     * and the parsed value (null values as JSON null); {@link #json} parses a key where it is wanted.
+     */
+    <T> List<T> read(String topic, BiFunction<byte[], JsonNode, T> as) {
+        List<T> out = new ArrayList<>();
         Map<String, Object> p = new HashMap<>();
         p.put(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap);
         p.put(ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG, "false");
@@ -105,13 +114,21 @@ final class TopicWatch implements AutoCloseable {
             long end = c.endOffsets(List.of(tp)).get(tp);
             while (c.position(tp) < end) {
                 for (ConsumerRecord<byte[], byte[]> r : c.poll(Duration.ofMillis(500))) {
-                    out.add(r.value() == null ? JSON.nullNode() : JSON.readTree(r.value()));
+                    out.add(as.apply(r.key(), json(r.value())));
                 }
             }
-        } catch (java.io.IOException e) {
-            throw new IllegalStateException("a record of " + topic + " is not JSON", e);
         }
         return out;
+    }
+
+    /** {@code bytes} parsed as JSON (null as JSON null). */
+    static JsonNode json(byte[] bytes) {
+        if (bytes == null) return JSON.nullNode();
+        try {
+            return JSON.readTree(bytes);
+        } catch (java.io.IOException e) {
+            throw new IllegalStateException("a record is not JSON", e);
+        }
     }
 
     @Override

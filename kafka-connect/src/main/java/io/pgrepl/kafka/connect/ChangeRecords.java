@@ -150,11 +150,16 @@ final class ChangeRecords {
 
     /** {@code read} as the snapshot's last record: {@code source.snapshot="last"}, and the offset says the copy is done. */
     static SourceRecord lastRead(SourceRecord read, long consistentPoint) {
+        return markedRead(read, "last", Position.snapshotDone(consistentPoint));
+    }
+
+    /** {@code read} with {@code source.snapshot} set to {@code mark} and the given offset. */
+    static SourceRecord markedRead(SourceRecord read, String mark, Map<String, ?> offset) {
         Struct old = (Struct) read.value();
         Struct value = new Struct(old.schema());
         for (Field f : old.schema().fields()) value.put(f, old.get(f));
-        value.put("source", SourceInfo.withSnapshot(old.getStruct("source"), "last"));
-        return new SourceRecord(read.sourcePartition(), Position.snapshotDone(consistentPoint), read.topic(),
+        value.put("source", SourceInfo.withSnapshot(old.getStruct("source"), mark));
+        return new SourceRecord(read.sourcePartition(), offset, read.topic(),
                 read.kafkaPartition(), read.keySchema(), read.key(), read.valueSchema(), value, read.timestamp());
     }
 

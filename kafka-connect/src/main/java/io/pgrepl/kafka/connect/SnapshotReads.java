@@ -21,8 +21,6 @@ import java.util.NoSuchElementException;
 import java.util.concurrent.ArrayBlockingQueue;
 import java.util.concurrent.BlockingQueue;
 import java.util.concurrent.TimeUnit;
-import org.apache.kafka.connect.data.Field;
-import org.apache.kafka.connect.data.Struct;
 import org.apache.kafka.connect.source.SourceRecord;
 
 /**
@@ -188,14 +186,7 @@ final class SnapshotReads implements AutoCloseable {
                 : lastInTable ? "last_in_data_collection"
                 : h.firstInTable() ? "first_in_data_collection" : null;
         handedOver = true;
-        if (mark == null) return h.read();
-        SourceRecord read = h.read();
-        Struct old = (Struct) read.value();
-        Struct value = new Struct(old.schema());
-        for (Field f : old.schema().fields()) value.put(f, old.get(f));
-        value.put("source", SourceInfo.withSnapshot(old.getStruct("source"), mark));
-        return new SourceRecord(read.sourcePartition(), read.sourceOffset(), read.topic(), read.kafkaPartition(),
-                read.keySchema(), read.key(), read.valueSchema(), value, read.timestamp());
+        return mark == null ? h.read() : ChangeRecords.markedRead(h.read(), mark, h.read().sourceOffset());
     }
 
     /** Waits for room ahead of poll() (the copy pauses meanwhile: the publisher's queue is bounded too). */

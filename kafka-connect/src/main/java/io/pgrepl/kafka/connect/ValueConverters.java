@@ -218,7 +218,7 @@ final class ValueConverters {
                 // Debezium pads the fraction to the declared precision (typmod; -1 means the default, 6)
                 int p = typmod < 0 ? 6 : Math.min(typmod, 6);
                 b = SchemaBuilder.string().name(ZONED_TIMESTAMP).version(1);
-                f = v -> zonedTimestamp((Instant) v, p);
+                f = v -> ZonedTimestamps.format((Instant) v, p);
             }
             case PgType.TIMETZ -> {
                 b = SchemaBuilder.string().name(ZONED_TIME).version(1);
@@ -345,12 +345,6 @@ final class ValueConverters {
         } catch (ArithmeticException e) {
             return days > 0 ? Long.MAX_VALUE : Long.MIN_VALUE;
         }
-    }
-
-    /** By fraction digits: 0 prints none (and ISO's shortest form), 1..6 exactly that many. */
-    /** ISO-8601 in UTC with exactly {@code fractionDigits} (0..6) digits after the seconds, as Debezium's ZonedTimestamp. */
-    static String zonedTimestamp(Instant i, int fractionDigits) {
-        return ZonedTimestamps.format(i, fractionDigits);
     }
 
     static String zonedTime(OffsetTime t) {
