@@ -44,6 +44,14 @@ public final class ConnectSideBySide {
         boolean schemas = true;
         long timeoutSeconds = 1800;
         Path out;
+        /** {@code --connector-config K=V}, repeatable: added to both connectors' configs (e.g. producer overrides). */
+        Map<String, String> connectorConfig = new java.util.LinkedHashMap<>();
+        /**
+         * {@code --converter CONNECTOR=CLASS}, repeatable: that connector's own key and value converter
+         * (a connector-level override; {@code cached} names pgrepl's CachedSchemaJsonConverter), with the
+         * worker's {@code schemas.enable}. Unnamed connectors use the worker's JsonConverter.
+         */
+        Map<String, String> converters = new java.util.LinkedHashMap<>();
 
         static Options parse(String[] args) {
             Options o = new Options();
@@ -61,9 +69,24 @@ public final class ConnectSideBySide {
                     case "--no-schemas" -> o.schemas = false;
                     case "--timeout" -> o.timeoutSeconds = Long.parseLong(args[++i]);
                     case "--out" -> o.out = Path.of(args[++i]);
+                    case "--connector-config" -> {
+                        String kv = args[++i];
+                        int eq = kv.indexOf('=');
+                        if (eq < 1) throw new IllegalArgumentException("--connector-config takes KEY=VALUE, not " + kv);
+                        o.connectorConfig.put(kv.substring(0, eq), kv.substring(eq + 1));
+                    }
+                    case "--converter" -> {
+                        String kv = args[++i];
+                        int eq = kv.indexOf('=');
+                        if (eq < 1) throw new IllegalArgumentException("--converter takes CONNECTOR=CLASS, not " + kv);
+                        String cls = kv.substring(eq + 1);
+                        o.converters.put(kv.substring(0, eq),
+                                cls.equals("cached") ? "io.pgrepl.kafka.connect.CachedSchemaJsonConverter" : cls);
+                    }
                     default -> throw new IllegalArgumentException("unknown option " + args[i]
                             + " (--version N --rows N --batch N --rounds N --snapshot-rows N --snapshot-rounds N"
-                            + " --connectors debezium,pgrepl --fidelity --verify --no-schemas --timeout S --out FILE.tsv)");
+                            + " --connectors debezium,pgrepl --fidelity --verify --no-schemas --timeout S --out FILE.tsv"
+                            + " --connector-config KEY=VALUE ... --converter CONNECTOR=CLASS|cached ...)");
                 }
             }
             if (o.fidelity && !o.schemas) throw new IllegalArgumentException("--fidelity compares schemas: drop --no-schemas");
@@ -81,7 +104,11 @@ public final class ConnectSideBySide {
      * expected count; {@code distinctIds} the distinct row ids read back ({@code --verify}, else -1).
      */
     record Run(String phase, int round, String connector, long rows, long records, long distinctIds,
-               double firstRecordSeconds, double seconds, Map<String, Double> cpu) {
+               double firstRecordSeconds, double seconds, Map<String, Double> cpu, long logBytes) {
+        double bytesPerRecord() {
+            return records == 0 ? 0 : (double) logBytes / records;
+        }
+
         double rowsPerSecond() {
             return rows / seconds;
         }
@@ -187,14 +214,24 @@ public final class ConnectSideBySide {
     private static Run measure(PgServer pg, EmbeddedConnectCluster connect, TopicWatch watch, Options o, String phase,
                                int round, String connector, String name, Map<String, String> config, String topic, long rows)
             throws Exception {
+        config.putAll(o.connectorConfig);
+        String converter = o.converters.get(connector);
+        if (converter != null) {
+            for (String side : new String[] {"key", "value"}) {
+                config.put(side + ".converter", converter);
+                config.put(side + ".converter.schemas.enable", Boolean.toString(o.schemas));
+            }
+        }
         System.gc();
         CpuSample before = CpuSample.take();
         long start = System.nanoTime();
         connect.configureConnector(name, config);
         TopicWatch.Arrival a = watch.await(topic, rows, start, Duration.ofSeconds(o.timeoutSeconds), 50, 0);
         CpuSample after = CpuSample.take();
+        ProducerStats producer = ProducerStats.of(name);
         Thread.sleep(1000); // late duplicates would show in the end offset
         long records = watch.endOffset(topic);
+        long logBytes = watch.logBytes(topic);
         long distinct = -1;
         if (o.verify) {
             long[] d = watch.distinctIds(topic, rows);
@@ -204,13 +241,24 @@ public final class ConnectSideBySide {
         connect.deleteConnector(name);
         dropSlot(pg, name);
         Run run = new Run(phase, round, connector, rows, records, distinct, a.firstNanos() / 1e9, a.allNanos() / 1e9,
-                after.since(before, name));
+                after.since(before, name), logBytes);
         System.out.printf("%-8s round %d %-8s %,d rows in %.2f s (first record %.2f s): %,.0f rows/s; CPU us/row: "
-                        + "connector %.1f (task %.1f, own %.1f, producer %.1f), process %.1f; records %d%s%n",
+                        + "connector %.1f (task %.1f, own %.1f, producer %.1f), process %.1f; records %d (%.0f log bytes each)%s%n",
                 phase, round, connector, rows, run.seconds(), run.firstRecordSeconds(), run.rowsPerSecond(),
                 run.microsPerRow("connector"), run.microsPerRow("task"), run.microsPerRow("own"),
-                run.microsPerRow("producer"), run.microsPerRow("process"), records,
+                run.microsPerRow("producer"), run.microsPerRow("process"), records, run.bytesPerRecord(),
                 distinct < 0 ? "" : ", distinct ids " + distinct);
+        System.out.println("         " + producer);
+        if (Boolean.getBoolean("sidebyside.dump")) {
+            watch.read(topic, (key, value) -> {
+                System.out.println("DUMP key " + new String(key, java.nio.charset.StandardCharsets.UTF_8));
+                System.out.println("DUMP value " + value);
+                return null;
+            });
+        }
+        if (Boolean.getBoolean("sidebyside.restThreads")) {
+            System.out.println("         rest of the process, by thread:" + after.restBreakdown(before, name, 12));
+        }
         return run;
     }
 
@@ -259,14 +307,14 @@ public final class ConnectSideBySide {
     }
 
     static String table(Outcome outcome) {
-        StringBuilder b = new StringBuilder(String.format("%-8s %5s %-8s %9s %9s %8s %9s %10s %8s %8s %8s %8s %8s%n",
+        StringBuilder b = new StringBuilder(String.format("%-8s %5s %-8s %9s %9s %8s %9s %10s %8s %8s %8s %8s %8s %6s%n",
                 "phase", "round", "conn", "rows", "records", "first_s", "total_s", "rows/s", "conn_us", "task_us",
-                "own_us", "prod_us", "proc_us"));
+                "own_us", "prod_us", "proc_us", "B/rec"));
         for (Run r : outcome.runs()) {
-            b.append(String.format("%-8s %5d %-8s %9d %9d %8.2f %9.2f %10.0f %8.1f %8.1f %8.1f %8.1f %8.1f%n",
+            b.append(String.format("%-8s %5d %-8s %9d %9d %8.2f %9.2f %10.0f %8.1f %8.1f %8.1f %8.1f %8.1f %6.0f%n",
                     r.phase(), r.round(), r.connector(), r.rows(), r.records(), r.firstRecordSeconds(), r.seconds(),
                     r.rowsPerSecond(), r.microsPerRow("connector"), r.microsPerRow("task"), r.microsPerRow("own"),
-                    r.microsPerRow("producer"), r.microsPerRow("process")));
+                    r.microsPerRow("producer"), r.microsPerRow("process"), r.bytesPerRecord()));
         }
         return b.toString();
     }
@@ -274,13 +322,13 @@ public final class ConnectSideBySide {
     static String tsv(Outcome outcome) {
         StringBuilder b = new StringBuilder("# PostgreSQL " + outcome.pgVersion() + "\n");
         b.append("phase\tround\tconnector\trows\trecords\tdistinct_ids\tfirst_s\ttotal_s\trows_per_s\tcpu_connector_s"
-                + "\tcpu_task_s\tcpu_own_s\tcpu_producer_s\tcpu_rest_s\tcpu_process_s\n");
+                + "\tcpu_task_s\tcpu_own_s\tcpu_producer_s\tcpu_rest_s\tcpu_process_s\tlog_bytes\n");
         for (Run r : outcome.runs()) {
             Map<String, Double> c = r.cpu();
             b.append(String.join("\t", r.phase(), Integer.toString(r.round()), r.connector(), Long.toString(r.rows()),
                     Long.toString(r.records()), Long.toString(r.distinctIds()), fmt(r.firstRecordSeconds()),
                     fmt(r.seconds()), String.format("%.0f", r.rowsPerSecond()), fmt(c.get("connector")), fmt(c.get("task")),
-                    fmt(c.get("own")), fmt(c.get("producer")), fmt(c.get("rest")), fmt(c.get("process")))).append('\n');
+                    fmt(c.get("own")), fmt(c.get("producer")), fmt(c.get("rest")), fmt(c.get("process")), Long.toString(r.logBytes()))).append('\n');
         }
         return b.toString();
     }

@@ -59,6 +59,27 @@ record CpuSample(long processNanos, Map<Long, Long> threadNanos, Map<Long, Strin
         return by;
     }
 
+    /**
+     * The {@code rest} split further: CPU seconds by thread name with its digits folded (the broker's
+     * request handlers add up as one), biggest first, plus {@code (not a Java thread)}: the process's
+     * time that no live Java thread accounts for (GC and JIT threads, threads that ended).
+     */
+    String restBreakdown(CpuSample start, String name, int top) {
+        Map<String, Double> by = new HashMap<>();
+        double threads = 0;
+        for (Map.Entry<Long, Long> e : threadNanos.entrySet()) {
+            double s = (e.getValue() - start.threadNanos.getOrDefault(e.getKey(), 0L)) / 1e9;
+            threads += s;
+            String thread = threadNames.get(e.getKey());
+            if (kind(thread, name).equals("rest")) by.merge(thread.replaceAll("[0-9]+", "N"), s, Double::sum);
+        }
+        by.put("(not a Java thread)", (processNanos - start.processNanos) / 1e9 - threads);
+        StringBuilder b = new StringBuilder();
+        by.entrySet().stream().sorted(Map.Entry.<String, Double>comparingByValue().reversed()).limit(top)
+                .forEach(e -> b.append(String.format("%n           %7.2f s  %s", e.getValue(), e.getKey())));
+        return b.toString();
+    }
+
     static String kind(String thread, String connector) {
         if (thread.startsWith("task-thread-" + connector + "-")) return "task";
         if (thread.startsWith("debezium-") || thread.startsWith("pgrepl-")) return "own";

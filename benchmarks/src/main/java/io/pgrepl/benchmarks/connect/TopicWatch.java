@@ -51,6 +51,22 @@ final class TopicWatch implements AutoCloseable {
         }
     }
 
+    /**
+     * The bytes partition 0 of {@code topic} holds on the brokers' disks (record batches with their
+     * headers, uncompressed here): divided by the record count, what one change costs the producer.
+     */
+    long logBytes(String topic) throws Exception {
+        List<Integer> brokers = admin.describeCluster().nodes().get().stream().map(n -> n.id()).toList();
+        long bytes = 0;
+        for (var dirs : admin.describeLogDirs(brokers).allDescriptions().get().values()) {
+            for (var dir : dirs.values()) {
+                var replica = dir.replicaInfos().get(new TopicPartition(topic, 0));
+                if (replica != null) bytes += replica.size();
+            }
+        }
+        return bytes;
+    }
+
     /** When the topic first held a record and when it held {@code n}, in ns since {@code start}. */
     record Arrival(long firstNanos, long allNanos, long records) {}
 
