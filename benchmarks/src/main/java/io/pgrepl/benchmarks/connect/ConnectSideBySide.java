@@ -104,7 +104,8 @@ public final class ConnectSideBySide {
      * expected count; {@code distinctIds} the distinct row ids read back ({@code --verify}, else -1).
      */
     record Run(String phase, int round, String connector, long rows, long records, long distinctIds,
-               double firstRecordSeconds, double seconds, Map<String, Double> cpu, long logBytes) {
+               double firstRecordSeconds, double seconds, Map<String, Double> cpu, long logBytes,
+               ProducerStats producer) {
         double bytesPerRecord() {
             return records == 0 ? 0 : (double) logBytes / records;
         }
@@ -241,7 +242,7 @@ public final class ConnectSideBySide {
         connect.deleteConnector(name);
         dropSlot(pg, name);
         Run run = new Run(phase, round, connector, rows, records, distinct, a.firstNanos() / 1e9, a.allNanos() / 1e9,
-                after.since(before, name), logBytes);
+                after.since(before, name), logBytes, producer);
         System.out.printf("%-8s round %d %-8s %,d rows in %.2f s (first record %.2f s): %,.0f rows/s; CPU us/row: "
                         + "connector %.1f (task %.1f, own %.1f, producer %.1f), process %.1f; records %d (%.0f log bytes each)%s%n",
                 phase, round, connector, rows, run.seconds(), run.firstRecordSeconds(), run.rowsPerSecond(),
@@ -322,13 +323,16 @@ public final class ConnectSideBySide {
     static String tsv(Outcome outcome) {
         StringBuilder b = new StringBuilder("# PostgreSQL " + outcome.pgVersion() + "\n");
         b.append("phase\tround\tconnector\trows\trecords\tdistinct_ids\tfirst_s\ttotal_s\trows_per_s\tcpu_connector_s"
-                + "\tcpu_task_s\tcpu_own_s\tcpu_producer_s\tcpu_rest_s\tcpu_process_s\tlog_bytes\n");
+                + "\tcpu_task_s\tcpu_own_s\tcpu_producer_s\tcpu_rest_s\tcpu_process_s\tlog_bytes"
+                + "\trecords_per_request\trequest_ms\tbuffer_wait\n");
         for (Run r : outcome.runs()) {
             Map<String, Double> c = r.cpu();
             b.append(String.join("\t", r.phase(), Integer.toString(r.round()), r.connector(), Long.toString(r.rows()),
                     Long.toString(r.records()), Long.toString(r.distinctIds()), fmt(r.firstRecordSeconds()),
                     fmt(r.seconds()), String.format("%.0f", r.rowsPerSecond()), fmt(c.get("connector")), fmt(c.get("task")),
-                    fmt(c.get("own")), fmt(c.get("producer")), fmt(c.get("rest")), fmt(c.get("process")), Long.toString(r.logBytes()))).append('\n');
+                    fmt(c.get("own")), fmt(c.get("producer")), fmt(c.get("rest")), fmt(c.get("process")), Long.toString(r.logBytes()),
+                    fmt(r.producer().recordsPerRequestAvg()), fmt(r.producer().requestLatencyAvgMs()),
+                    fmt(r.producer().bufferWaitRatio()))).append('\n');
         }
         return b.toString();
     }
