@@ -37,7 +37,11 @@ class ProcessTest {
     }
 
     private static ProcessBuilder cli(String... args) {
-        List<String> cmd = new ArrayList<>(List.of(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
+        // A build started as a background job of a non-interactive shell inherits SIGINT ignored, and exec
+        // keeps it so: the CLI then rightly never sees the test's SIGINT. env (which execs, keeping the pid)
+        // gives the child the default disposition whatever launched the build.
+        List<String> cmd = new ArrayList<>(List.of("env", "--default-signal=INT,TERM",
+                Path.of(System.getProperty("java.home"), "bin", "java").toString(),
                 "-cp", System.getProperty("java.class.path"), "io.pgrepl.cli.Main"));
         cmd.addAll(List.of(args));
         return new ProcessBuilder(cmd);
