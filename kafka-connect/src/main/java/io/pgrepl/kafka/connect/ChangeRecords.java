@@ -6,6 +6,7 @@ import io.pgrepl.codec.pgoutput.RelationInfo;
 import io.pgrepl.codec.pgoutput.record.Delete;
 import io.pgrepl.codec.pgoutput.record.Insert;
 import io.pgrepl.codec.pgoutput.record.Message;
+import io.pgrepl.codec.pgoutput.record.Origin;
 import io.pgrepl.codec.pgoutput.record.PgOutputRecord;
 import io.pgrepl.codec.pgoutput.record.Relation;
 import io.pgrepl.codec.pgoutput.record.Truncate;
@@ -66,6 +67,9 @@ final class ChangeRecords {
     private int index;
     /** Counts transactions: a table's cached {@code source} block is for the one it was built in. */
     private long txSeq;
+    /** The replication origin of the current transaction (an Origin message follows its Begin), else null. */
+    private String origin;
+    private long originLsn;
 
     ChangeRecords(PgreplConnectorConfig config, Map<String, ?> partition, String db, EnumTypes enums,
                   IntFunction<Set<String>> primaryKeys) {
@@ -86,6 +90,8 @@ final class ChangeRecords {
         this.commitMicros = commitPgMicros + PgTime.PG_EPOCH_UNIX_MICROS;
         this.index = 0;
         this.txSeq++;
+        this.origin = null;
+        this.originLsn = 0;
     }
 
     /** How many records of the current transaction were produced (skipped ones included). */
@@ -117,8 +123,12 @@ final class ChangeRecords {
             }
         } else if (r instanceof Message m) {
             message(m, skipThrough, out);
+        } else if (r instanceof Origin o) {
+            // Sent right after Begin, before any change: every source block of the transaction carries it.
+            origin = o.name();
+            originLsn = o.originLsn();
         }
-        // Type, Origin: nothing to send
+        // Type: nothing to send
     }
 
     /**
@@ -258,6 +268,7 @@ final class ChangeRecords {
             TableSchema s = t.schema;
             t.sourceBlock = SourceInfo.of(config.topicPrefix(), db, s.relation.namespace(), s.relation.name(), commitMicros,
                     xid, commitLsn, previousCommit, "false");
+            if (origin != null) t.sourceBlock.put(SourceInfo.ORIGIN_F, origin).put(SourceInfo.ORIGIN_LSN_F, originLsn);
             t.sourceTx = txSeq;
         }
         return t.sourceBlock;

@@ -29,7 +29,7 @@ final class SourceInfo {
             .field("txId", Schema.OPTIONAL_INT64_SCHEMA)
             .field("lsn", Schema.OPTIONAL_INT64_SCHEMA)
             .field("xmin", Schema.OPTIONAL_INT64_SCHEMA)
-            // Debezium 3.x: the replication origin of a transaction applied by a subscription (always null here).
+            // Debezium 3.x: the replication origin of a transaction applied by a subscription (pgoutput's Origin message).
             .field("origin", Schema.OPTIONAL_STRING_SCHEMA)
             .field("origin_lsn", Schema.OPTIONAL_INT64_SCHEMA)
             .build();
@@ -48,6 +48,8 @@ final class SourceInfo {
     static final Field TX_ID_F = SCHEMA.field("txId");
     private static final Field LSN_F = SCHEMA.field("lsn");
     private static final Field XMIN_F = SCHEMA.field("xmin");
+    static final Field ORIGIN_F = SCHEMA.field("origin");
+    static final Field ORIGIN_LSN_F = SCHEMA.field("origin_lsn");
 
     /** Debezium's optional transaction block; pgrepl leaves it null (no transaction metadata topic). */
     static final Schema TRANSACTION_SCHEMA = SchemaBuilder.struct().name("event.block").version(1).optional()

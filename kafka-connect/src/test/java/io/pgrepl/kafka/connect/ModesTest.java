@@ -266,4 +266,35 @@ class ModesTest {
                 .filter(c -> c.topic().contains("messages")).findFirst().orElse(null));
         for (String n : connectors.keySet()) connect.deleteConnector(n);
     }
+
+    /**
+     * A transaction applied under a replication origin (as a subscription's apply worker does) carries
+     * pgoutput's Origin message: {@code source.origin} and {@code source.origin_lsn} name it, as in
+     * Debezium; the next transaction, without an origin, has both null again.
+     */
+    @Test
+    void aReplicationOriginFillsSourceOrigin() throws Exception {
+        EndToEndTest.sql(pg, "CREATE TABLE og_t (id int PRIMARY KEY)");
+        Map<String, String> c = EndToEndTest.connectorConfig(pg, "og");
+        connect.configureConnector("og", c);
+        connect.assertions().assertConnectorAndExactlyNumTasksAreRunning("og", 1, "connector did not start");
+        EndToEndTest.awaitSlotActive(pg, "og_slot");
+        // One session: the origin is set up for it, then one transaction is stamped with the origin's LSN.
+        EndToEndTest.sql(pg, "SELECT pg_replication_origin_create('upstream_a');"
+                + " SELECT pg_replication_origin_session_setup('upstream_a');"
+                + " BEGIN; SELECT pg_replication_origin_xact_setup('0/ABCDEF', now()); INSERT INTO og_t VALUES (1); COMMIT;"
+                + " SELECT pg_replication_origin_session_reset()");
+        EndToEndTest.sql(pg, "INSERT INTO og_t VALUES (2)");
+        List<Change> all = ConnectHarness.readUntil(connect, "\\Qog.public.og_t\\E", Map.of(),
+                l -> l.size() >= 2, Duration.ofSeconds(60));
+        assertEquals(2, all.size());
+        Struct first = all.get(0).value().getStruct("source");
+        Struct second = all.get(1).value().getStruct("source");
+        assertEquals(1, all.get(0).value().getStruct("after").getInt32("id"));
+        assertEquals("upstream_a", first.getString("origin"));
+        assertEquals(0xABCDEFL, first.getInt64("origin_lsn"));
+        assertNull(second.get("origin"));
+        assertNull(second.get("origin_lsn"));
+        connect.deleteConnector("og");
+    }
 }
