@@ -53,6 +53,12 @@ public final class ConnectSideBySide {
          */
         Map<String, String> converters = new java.util.LinkedHashMap<>();
 
+        private static void putPair(Map<String, String> into, String pair, String usage) {
+            int eq = pair.indexOf('=');
+            if (eq < 1) throw new IllegalArgumentException(usage + ", not " + pair);
+            into.put(pair.substring(0, eq), pair.substring(eq + 1));
+        }
+
         static Options parse(String[] args) {
             Options o = new Options();
             for (int i = 0; i < args.length; i++) {
@@ -69,26 +75,16 @@ public final class ConnectSideBySide {
                     case "--no-schemas" -> o.schemas = false;
                     case "--timeout" -> o.timeoutSeconds = Long.parseLong(args[++i]);
                     case "--out" -> o.out = Path.of(args[++i]);
-                    case "--connector-config" -> {
-                        String kv = args[++i];
-                        int eq = kv.indexOf('=');
-                        if (eq < 1) throw new IllegalArgumentException("--connector-config takes KEY=VALUE, not " + kv);
-                        o.connectorConfig.put(kv.substring(0, eq), kv.substring(eq + 1));
-                    }
-                    case "--converter" -> {
-                        String kv = args[++i];
-                        int eq = kv.indexOf('=');
-                        if (eq < 1) throw new IllegalArgumentException("--converter takes CONNECTOR=CLASS, not " + kv);
-                        String cls = kv.substring(eq + 1);
-                        o.converters.put(kv.substring(0, eq),
-                                cls.equals("cached") ? "io.pgrepl.kafka.connect.CachedSchemaJsonConverter" : cls);
-                    }
+                    case "--connector-config" -> putPair(o.connectorConfig, args[++i], "--connector-config KEY=VALUE");
+                    case "--converter" -> putPair(o.converters, args[++i], "--converter CONNECTOR=CLASS");
                     default -> throw new IllegalArgumentException("unknown option " + args[i]
                             + " (--version N --rows N --batch N --rounds N --snapshot-rows N --snapshot-rounds N"
                             + " --connectors debezium,pgrepl --fidelity --verify --no-schemas --timeout S --out FILE.tsv"
                             + " --connector-config KEY=VALUE ... --converter CONNECTOR=CLASS|cached ...)");
                 }
             }
+            o.converters.replaceAll((connector, cls) ->
+                    cls.equals("cached") ? "io.pgrepl.kafka.connect.CachedSchemaJsonConverter" : cls);
             if (o.fidelity && !o.schemas) throw new IllegalArgumentException("--fidelity compares schemas: drop --no-schemas");
             for (String c : o.connectors) {
                 if (!c.equals(Connectors.PGREPL) && !c.equals(Connectors.DEBEZIUM)) {
@@ -250,13 +246,6 @@ public final class ConnectSideBySide {
                 run.microsPerRow("producer"), run.microsPerRow("process"), records, run.bytesPerRecord(),
                 distinct < 0 ? "" : ", distinct ids " + distinct);
         System.out.println("         " + producer);
-        if (Boolean.getBoolean("sidebyside.dump")) {
-            watch.read(topic, (key, value) -> {
-                System.out.println("DUMP key " + new String(key, java.nio.charset.StandardCharsets.UTF_8));
-                System.out.println("DUMP value " + value);
-                return null;
-            });
-        }
         if (Boolean.getBoolean("sidebyside.restThreads")) {
             System.out.println("         rest of the process, by thread:" + after.restBreakdown(before, name, 12));
         }
