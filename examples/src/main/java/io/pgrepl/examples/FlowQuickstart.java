@@ -13,7 +13,7 @@ import io.pgrepl.codec.pgoutput.record.Insert;
 import java.util.concurrent.Flow;
 
 /**
- * The README's Flow-face program: the same output as {@link HandlerQuickstart}, from copied
+ * The library guide's Flow-face program: the same output as {@link HandlerQuickstart}, from copied
  * records on a subscriber thread, with demand driving the socket. Usage:
  * {@code FlowQuickstart URL PUBLICATION [TRANSACTIONS]}.
  */

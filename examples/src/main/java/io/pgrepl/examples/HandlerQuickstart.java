@@ -10,7 +10,7 @@ import io.pgrepl.codec.pgoutput.InsertMessage;
 import io.pgrepl.codec.pgoutput.TupleView;
 
 /**
- * The README's handler-face program: prints every inserted row with typed values and acknowledges
+ * The library guide's handler-face program: prints every inserted row with typed values and acknowledges
  * each commit. Usage: {@code HandlerQuickstart URL PUBLICATION [TRANSACTIONS]}, where URL has
  * {@code replication=database}; it stops after TRANSACTIONS commits, or on Ctrl-C.
  */

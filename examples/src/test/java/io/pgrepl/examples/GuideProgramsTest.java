@@ -9,15 +9,15 @@ import java.util.List;
 import org.junit.jupiter.api.Test;
 
 /**
- * The README's "Use it as a library" programs are these files, word for word (minus the package
+ * The library guide's (docs/library.md) programs are these files, word for word (minus the package
  * line), so the code {@link QuickstartTest} compiles and runs is the code a reader copies.
  */
-class ReadmeProgramsTest {
+class GuideProgramsTest {
     private static final Path ROOT = Path.of("..");
 
     private static List<String> javaBlocks() throws Exception {
         List<String> blocks = new ArrayList<>();
-        String readme = Files.readString(ROOT.resolve("README.md"));
+        String readme = Files.readString(ROOT.resolve("docs/library.md"));
         int from = 0;
         while ((from = readme.indexOf("```java\n", from)) >= 0) {
             int start = from + "```java\n".length();
@@ -32,7 +32,7 @@ class ReadmeProgramsTest {
         String source = Files.readString(ROOT.resolve("examples/src/main/java/io/pgrepl/examples/" + program + ".java"));
         String expected = source.replaceFirst("^package io\\.pgrepl\\.examples;\n\n", "");
         assertTrue(javaBlocks().contains(expected),
-                "README.md has no ```java block equal to " + program + ".java without its package line");
+                "docs/library.md has no ```java block equal to " + program + ".java without its package line");
     }
 
     @Test
