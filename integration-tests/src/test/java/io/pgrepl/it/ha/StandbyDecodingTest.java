@@ -86,10 +86,27 @@ class StandbyDecodingTest {
         return LogicalReplicationOptions.builder(slot).publications("sb_pub").statusInterval(Duration.ofMillis(200)).build();
     }
 
+    /**
+     * Creates the slot through {@link StandbySlots}; the helper's primary session logs its
+     * statements ({@code log_statement=all} as a startup parameter), so the primary's log proves
+     * that it asked for a standby snapshot (a busy primary's own records would also let the
+     * command finish, only later).
+     */
     private static void createOnStandby(PgServer primary, PgServer standby, String slot) throws Exception {
+        long before = helperStatements(primary);
         try (PgConnection s = HaSupport.replication(standby)) {
             await(StandbySlots.create(s, CreateSlotOptions.logical(slot, "pgoutput").withSnapshot(SnapshotMode.NOTHING),
-                    HaSupport.superuser(primary).build()));
+                    HaSupport.superuser(primary).startupParameter("log_statement", "all").build()));
+        }
+        waitUntil("the primary to log the helper's pg_log_standby_snapshot()", Duration.ofSeconds(10),
+                () -> helperStatements(primary) > before);
+    }
+
+    private static long helperStatements(PgServer primary) {
+        try (Stream<String> lines = java.nio.file.Files.lines(primary.logFile())) {
+            return lines.filter(l -> l.contains("statement: SELECT pg_catalog.pg_log_standby_snapshot()")).count();
+        } catch (java.io.IOException e) {
+            throw new java.io.UncheckedIOException(e);
         }
     }
 
