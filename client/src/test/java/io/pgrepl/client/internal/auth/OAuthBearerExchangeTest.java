@@ -28,6 +28,10 @@ import org.junit.jupiter.api.Test;
 class OAuthBearerExchangeTest {
     private static final String TOKEN = "eyJhbGciOi.secret-part_42~+/==";
     private static final List<String> OAUTH = List.of("OAUTHBEARER");
+    static {
+        io.pgrepl.testkit.secrets.TestSecrets.register(TOKEN);
+    }
+
     private static final OAuthBearerTokenSource.Request REQUEST =
             new OAuthBearerTokenSource.Request("db.example", 5432, "alice", "app", true);
 
