@@ -237,11 +237,11 @@ public final class Authenticator {
         try {
             token = Objects.requireNonNull(tokenSource.token(tokenRequest), "token source returned a null stage");
         } catch (RuntimeException e) {
-            throw sourceFailed(e);
+            throw OAuthBearerClient.sourceFailed(e);
         }
         return token.handle((t, error) -> {
             try {
-                if (error != null) throw sourceFailed(error);
+                if (error != null) throw OAuthBearerClient.sourceFailed(error);
                 return new SaslInitial(OAuthBearerClient.MECHANISM, OAuthBearerClient.initialResponse(t));
             } catch (RuntimeException e) {
                 destroy();
@@ -250,14 +250,6 @@ public final class Authenticator {
         });
     }
 
-    private static AuthenticationException sourceFailed(Throwable error) {
-        Throwable cause = error instanceof CompletionException && error.getCause() != null ? error.getCause() : error;
-        // The class name only: the source's own message is its business (it may echo a credential).
-        AuthenticationException e = new AuthenticationException(Reason.TOKEN_SOURCE_FAILED,
-                "the OAuth bearer token source failed (" + cause.getClass().getName() + "); see the cause");
-        e.initCause(cause);
-        return e;
-    }
 
     /**
      * AuthenticationSASLContinue: verifies server-first-message and returns client-final-message.

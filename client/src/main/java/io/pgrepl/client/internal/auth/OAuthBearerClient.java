@@ -69,6 +69,17 @@ final class OAuthBearerClient {
         }
     }
 
+    /** The token source threw or failed its stage: its exception becomes the cause. */
+    static AuthenticationException sourceFailed(Throwable error) {
+        Throwable cause = error instanceof java.util.concurrent.CompletionException && error.getCause() != null
+                ? error.getCause() : error;
+        // The class name only: the source's own message is its business (it may echo a credential).
+        AuthenticationException e = new AuthenticationException(Reason.TOKEN_SOURCE_FAILED,
+                "the OAuth bearer token source failed (" + cause.getClass().getName() + "); see the cause");
+        e.initCause(cause);
+        return e;
+    }
+
     /**
      * AuthenticationSASLContinue: the server rejected the token. Records its error result and
      * returns the dummy response.
