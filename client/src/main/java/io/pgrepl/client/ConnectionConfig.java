@@ -1,6 +1,7 @@
 package io.pgrepl.client;
 
 import io.netty.channel.EventLoopGroup;
+import io.pgrepl.client.auth.OAuthBearerTokenSource;
 import io.pgrepl.client.config.HostSpec;
 import io.pgrepl.client.config.LoadBalanceHosts;
 import io.pgrepl.client.config.SslMode;
@@ -49,6 +50,7 @@ public final class ConnectionConfig {
     private final SslNegotiation sslNegotiation;
     private final String channelBinding;
     private final String requireAuth;
+    private final OAuthBearerTokenSource oauthTokenSource;
     private final String applicationName;
     private final ReplicationMode replication;
     private final Duration connectTimeout;
@@ -81,6 +83,7 @@ public final class ConnectionConfig {
         this.sslNegotiation = b.sslNegotiation;
         this.channelBinding = b.channelBinding;
         this.requireAuth = b.requireAuth;
+        this.oauthTokenSource = b.oauthTokenSource;
         this.applicationName = b.applicationName;
         this.replication = b.replication;
         this.connectTimeout = b.connectTimeout;
@@ -156,6 +159,7 @@ public final class ConnectionConfig {
         b.sslNegotiation = sslNegotiation;
         b.channelBinding = channelBinding;
         b.requireAuth = requireAuth;
+        b.oauthTokenSource = oauthTokenSource;
         b.applicationName = applicationName;
         b.replication = replication;
         b.connectTimeout = connectTimeout;
@@ -218,6 +222,8 @@ public final class ConnectionConfig {
     public String channelBinding() { return channelBinding; }
     /** {@return libpq require_auth list, or null for no restriction} */
     public String requireAuth() { return requireAuth; }
+    /** {@return where OAuth bearer tokens come from (PostgreSQL 18 {@code oauth}), or null} */
+    public OAuthBearerTokenSource oauthTokenSource() { return oauthTokenSource; }
     /** {@return libpq application_name, shown in pg_stat_activity and pg_stat_replication (default pgrepl)} */
     public String applicationName() { return applicationName; }
     /** {@return libpq replication: a plain session (default), a physical or a logical walsender} */
@@ -249,6 +255,7 @@ public final class ConnectionConfig {
                 + ", sslrootcert=" + sslRootCert + ", sslcert=" + sslCert
                 + (sslPassword == null ? "" : ", sslpassword=<redacted>") + ", sslsni=" + (sslSni ? 1 : 0)
                 + ", channel_binding=" + channelBinding + ", require_auth=" + requireAuth
+                + (oauthTokenSource == null ? "" : ", oauth=<token source>")
                 + ", application_name=" + applicationName + ", replication=" + replication
                 + ", connect_timeout=" + connectTimeout.toSeconds() + "s, protocol=" + minProtocolVersion + ".." + maxProtocolVersion
                 + ", maxFrameSize=" + maxFrameSize + "}";
@@ -286,6 +293,7 @@ public final class ConnectionConfig {
         private SslNegotiation sslNegotiation = SslNegotiation.POSTGRES;
         private String channelBinding = "prefer";
         private String requireAuth;
+        private OAuthBearerTokenSource oauthTokenSource;
         private String applicationName = "pgrepl";
         private ReplicationMode replication = ReplicationMode.NONE;
         private Duration connectTimeout = Duration.ofSeconds(30);
@@ -449,6 +457,24 @@ public final class ConnectionConfig {
          * @return this builder
          */
         public Builder requireAuth(String v) { requireAuth = v; return this; }
+        /**
+         * Where OAuth bearer tokens come from when a PostgreSQL 18 server asks for {@code oauth}:
+         * asked once per connection attempt (so reconnects get a fresh token), never printed.
+         *
+         * @param v the source, or null for none
+         * @return this builder
+         */
+        public Builder oauthTokenSource(OAuthBearerTokenSource v) { oauthTokenSource = v; return this; }
+        /**
+         * A blocking OAuth token supplier, run off the event loop; see {@link #oauthTokenSource}.
+         *
+         * @param v returns the current bearer token
+         * @return this builder
+         */
+        public Builder oauthToken(java.util.function.Supplier<String> v) {
+            oauthTokenSource = v == null ? null : OAuthBearerTokenSource.ofSupplier(v);
+            return this;
+        }
         /**
          * libpq application_name, reported in pg_stat_activity and pg_stat_replication. Default pgrepl.
          *

@@ -94,7 +94,8 @@ public final class PgConnection implements AutoCloseable {
     private static AuthSession authSession(ConnectionConfig cfg, X509Certificate cert) {
         return new AuthenticatorSession(new Authenticator(cfg.user(), Passwords.source(cfg),
                 ChannelBindingMode.parse(cfg.channelBinding()), RequireAuth.parse(cfg.requireAuth()),
-                Optional.ofNullable(cert)));
+                Optional.ofNullable(cert), cfg.oauthTokenSource(), new io.pgrepl.client.auth.OAuthBearerTokenSource.Request(
+                        cfg.host(), cfg.port(), cfg.user(), cfg.database(), cfg.replication() != ReplicationMode.NONE)));
     }
 
     // ---- state

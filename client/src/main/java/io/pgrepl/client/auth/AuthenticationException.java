@@ -1,12 +1,14 @@
 package io.pgrepl.client.auth;
 
 import java.util.Objects;
+import java.util.Optional;
 
 /**
  * Authentication failed or was refused by the client's own policy.
  *
  * <p>Messages are built only from fixed text and non-secret values (method names, option values,
- * lengths): never from a password, a salted password, a key, a proof or a nonce.
+ * lengths): never from a password, a salted password, a key, a proof, a nonce or an OAuth token.
+ * Not worth retrying as is: the same secret meets the same answer.
  */
 public final class AuthenticationException extends RuntimeException {
     private static final long serialVersionUID = 1L;
@@ -40,11 +42,21 @@ public final class AuthenticationException extends RuntimeException {
         /** The server reported a SCRAM error ({@code e=}) in its final message. */
         SERVER_ERROR,
         /** Messages arrived out of order (e.g. AuthenticationOk before SCRAM completed). */
-        PROTOCOL_VIOLATION
+        PROTOCOL_VIOLATION,
+        /** The server asked for OAUTHBEARER but no token source is configured, or it gave no token. */
+        NO_TOKEN,
+        /** The token source's token is not an RFC 6750 b64token or is too long. */
+        INVALID_TOKEN,
+        /** The OAuth token source failed (its exception is the cause). */
+        TOKEN_SOURCE_FAILED,
+        /** The server's validator rejected the OAuth bearer token ({@link #oauthError()} says what it wants). */
+        TOKEN_REJECTED
     }
 
     /** Why authentication failed. */
     private final Reason reason;
+    /** The server's OAUTHBEARER error result, for {@link Reason#TOKEN_REJECTED}. */
+    private final OAuthErrorResult oauthError;
 
     /**
      * An authentication failure.
@@ -53,8 +65,25 @@ public final class AuthenticationException extends RuntimeException {
      * @param message the message; never contains a password
      */
     public AuthenticationException(Reason reason, String message) {
+        this(reason, message, null);
+    }
+
+    /**
+     * An OAuth bearer token rejection.
+     *
+     * @param reason     why it failed
+     * @param message    the message; never contains a token
+     * @param oauthError the server's error result, or null
+     */
+    public AuthenticationException(Reason reason, String message, OAuthErrorResult oauthError) {
         super(message);
         this.reason = Objects.requireNonNull(reason, "reason");
+        this.oauthError = oauthError;
+    }
+
+    /** {@return the server's OAUTHBEARER error result (status, scope, discovery URL), when it rejected a token} */
+    public Optional<OAuthErrorResult> oauthError() {
+        return Optional.ofNullable(oauthError);
     }
 
     /** {@return why authentication failed} */

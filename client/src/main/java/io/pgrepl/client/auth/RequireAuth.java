@@ -204,6 +204,19 @@ public final class RequireAuth {
     }
 
     /**
+     * Called when none of the server's SASL mechanisms can be used: refuses one this policy
+     * forbids, in libpq's words (e.g. {@code require_auth=oauth} against a SCRAM server).
+     *
+     * @param mechanism a mechanism the server offered
+     * @throws AuthenticationException {@link AuthenticationException.Reason#POLICY_REFUSED} when it is forbidden
+     */
+    public void refuseMechanism(String mechanism) {
+        if (!isUnrestricted() && !allowsMechanism(mechanism)) {
+            throw refused("server requested " + mechanism + " authentication");
+        }
+    }
+
+    /**
      * Called when AuthenticationOk arrives.
      *
      * @param clientFinishedAuth whether the client completed an exchange (sent a password, or

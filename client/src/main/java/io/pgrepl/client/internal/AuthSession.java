@@ -1,6 +1,8 @@
 package io.pgrepl.client.internal;
 
+import io.pgrepl.client.PgException;
 import java.util.List;
+import java.util.concurrent.CompletionStage;
 
 /**
  * The startup exchange's view of authentication: one instance per connection attempt. Every
@@ -17,7 +19,11 @@ public interface AuthSession {
     /** AuthenticationMD5Password: the full {@code md5...} answer as bytes (no NUL). */
     byte[] onMd5(byte[] salt);
 
-    SaslStart onSasl(List<String> mechanisms);
+    /**
+     * AuthenticationSASL: may complete later (an OAuth token being fetched), on any thread; a
+     * failed stage fails the connection.
+     */
+    CompletionStage<SaslStart> onSasl(List<String> mechanisms);
 
     byte[] onSaslContinue(byte[] serverData);
 
@@ -29,6 +35,14 @@ public interface AuthSession {
 
     /** True once SCRAM-SHA-256-PLUS completed with a verified server signature. */
     boolean channelBound();
+
+    /**
+     * The server's ErrorResponse during startup, as the attempt should fail with it: an OAuth
+     * token rejection becomes a typed authentication failure, anything else stays as it is.
+     */
+    default Throwable onServerError(PgException error) {
+        return error;
+    }
 
     /** An authentication method this client does not implement (GSS, SSPI, Kerberos...). */
     RuntimeException unsupported(int code);

@@ -1,9 +1,11 @@
 package io.pgrepl.client.internal;
 
+import io.pgrepl.client.PgException;
 import io.pgrepl.client.auth.AuthRequestKind;
 import io.pgrepl.client.internal.auth.Authenticator;
 import io.pgrepl.client.internal.auth.SaslInitial;
 import java.util.List;
+import java.util.concurrent.CompletionStage;
 
 /** Drives the auth package's {@link Authenticator} from the startup exchange. */
 public final class AuthenticatorSession implements AuthSession {
@@ -24,9 +26,14 @@ public final class AuthenticatorSession implements AuthSession {
     }
 
     @Override
-    public SaslStart onSasl(List<String> mechanisms) {
-        SaslInitial s = authenticator.onSaslRequest(mechanisms);
-        return new SaslStart(s.mechanism(), s.initialResponse());
+    public CompletionStage<SaslStart> onSasl(List<String> mechanisms) {
+        return authenticator.onSaslRequestAsync(mechanisms)
+                .thenApply((SaslInitial s) -> new SaslStart(s.mechanism(), s.initialResponse()));
+    }
+
+    @Override
+    public Throwable onServerError(PgException error) {
+        return authenticator.oauthRejection(error).<Throwable>map(e -> e).orElse(error);
     }
 
     @Override

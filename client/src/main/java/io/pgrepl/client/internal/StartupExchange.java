@@ -70,7 +70,7 @@ public final class StartupExchange implements Exchange {
         switch (type) {
             case BackendMessage.AUTHENTICATION -> {
                 // The server waits for our SASLResponse; anything else meanwhile is out of order.
-                if (deriving) throw unexpected("Authentication request while the SCRAM proof was being computed");
+                if (deriving) throw unexpected("Authentication request while the SCRAM proof or OAuth token was being prepared");
                 if (state != State.AUTHENTICATING) throw unexpected("Authentication request after AuthenticationOk");
                 onAuthentication(AuthenticationRequest.decode(payload));
             }
@@ -86,7 +86,7 @@ public final class StartupExchange implements Exchange {
             }
             case BackendMessage.ERROR_RESPONSE -> {
                 error = new PgException(ErrorFields.decode(payload, type));
-                future.completeExceptionally(error);
+                future.completeExceptionally(auth.onServerError(error));
                 // The server closes after a startup error; nothing more belongs to us.
                 return true;
             }
@@ -149,8 +149,14 @@ public final class StartupExchange implements Exchange {
         } else if (request instanceof AuthenticationRequest.Md5Password md5) {
             send(Frontend::password, auth.onMd5(md5.salt()));
         } else if (request instanceof AuthenticationRequest.Sasl sasl) {
-            AuthSession.SaslStart s = auth.onSasl(sasl.mechanisms());
-            ctx.writeAndFlush(Frontend.saslInitialResponse(ctx.alloc(), s.mechanism(), s.initialResponse()));
+            CompletableFuture<AuthSession.SaslStart> start = auth.onSasl(sasl.mechanisms()).toCompletableFuture();
+            if (start.isDone() && !start.isCompletedExceptionally()) {
+                sendInitial(start.join());
+            } else {
+                // An OAuth token source answers later (or failed): reply from the event loop once it has.
+                deriving = true;
+                sendWhenReady(start, this::sendInitial);
+            }
         } else if (request instanceof AuthenticationRequest.SaslContinue cont) {
             byte[] serverFirst = cont.data();
             if (ScramSha256Client.iterationsOf(serverFirst) > KeyDerivation.OFFLOAD_ITERATIONS) {
@@ -172,13 +178,24 @@ public final class StartupExchange implements Exchange {
      */
     private void deriveOffLoop(byte[] serverFirst) {
         deriving = true;
+        sendWhenReady(CompletableFuture.supplyAsync(() -> auth.onSaslContinue(serverFirst), KeyDerivation.executor()),
+                reply -> send(Frontend::saslResponse, reply));
+    }
+
+    /** SASLInitialResponse; an OAUTHBEARER one carries the token, so its buffer is zeroed like a password's. */
+    private void sendInitial(AuthSession.SaslStart s) {
+        send((alloc, bytes) -> Frontend.saslInitialResponse(alloc, s.mechanism(), bytes), s.initialResponse());
+    }
+
+    /** Sends what {@code pending} yields from the event loop, unless the attempt ended meanwhile. */
+    private <T> void sendWhenReady(CompletableFuture<T> pending, java.util.function.Consumer<T> sender) {
         Channel channel = ctx.channel();
-        CompletableFuture.supplyAsync(() -> auth.onSaslContinue(serverFirst), KeyDerivation.executor())
-                .whenComplete((reply, error) -> channel.eventLoop().execute(() -> {
+        pending.whenComplete((reply, error) -> channel.eventLoop().execute(() -> {
                     deriving = false;
                     if (future.isDone()) {
-                        // The attempt ended meanwhile (timeout, server error): the proof is never sent.
-                        if (reply != null) Arrays.fill(reply, (byte) 0);
+                        // The attempt ended meanwhile (timeout, server error): the secret is never sent.
+                        if (reply instanceof byte[] b) Arrays.fill(b, (byte) 0);
+                        if (reply instanceof AuthSession.SaslStart s) Arrays.fill(s.initialResponse(), (byte) 0);
                         return;
                     }
                     if (error != null) {
@@ -188,7 +205,7 @@ public final class StartupExchange implements Exchange {
                         channel.close();
                         return;
                     }
-                    send(Frontend::saslResponse, reply);
+                    sender.accept(reply);
                 }));
     }
 

@@ -95,13 +95,22 @@ public sealed class ReplicationServerErrorException extends ReplicationException
     }
 
     /**
-     * Admin shutdown/terminate (57P01-57P03), too many connections (53300), or a connection-class
-     * error (08xxx). Slot and publication conditions are never transient (see the subclasses).
+     * Admin shutdown/terminate (57P01-57P03), too many connections (53300), a connection-class
+     * error (08xxx), or a recovery conflict (40001) on a standby. Slot and publication conditions
+     * are never transient (see the subclasses).
+     *
+     * <p>A standby cancels a logical walsender with 40001 ("conflict with recovery") both when its
+     * slot must be invalidated and for conflicts the slot survives; only a new START_REPLICATION
+     * tells which, and on an invalidated slot it fails with a non-transient
+     * {@link ReplicationSlotException} that names the reason.
      */
     @Override
     public boolean isTransient() {
         String s = sqlState();
         return s != null && (s.equals("57P01") || s.equals("57P02") || s.equals("57P03")
-                || s.equals("53300") || s.startsWith("08"));
+                || s.equals("53300") || s.startsWith("08") || s.equals(SERIALIZATION_FAILURE));
     }
+
+    /** serialization_failure: how a hot standby cancels a session in conflict with recovery. */
+    static final String SERIALIZATION_FAILURE = "40001";
 }

@@ -65,9 +65,33 @@ public final class ReplicationSlotException extends ReplicationServerErrorExcept
         String what = switch (c) {
             case IN_USE -> "replication slot in use by another connection";
             case MISSING -> "replication slot does not exist";
-            case INVALIDATED -> "replication slot invalidated (" + reason + ")";
+            case INVALIDATED -> "replication slot invalidated (" + reason + "): " + explanation(reason);
             case UNUSABLE -> "replication slot cannot be used";
         };
         return what + ": " + cause.getMessage();
+    }
+
+    /**
+     * What an invalidation_reason means and what to do; every one needs the slot dropped and
+     * created again, and the consumer resynchronised (the changes in between are lost to it).
+     */
+    static String explanation(String reason) {
+        String why = switch (reason == null ? "" : reason) {
+            case "rows_removed" -> "the primary removed catalog rows this slot still needed (a recovery conflict on a"
+                    + " standby, or vacuum past the slot's catalog_xmin). On a standby, give it a physical slot on the primary"
+                    + " (primary_slot_name) and hot_standby_feedback=on so that the primary keeps those rows";
+            case "wal_level_insufficient" -> "the primary's wal_level was lowered below logical. Set wal_level=logical"
+                    + " on the primary (a restart)";
+            case "conflicting" -> "it conflicted with recovery on this standby (PostgreSQL 16 does not say whether"
+                    + " catalog rows were removed or the primary's wal_level was lowered). Keep wal_level=logical on the"
+                    + " primary, and a physical slot with hot_standby_feedback=on between primary and standby";
+            case "wal_removed" -> "the WAL it needed was removed (max_slot_wal_keep_size, or lost). Consume faster or"
+                    + " raise the limit";
+            case "idle_timeout" -> "it was inactive for longer than idle_replication_slot_timeout. Keep a consumer"
+                    + " connected or raise the timeout";
+            default -> "the server can never stream from it again";
+        };
+        return why + "; then drop and create the slot again and resynchronise the consumer (take a new snapshot):"
+                + " it will not be retried";
     }
 }

@@ -58,12 +58,25 @@ final class SlotChecks {
         String reason = major >= 17 ? "invalidation_reason" : major == 16 ? "CASE WHEN conflicting AND pg_is_in_recovery() THEN 'conflicting' END" : "NULL";
         String sql = "SELECT wal_status, " + reason + " FROM pg_replication_slots WHERE slot_name = " + literal(slot);
         return conn.query(sql).handle((QueryResult r, Throwable e) -> {
-            if (e != null || r.rows().isEmpty()) return refused;
+            if (e != null || r.rows().isEmpty()) return fromDetail(refused);
             Row row = r.rows().get(0);
             if (!row.isNull(1)) return refused.invalidated(row.get(1));
             if ("lost".equals(row.get(0))) return refused.invalidated("wal_removed");
-            return refused;
+            return fromDetail(refused);
         });
+    }
+
+    /**
+     * The server's DETAIL when the catalog cannot be read: 17+ names the invalidation_reason
+     * ({@code ... invalidated due to "rows_removed".}), 16 says "conflicting with recovery".
+     */
+    static ReplicationSlotException fromDetail(ReplicationSlotException refused) {
+        String detail = refused.serverError().detail();
+        if (detail == null) return refused;
+        java.util.regex.Matcher m = java.util.regex.Pattern.compile("invalidated due to \"([a-z_]+)\"").matcher(detail);
+        if (m.find()) return refused.invalidated(m.group(1));
+        if (detail.contains("conflicting with recovery")) return refused.invalidated("conflicting");
+        return refused;
     }
 
     /** A standard-conforming string literal (standard_conforming_strings is on since 9.1). */

@@ -4,6 +4,7 @@ import io.pgrepl.client.auth.AuthRequestKind;
 import io.pgrepl.client.auth.AuthenticationException;
 import io.pgrepl.client.auth.AuthenticationException.Reason;
 import io.pgrepl.client.auth.ChannelBindingMode;
+import io.pgrepl.client.auth.OAuthBearerTokenSource;
 import io.pgrepl.client.auth.PasswordSource;
 import io.pgrepl.client.auth.RequireAuth;
 import java.nio.charset.StandardCharsets;
@@ -12,6 +13,9 @@ import java.util.Arrays;
 import java.util.List;
 import java.util.Objects;
 import java.util.Optional;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
+import java.util.concurrent.CompletionStage;
 
 /**
  * Answers the backend's authentication requests for one connection attempt, enforcing
@@ -24,6 +28,11 @@ import java.util.Optional;
  * certificate whose signature algorithm has no digest (Ed25519...), libpq picks
  * SCRAM-SHA-256-PLUS and then fails; this class falls back to SCRAM-SHA-256 with flag {@code n}
  * (never {@code y}, which the server would rightly take for a downgrade).
+ *
+ * <p>SASL OAUTHBEARER (PostgreSQL 18) is chosen, as libpq does, only when the server offers no
+ * usable SCRAM mechanism; its token comes from an {@link OAuthBearerTokenSource}, possibly
+ * later ({@link #onSaslRequestAsync}). While that token is awaited the server waits too, and
+ * nothing else drives this object.
  */
 public final class Authenticator {
     /** PostgreSQL refuses longer passwords (libpq and the server's SASLprep limit). */
@@ -37,8 +46,12 @@ public final class Authenticator {
     private final RequireAuth requireAuth;
     private final X509Certificate serverCertificate;
 
+    private final OAuthBearerTokenSource tokenSource;
+    private final OAuthBearerTokenSource.Request tokenRequest;
+
     private State state = State.AWAITING_REQUEST;
     private ScramSha256Client scram;
+    private OAuthBearerClient oauth;
 
     /**
      * @param user              the startup user (used by MD5)
@@ -49,6 +62,20 @@ public final class Authenticator {
      */
     public Authenticator(String user, PasswordSource passwords, ChannelBindingMode channelBinding,
                          RequireAuth requireAuth, Optional<X509Certificate> serverCertificate) {
+        this(user, passwords, channelBinding, requireAuth, serverCertificate, null, null);
+    }
+
+    /**
+     * With OAuth: as the other constructor, plus where bearer tokens come from.
+     *
+     * @param tokenSource  asked only when the server wants OAUTHBEARER; null for none
+     * @param tokenRequest what the token is for (passed to the source)
+     */
+    public Authenticator(String user, PasswordSource passwords, ChannelBindingMode channelBinding,
+                         RequireAuth requireAuth, Optional<X509Certificate> serverCertificate,
+                         OAuthBearerTokenSource tokenSource, OAuthBearerTokenSource.Request tokenRequest) {
+        this.tokenSource = tokenSource;
+        this.tokenRequest = tokenRequest;
         this.user = Objects.requireNonNull(user, "user");
         this.passwords = Objects.requireNonNull(passwords, "passwords");
         this.channelBinding = Objects.requireNonNull(channelBinding, "channelBinding");
@@ -107,7 +134,24 @@ public final class Authenticator {
      * @throws AuthenticationException if no offered mechanism is acceptable or channel binding is required but impossible
      */
     public SaslInitial onSaslRequest(List<String> mechanisms) {
-        return guarded(() -> {
+        try {
+            return onSaslRequestAsync(mechanisms).toCompletableFuture().join();
+        } catch (CompletionException e) {
+            throw e.getCause() instanceof RuntimeException r ? r : e;
+        }
+    }
+
+    /**
+     * AuthenticationSASL, when the answer may have to wait for an OAuth token. SCRAM answers at
+     * once; OAUTHBEARER when the token source completes (its failures complete the stage
+     * exceptionally with an {@link AuthenticationException}).
+     *
+     * @param mechanisms the mechanisms the server offers
+     * @return the chosen mechanism and the SASLInitialResponse payload (the caller zeroes it)
+     * @throws AuthenticationException as {@link #onSaslRequest}
+     */
+    public CompletionStage<SaslInitial> onSaslRequestAsync(List<String> mechanisms) {
+        CompletionStage<SaslInitial> oauthStart = guarded(() -> {
             requireAuth.check(AuthRequestKind.SASL);
             if (channelBinding == ChannelBindingMode.REQUIRE && !tls()) {
                 throw new AuthenticationException(Reason.CHANNEL_BINDING_REQUIRED,
@@ -129,6 +173,14 @@ public final class Authenticator {
             }
             boolean usePlus = plusOffered && channelBinding != ChannelBindingMode.DISABLE;
             if (!usePlus && !plainOffered) {
+                if (mechanisms.contains(OAuthBearerClient.MECHANISM) && requireAuth.allowsMechanism(OAuthBearerClient.MECHANISM)) {
+                    return startOAuth();
+                }
+                for (String m : mechanisms) {
+                    if (m.equals(OAuthBearerClient.MECHANISM) || m.startsWith("SCRAM-SHA-256")) {
+                        requireAuth.refuseMechanism(m);
+                    }
+                }
                 throw new AuthenticationException(Reason.UNSUPPORTED_MECHANISM,
                         "none of the server's SASL authentication mechanisms are supported");
             }
@@ -163,9 +215,41 @@ public final class Authenticator {
                 Arrays.fill(password, (byte) 0);
             }
             state = State.SASL_IN_PROGRESS;
-            return new SaslInitial(scram.mechanism(), scram.clientFirstMessage());
+            return CompletableFuture.completedFuture(new SaslInitial(scram.mechanism(), scram.clientFirstMessage()));
+        });
+        return oauthStart;
+    }
+
+    /** Asks the token source; libpq's require_auth counts the exchange done once the token is sent. */
+    private CompletionStage<SaslInitial> startOAuth() {
+        if (channelBinding == ChannelBindingMode.REQUIRE) {
+            throw new AuthenticationException(Reason.CHANNEL_BINDING_REQUIRED,
+                    "channel binding is required, but server did not offer an authentication method "
+                            + "that supports channel binding");
+        }
+        if (tokenSource == null) {
+            throw new AuthenticationException(Reason.NO_TOKEN, "server requires OAuth bearer authentication "
+                    + "(SASL OAUTHBEARER), but no token source is configured (ConnectionConfig.Builder.oauthTokenSource)");
+        }
+        oauth = new OAuthBearerClient();
+        state = State.SASL_IN_PROGRESS;
+        CompletionStage<String> token;
+        try {
+            token = Objects.requireNonNull(tokenSource.token(tokenRequest), "token source returned a null stage");
+        } catch (RuntimeException e) {
+            throw OAuthBearerClient.sourceFailed(e);
+        }
+        return token.handle((t, error) -> {
+            try {
+                if (error != null) throw OAuthBearerClient.sourceFailed(error);
+                return new SaslInitial(OAuthBearerClient.MECHANISM, OAuthBearerClient.initialResponse(t));
+            } catch (RuntimeException e) {
+                destroy();
+                throw e;
+            }
         });
     }
+
 
     /**
      * AuthenticationSASLContinue: verifies server-first-message and returns client-final-message.
@@ -178,7 +262,7 @@ public final class Authenticator {
         return guarded(() -> {
             requireAuth.check(AuthRequestKind.SASL_CONTINUE);
             expectState(State.SASL_IN_PROGRESS, "AuthenticationSASLContinue without AuthenticationSASL");
-            return scram.handleServerFirst(serverFirst);
+            return oauth != null ? oauth.onServerError(serverFirst) : scram.handleServerFirst(serverFirst);
         });
     }
 
@@ -192,6 +276,7 @@ public final class Authenticator {
         guarded(() -> {
             requireAuth.check(AuthRequestKind.SASL_FINAL);
             expectState(State.SASL_IN_PROGRESS, "AuthenticationSASLFinal without AuthenticationSASL");
+            if (oauth != null) oauth.onFinal();
             scram.handleServerFinal(serverFinal);
             state = State.SASL_DONE;
             return null;
@@ -221,6 +306,10 @@ public final class Authenticator {
      */
     public void onAuthenticationOk() {
         guarded(() -> {
+            if (state == State.SASL_IN_PROGRESS && oauth != null) {
+                oauth.onOk();
+                state = State.SASL_DONE;
+            }
             if (state == State.SASL_IN_PROGRESS) {
                 throw new AuthenticationException(Reason.PROTOCOL_VIOLATION,
                         "server sent AuthenticationOk before the SCRAM exchange completed");
@@ -262,7 +351,19 @@ public final class Authenticator {
      * @return the mechanism name, or empty
      */
     public Optional<String> saslMechanism() {
-        return scram == null ? Optional.empty() : Optional.of(scram.mechanism());
+        return oauth != null ? Optional.of(OAuthBearerClient.MECHANISM)
+                : scram == null ? Optional.empty() : Optional.of(scram.mechanism());
+    }
+
+    /**
+     * The typed failure for the server's closing FATAL error when it follows an OAUTHBEARER
+     * error result (what token the server wants), else empty.
+     *
+     * @param serverError the server's error, kept as the cause
+     * @return the {@link Reason#TOKEN_REJECTED} failure, or empty
+     */
+    public Optional<AuthenticationException> oauthRejection(Throwable serverError) {
+        return oauth == null ? Optional.empty() : Optional.ofNullable(oauth.rejected(user, serverError));
     }
 
     /** Clears SCRAM state; call when the connection attempt ends early. */
