@@ -1,5 +1,7 @@
 package io.pgrepl.client.snapshot.incremental;
 
+import io.pgrepl.client.replication.Identifiers;
+import java.util.ArrayList;
 import java.util.List;
 
 /**
@@ -49,6 +51,13 @@ public final class KeyedTable {
      */
     public KeyedTable(String schema, String table, boolean partitionedRoot, List<Column> columns, int publishedColumnCount,
                       int[] keyColumnIndexes, String rowFilter, String additionalCondition, long estimatedRows) {
+        if (keyColumnIndexes.length == 0) throw new IllegalArgumentException("a keyed table needs a key");
+        for (int k : keyColumnIndexes) {
+            if (k < 0 || k >= columns.size()) throw new IllegalArgumentException("key column index " + k + " out of range");
+        }
+        if (publishedColumnCount < 0 || publishedColumnCount > columns.size()) {
+            throw new IllegalArgumentException("published column count " + publishedColumnCount + " out of range");
+        }
         this.schema = schema;
         this.table = table;
         this.partitionedRoot = partitionedRoot;
@@ -56,7 +65,8 @@ public final class KeyedTable {
         this.publishedColumnCount = publishedColumnCount;
         this.keyIndexes = keyColumnIndexes.clone();
         this.rowFilter = rowFilter;
-        this.additionalCondition = additionalCondition;
+        this.additionalCondition = additionalCondition == null || additionalCondition.isBlank() ? null
+                : SqlCondition.requireSingleExpression(additionalCondition);
         this.estimatedRows = estimatedRows;
     }
 
@@ -126,6 +136,51 @@ public final class KeyedTable {
      * @throws IllegalArgumentException for a bound longer than the key, or a limit below 1
      */
     public String chunkSql(List<String> afterKey, List<String> upToKey, int limit) {
-        throw new UnsupportedOperationException("not yet");
+        if (limit < 1) throw new IllegalArgumentException("chunk size must be at least 1, got " + limit);
+        StringBuilder sb = new StringBuilder(128).append("SELECT ");
+        for (int i = 0; i < columns.size(); i++) {
+            if (i > 0) sb.append(", ");
+            sb.append(Identifiers.quoteIdentifier(columns.get(i).name()));
+        }
+        sb.append(" FROM ").append(partitionedRoot ? "" : "ONLY ")
+                .append(Identifiers.quoteIdentifier(schema)).append('.').append(Identifiers.quoteIdentifier(table));
+        List<String> where = new ArrayList<>(4);
+        if (rowFilter != null) where.add("(" + rowFilter + ")");
+        if (additionalCondition != null) where.add("(" + additionalCondition + ")");
+        if (afterKey != null) where.add(keyComparison(afterKey, ">"));
+        if (upToKey != null) where.add(keyComparison(upToKey, "<="));
+        if (!where.isEmpty()) sb.append(" WHERE ").append(String.join(" AND ", where));
+        sb.append(" ORDER BY ");
+        for (int i = 0; i < keyIndexes.length; i++) {
+            if (i > 0) sb.append(", ");
+            sb.append(Identifiers.quoteIdentifier(columns.get(keyIndexes[i]).name()));
+        }
+        return sb.append(" LIMIT ").append(limit).toString();
+    }
+
+    /**
+     * {@code ("k1", "k2") > ('a'::t1, 'b'::t2)}: a row comparison, which PostgreSQL evaluates
+     * lexicographically and can answer from the key's btree index. A bound shorter than the key
+     * compares on that prefix only.
+     */
+    private String keyComparison(List<String> bound, String op) {
+        if (bound.isEmpty() || bound.size() > keyIndexes.length) {
+            throw new IllegalArgumentException("a key bound of " + qualifiedName() + " needs 1 to " + keyIndexes.length
+                    + " values, got " + bound.size());
+        }
+        StringBuilder cols = new StringBuilder();
+        StringBuilder vals = new StringBuilder();
+        for (int i = 0; i < bound.size(); i++) {
+            String v = bound.get(i);
+            if (v == null) throw new IllegalArgumentException("a key bound of " + qualifiedName() + " has a null value");
+            Column c = columns.get(keyIndexes[i]);
+            if (i > 0) {
+                cols.append(", ");
+                vals.append(", ");
+            }
+            cols.append(Identifiers.quoteIdentifier(c.name()));
+            vals.append(Identifiers.quoteLiteral(v)).append("::").append(c.type());
+        }
+        return bound.size() == 1 ? cols + " " + op + " " + vals : "(" + cols + ") " + op + " (" + vals + ")";
     }
 }
