@@ -204,6 +204,21 @@ public final class LogicalReplicationStream extends CopyBothStream {
         return loop.inEventLoop() ? snapshot() : lastMetrics;
     }
 
+    /**
+     * Ends the stream with {@code cause}, as a failing handler would (CopyDone, drain, then
+     * {@link #completion()} fails with it); the slot guard's hook. Any thread.
+     *
+     * @param cause why the stream must stop; never transient
+     */
+    public void fail(SlotGuardTrippedException cause) {
+        java.util.Objects.requireNonNull(cause, "cause");
+        if (loop.inEventLoop()) {
+            failFromHandler(cause);
+        } else {
+            loop.execute(() -> failFromHandler(cause));
+        }
+    }
+
     // ---- event loop
 
     private void ack(long lsn) {
