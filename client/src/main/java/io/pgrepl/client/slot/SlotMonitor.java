@@ -194,8 +194,11 @@ public final class SlotMonitor implements AutoCloseable {
 
     /** One query, connecting first if needed; completes on the monitor's thread. */
     private CompletableFuture<List<SlotHealth>> query() {
-        if (connection != null && connection.isDone() && (connection.isCompletedExceptionally() || !connection.join().isOpen())) {
+        if (connection != null && connection.isDone() && !connection.isCompletedExceptionally() && !connection.join().isOpen()) {
+            // Closed between polls (terminated, server restart, network): this poll reports it, the next reconnects.
             dropConnection();
+            return CompletableFuture.failedFuture(new io.pgrepl.client.PgClientException(
+                    io.pgrepl.client.PgClientException.Kind.CONNECTION, "the monitoring connection was closed; reconnecting"));
         }
         if (connection == null) connection = PgConnection.connect(config).toCompletableFuture();
         CompletableFuture<List<SlotHealth>> result = connection.thenCompose(c -> {
