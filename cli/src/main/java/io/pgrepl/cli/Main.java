@@ -34,6 +34,7 @@ public final class Main {
         m.put("identify", new IdentifyCommand());
         m.put("slot", new SlotCommand());
         m.put("stream", new StreamCommand());
+        m.put("top", new TopCommand());
         m.put("completion", new CompletionCommand(m));
         return m;
     }
