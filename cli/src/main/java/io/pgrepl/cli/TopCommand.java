@@ -62,14 +62,15 @@ final class TopCommand implements Main.Command {
             }
             return 0;
         }
-        // Interactive only with a terminal on both ends (System.console() is null when either is redirected).
-        TopTerminal term = System.console() != null && Main.ownsProcess ? TopTerminal.open(screen(out)) : null;
-        if (term == null) return lines(cfg, interval, out);
+        // Interactive only with a terminal on both ends (System.console() is null when either is redirected)
+        // that understands cursor movement.
+        boolean screenCapable = System.console() != null && Main.ownsProcess && !"dumb".equals(System.getenv("TERM"));
+        if (!screenCapable) return lines(cfg, interval, out);
         boolean colour = !p.has("no-color") && TopTerminal.colourAllowed();
         TopView view = new TopView(300 / interval + 1, colour, TopTerminal.utf8Locale());
         AtomicReference<List<SlotHealth>> polled = new AtomicReference<>();
         AtomicReference<String> failure = new AtomicReference<>();
-        try (term; SlotMonitor m = SlotMonitor.builder(cfg).interval(Duration.ofSeconds(interval)).listener(
+        try (SlotMonitor m = SlotMonitor.builder(cfg).interval(Duration.ofSeconds(interval)).listener(
                 new SlotHealthListener() {
                     @Override
                     public void onHealth(List<SlotHealth> slots) {
@@ -81,23 +82,39 @@ final class TopCommand implements Main.Command {
                     public void onMonitorError(Throwable error, int consecutiveFailures) {
                         failure.set("poll failed (" + consecutiveFailures + " in a row, retrying): " + CliErrors.describe(error));
                     }
-                }).build().start()) {
-            List<SlotHealth> shown = null;
-            while (true) {
-                List<SlotHealth> now = polled.get();
-                if (now != null && now != shown) {
-                    view.update(now);
-                    shown = now;
-                }
-                if (failure.get() != null) view.status(failure.get());
-                int[] size = term.size();
-                String version = now == null || now.isEmpty() ? "" : " PG " + now.get(0).serverMajor();
-                term.draw(view.render("pgrepl top  " + where + version + "  " + (shown == null ? "connecting" : shown.size()
-                        + " slots") + "  " + LocalTime.now().truncatedTo(ChronoUnit.SECONDS), size[0], size[1]));
-                int k = term.nextKey(250);
-                if (k == -2) return 0;
-                if (k >= 0 && !view.key(k)) return 0;
+                }).build()) {
+            // A first poll before the screen is taken: a wrong URL or password is an error message and exit 1,
+            // not a full screen of retries.
+            polled.set(IdentifyCommand.await(m.pollNow()));
+            m.start();
+            TopTerminal term = TopTerminal.open(screen(out));
+            if (term == null) {
+                m.close();
+                return lines(cfg, interval, out);
             }
+            try (term) {
+                return loop(term, view, polled, failure, where);
+            }
+        }
+    }
+
+    private static int loop(TopTerminal term, TopView view, AtomicReference<List<SlotHealth>> polled,
+                            AtomicReference<String> failure, String where) throws InterruptedException {
+        List<SlotHealth> shown = null;
+        while (true) {
+            List<SlotHealth> now = polled.get();
+            if (now != null && now != shown) {
+                view.update(now);
+                shown = now;
+            }
+            if (failure.get() != null) view.status(failure.get());
+            int[] size = term.size();
+            String version = now == null || now.isEmpty() ? "" : " PG " + now.get(0).serverMajor();
+            term.draw(view.render("pgrepl top  " + where + version + "  " + (shown == null ? "connecting" : shown.size()
+                    + " slots") + "  " + LocalTime.now().truncatedTo(ChronoUnit.SECONDS), size[0], size[1]));
+            int k = term.nextKey(250);
+            if (k == -2) return 0;
+            if (k >= 0 && !view.key(k)) return 0;
         }
     }
 

@@ -103,6 +103,14 @@ class TopCommandTest {
     }
 
     @Test
+    void aWrongPasswordIsAnErrorNotARetryLoop() {
+        Cli.Result r = Cli.run("top", Cli.url(server).replace(server.superuser().password(), "wrong-pw"));
+        assertEquals(1, r.rc(), r.out());
+        assertTrue(r.err().startsWith("pgrepl top: "), r.err());
+        assertFalse(r.err().contains("wrong-pw"), "no secret in the message");
+    }
+
+    @Test
     void fullScreenUnderTmuxSortsFiltersAndQuits() throws Exception {
         assumeTrue(new ProcessBuilder("tmux", "-V").start().waitFor() == 0, "tmux is not installed");
         Path dir = Files.createTempDirectory("pgrepl-top");

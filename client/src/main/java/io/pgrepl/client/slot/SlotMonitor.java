@@ -48,6 +48,7 @@ public final class SlotMonitor implements AutoCloseable {
     private final ScheduledExecutorService thread;
     private volatile List<SlotHealth> latest = List.of();
     private volatile boolean closed;
+    private volatile Thread pollThread;
     /** The monitoring connection, being opened or open; null after a failure. Monitor thread only. */
     private CompletableFuture<PgConnection> connection;
     private int failures; // monitor thread only
@@ -64,6 +65,7 @@ public final class SlotMonitor implements AutoCloseable {
         this.thread = Executors.newSingleThreadScheduledExecutor(r -> {
             Thread t = new Thread(r, "pgrepl-slot-monitor");
             t.setDaemon(true);
+            pollThread = t;
             return t;
         });
     }
@@ -146,6 +148,7 @@ public final class SlotMonitor implements AutoCloseable {
         closed = true;
         thread.execute(this::dropConnection);
         thread.shutdown();
+        if (Thread.currentThread() == pollThread) return; // from a listener: the poll in progress ends the thread
         try {
             thread.awaitTermination(5, TimeUnit.SECONDS);
         } catch (InterruptedException e) {
