@@ -110,43 +110,123 @@ class TopCommandTest {
         assertFalse(r.err().contains("wrong-pw"), "no secret in the message");
     }
 
+    /** A tmux server of its own running {@code pgrepl top URL} in a 160x40 pane; the script records the exit code and the tty modes. */
+    private record Pane(String socket, Path dir) implements AutoCloseable {
+        static Pane start() throws Exception {
+            assumeTrue(tmuxInstalled(), "tmux is not installed");
+            Path dir = Files.createTempDirectory("pgrepl-top");
+            Path script = dir.resolve("run.sh");
+            // A trap, not an ignored SIGINT: the shell outlives Ctrl-C to record the exit code, and the CLI (exec resets
+            // handlers to the default, but keeps ignored signals ignored) still gets SIGINT.
+            Files.writeString(script, "#!/bin/sh\ntrap 'true' INT\n'" + Path.of(System.getProperty("java.home"), "bin", "java") + "' -cp '"
+                    + System.getProperty("java.class.path") + "' io.pgrepl.cli.Main top '" + Cli.url(server) + "' 2> '"
+                    + dir.resolve("err") + "'\nrc=$?\nstty -a > '" + dir.resolve("stty") + "'\necho $rc > '" + dir.resolve("rc")
+                    + "'\nsleep 60\n");
+            Files.setPosixFilePermissions(script, PosixFilePermissions.fromString("rwx------"));
+            Pane p = new Pane("pgrepl-top-" + ProcessHandle.current().pid() + "-" + System.nanoTime(), dir);
+            p.tmux("new-session", "-d", "-x", "160", "-y", "40", "-s", "top", "-e", "LANG=C.UTF-8", script.toString());
+            return p;
+        }
+
+        void keys(String... keys) throws Exception {
+            List<String> args = new ArrayList<>(List.of("send-keys", "-t", "top"));
+            args.addAll(List.of(keys));
+            tmux(args.toArray(String[]::new));
+        }
+
+        String waitForScreen(Predicate<String> cond) throws Exception {
+            long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
+            String s = capture();
+            while (!cond.test(s)) {
+                assertTrue(System.nanoTime() < deadline, "screen never matched:\n" + s);
+                Thread.sleep(100);
+                s = capture();
+            }
+            return s;
+        }
+
+        /** Waits for the CLI to exit; its exit code. */
+        int exitCode() throws Exception {
+            Path rc = dir.resolve("rc");
+            long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
+            while (!Files.exists(rc) || Files.readString(rc).isBlank()) {
+                assertTrue(System.nanoTime() < deadline, "top did not exit: " + capture());
+                Thread.sleep(50);
+            }
+            return Integer.parseInt(Files.readString(rc).trim());
+        }
+
+        /** The pane's tty modes after the CLI exited, as {@code stty -a} prints them. */
+        String ttyModes() throws Exception {
+            return Files.readString(dir.resolve("stty"));
+        }
+
+        String err() throws Exception {
+            return Files.readString(dir.resolve("err"));
+        }
+
+        String capture() throws Exception {
+            Process p = new ProcessBuilder("tmux", "-L", socket, "capture-pane", "-p", "-t", "top").redirectErrorStream(true).start();
+            String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+            p.waitFor(10, TimeUnit.SECONDS);
+            return out;
+        }
+
+        private void tmux(String... args) throws Exception {
+            List<String> cmd = new ArrayList<>(List.of("tmux", "-L", socket));
+            cmd.addAll(List.of(args));
+            Process p = new ProcessBuilder(cmd).redirectErrorStream(true).start();
+            String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+            assertTrue(p.waitFor(10, TimeUnit.SECONDS) && p.exitValue() == 0, String.join(" ", cmd) + ": " + out);
+        }
+
+        @Override
+        public void close() throws Exception {
+            new ProcessBuilder("tmux", "-L", socket, "kill-server").redirectErrorStream(true).start().waitFor(10, TimeUnit.SECONDS);
+        }
+
+        private static boolean tmuxInstalled() {
+            try {
+                return new ProcessBuilder("tmux", "-V").redirectErrorStream(true).start().waitFor() == 0;
+            } catch (Exception e) {
+                return false;
+            }
+        }
+    }
+
     @Test
     void fullScreenUnderTmuxSortsFiltersAndQuits() throws Exception {
-        assumeTrue(new ProcessBuilder("tmux", "-V").start().waitFor() == 0, "tmux is not installed");
-        Path dir = Files.createTempDirectory("pgrepl-top");
-        Path rc = dir.resolve("rc");
-        Path script = dir.resolve("run.sh");
-        Files.writeString(script, "#!/bin/sh\n'" + Path.of(System.getProperty("java.home"), "bin", "java") + "' -cp '"
-                + System.getProperty("java.class.path") + "' io.pgrepl.cli.Main top '" + Cli.url(server) + "' 2> '"
-                + dir.resolve("err") + "'\necho $? > '" + rc + "'\nsleep 60\n");
-        Files.setPosixFilePermissions(script, PosixFilePermissions.fromString("rwx------"));
-        String socket = "pgrepl-top-" + ProcessHandle.current().pid();
-        String session = "top";
-        try {
-            tmux(socket, "new-session", "-d", "-x", "160", "-y", "40", "-s", session, "-e", "LANG=C.UTF-8", script.toString());
-            String screen = waitForScreen(socket, s -> s.contains("top_live") && s.contains("top_lag") && s.contains("RETAINED_TREND"));
+        try (Pane pane = Pane.start()) {
+            String screen = pane.waitForScreen(s -> s.contains("top_live") && s.contains("top_lag") && s.contains("RETAINED_TREND"));
             List<String> rows = rows(screen);
             assertEquals(List.of("top_a", "top_b", "top_lag", "top_live"), firstWords(rows), screen);
             String liveRow = rows.get(3);
             assertTrue(liveRow.contains("yes") && liveRow.contains("127.0.0.1"), liveRow);
 
-            tmux(socket, "send-keys", "-t", session, "s"); // sort by lag, largest first
-            screen = waitForScreen(socket, s -> s.contains("sort: lag desc"));
+            pane.keys("s"); // sort by lag, largest first
+            screen = pane.waitForScreen(s -> s.contains("sort: lag desc"));
             assertEquals("top_lag", firstWords(rows(screen)).get(0), screen);
 
-            tmux(socket, "send-keys", "-t", session, "/", "l", "i", "v", "e", "Enter");
-            screen = waitForScreen(socket, s -> s.contains("filter: live") && !s.contains("filter: live_"));
+            pane.keys("/", "l", "i", "v", "e", "Enter");
+            screen = pane.waitForScreen(s -> s.contains("filter: live") && !s.contains("filter: live_"));
             assertEquals(List.of("top_live"), firstWords(rows(screen)), screen);
 
-            tmux(socket, "send-keys", "-t", session, "q");
-            long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
-            while (!Files.exists(rc) || Files.readString(rc).isBlank()) {
-                assertTrue(System.nanoTime() < deadline, "top did not exit on q: " + capture(socket));
-                Thread.sleep(50);
-            }
-            assertEquals("0", Files.readString(rc).trim(), Files.readString(dir.resolve("err")));
-        } finally {
-            new ProcessBuilder("tmux", "-L", socket, "kill-server").redirectErrorStream(true).start().waitFor(10, TimeUnit.SECONDS);
+            pane.keys("q");
+            assertEquals(0, pane.exitCode(), pane.err());
+            assertTrue(pane.ttyModes().matches("(?s).*(^|\\s)icanon\\s.*") && pane.ttyModes().matches("(?s).*(^|\\s)echo\\s.*"),
+                    "line mode and echo restored: " + pane.ttyModes());
+        }
+    }
+
+    @Test
+    void ctrlCUnderTmuxRestoresTheTerminal() throws Exception {
+        try (Pane pane = Pane.start()) {
+            pane.waitForScreen(s -> s.contains("top_live"));
+            pane.keys("C-c");
+            assertEquals(130, pane.exitCode(), pane.err());
+            assertTrue(pane.ttyModes().matches("(?s).*(^|\\s)icanon\\s.*") && pane.ttyModes().matches("(?s).*(^|\\s)echo\\s.*"),
+                    "line mode and echo restored: " + pane.ttyModes());
+            assertFalse(pane.capture().contains("RETAINED_TREND"), "back from the alternate screen");
         }
     }
 
@@ -167,31 +247,5 @@ class TopCommandTest {
 
     private static List<String> firstWords(List<String> rows) {
         return rows.stream().map(r -> r.split("\\s+")[0]).toList();
-    }
-
-    private static String waitForScreen(String socket, Predicate<String> cond) throws Exception {
-        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
-        String s = capture(socket);
-        while (!cond.test(s)) {
-            assertTrue(System.nanoTime() < deadline, "screen never matched:\n" + s);
-            Thread.sleep(100);
-            s = capture(socket);
-        }
-        return s;
-    }
-
-    private static String capture(String socket) throws Exception {
-        Process p = new ProcessBuilder("tmux", "-L", socket, "capture-pane", "-p", "-t", "top").redirectErrorStream(true).start();
-        String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
-        p.waitFor(10, TimeUnit.SECONDS);
-        return out;
-    }
-
-    private static void tmux(String socket, String... args) throws Exception {
-        List<String> cmd = new ArrayList<>(List.of("tmux", "-L", socket));
-        cmd.addAll(List.of(args));
-        Process p = new ProcessBuilder(cmd).redirectErrorStream(true).start();
-        String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
-        assertTrue(p.waitFor(10, TimeUnit.SECONDS) && p.exitValue() == 0, String.join(" ", cmd) + ": " + out);
     }
 }
