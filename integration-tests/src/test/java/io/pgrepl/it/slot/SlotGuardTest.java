@@ -149,6 +149,30 @@ class SlotGuardTest {
 
     @ParameterizedTest(name = "PG {0}")
     @MethodSource("majors")
+    void theFailHookEndsAPausedStreamAndOneNotYetStarted(int major) throws Exception {
+        PgServer s = KEEP.server(major);
+        setUp(s, "g_hook");
+        SlotGuardTrippedException trip = new SlotGuardTrippedException("g_hook", "reserved", 1L, 2L, "test");
+        try (PgConnection c = await(PgConnection.connect(replication(s)))) {
+            io.pgrepl.client.stream.LogicalReplicationStream st = c.startLogical(options("g_hook", "g_hook_pub"),
+                    new SlotSupport.Handler());
+            st.fail(trip); // before CopyBothResponse
+            assertEquals(trip, failure(st.completion()));
+        }
+        SlotSupport.Handler h = new SlotSupport.Handler();
+        try (PgConnection c = await(PgConnection.connect(replication(s)))) {
+            io.pgrepl.client.stream.LogicalReplicationStream st = c.startLogical(options("g_hook", "g_hook_pub"), h);
+            await(st.started());
+            st.pauseReading();
+            s.sql("postgres", "INSERT INTO g_hook VALUES (1)");
+            st.fail(trip); // paused: the server's answer to CopyDone must still be read
+            assertEquals(trip, failure(st.completion()));
+        }
+        s.sql("postgres", "SELECT pg_drop_replication_slot('g_hook')");
+    }
+
+    @ParameterizedTest(name = "PG {0}")
+    @MethodSource("majors")
     void monitorSurvivesItsConnectionBeingTerminatedAndSaysSo(int major) throws Exception {
         PgServer s = KEEP.server(major);
         s.sql("postgres", "SELECT pg_create_logical_replication_slot('g_mon', 'pgoutput')");
