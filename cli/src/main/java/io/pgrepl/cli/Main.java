@@ -35,6 +35,7 @@ public final class Main {
         m.put("slot", new SlotCommand());
         m.put("snapshot", new SnapshotCommand());
         m.put("stream", new StreamCommand());
+        m.put("top", new TopCommand());
         m.put("completion", new CompletionCommand(m));
         return m;
     }

@@ -204,6 +204,23 @@ public final class LogicalReplicationStream extends CopyBothStream {
         return loop.inEventLoop() ? snapshot() : lastMetrics;
     }
 
+    /**
+     * Ends the stream with {@code cause}, as a failing handler would (CopyDone, drain, then
+     * {@link #completion()} fails with it), also when called before copy mode began or while
+     * reading is paused; the slot guard's hook. Any thread.
+     *
+     * @param cause why the stream must stop; never transient
+     */
+    public void fail(SlotGuardTrippedException cause) {
+        java.util.Objects.requireNonNull(cause, "cause");
+        runOnLoop(() -> {
+            failFromHandler(cause);
+            // Also a stop request: one made before copy mode sends CopyDone as it begins, and a paused
+            // stream reads again to see the server's answer.
+            stopAsync();
+        });
+    }
+
     // ---- event loop
 
     private void ack(long lsn) {

@@ -38,6 +38,8 @@ public final class ReconnectingLogicalStream {
     private volatile LogicalReplicationStream current;
     private volatile boolean stopping;
     private volatile boolean paused;
+    /** Set by {@link #fail}: the run ends with it instead of completing normally. */
+    private volatile SlotGuardTrippedException failure;
     private volatile int reconnects;
     private int failedAttempts;
     /** nanoTime of the first 55006 in the current run of failures; 0 = none. */
@@ -140,9 +142,35 @@ public final class ReconnectingLogicalStream {
         return completion;
     }
 
+    /**
+     * Ends the whole run with {@code cause}, never retried: the current stream stops (CopyDone)
+     * and {@link #completion()} fails with it; between connections, at once. The slot guard's hook.
+     *
+     * @param cause why the stream must stop
+     */
+    public void fail(SlotGuardTrippedException cause) {
+        failure = java.util.Objects.requireNonNull(cause, "cause");
+        stopping = true;
+        LogicalReplicationStream s = current;
+        if (s == null) {
+            completion.completeExceptionally(cause);
+        } else {
+            s.fail(cause);
+        }
+    }
+
+    private void end() {
+        SlotGuardTrippedException f = failure;
+        if (f != null) {
+            completion.completeExceptionally(f);
+        } else {
+            completion.complete(null);
+        }
+    }
+
     private void attempt() {
         if (stopping) {
-            completion.complete(null);
+            end();
             return;
         }
         PgConnection.connect(config).whenComplete((conn, err) -> {
@@ -188,7 +216,7 @@ public final class ReconnectingLogicalStream {
             current = null;
             if (e == null || stopping) {
                 conn.close();
-                completion.complete(null);
+                end();
                 return;
             }
             Throwable cause = unwrap(e);
@@ -245,7 +273,8 @@ public final class ReconnectingLogicalStream {
         // Waiting for a held slot is bounded by its own deadline, not by maxAttempts.
         boolean attemptsLeft = waitForSlot || policy.maxAttempts() == 0 || attempt <= policy.maxAttempts();
         if (stopping || !retryable || !attemptsLeft) {
-            completion.completeExceptionally(cause);
+            SlotGuardTrippedException f = failure;
+            completion.completeExceptionally(f != null ? f : cause);
             return;
         }
         long delay = policy.delay(attempt).toMillis();

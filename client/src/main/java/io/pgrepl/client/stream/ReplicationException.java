@@ -6,11 +6,12 @@ package io.pgrepl.client.stream;
  * a clean server shutdown ({@link ReplicationShutdownException}), the socket closing or going
  * silent ({@link ReplicationConnectionLostException}), pgoutput data that does not decode
  * ({@link ReplicationProtocolException}); plus the application's own handler
- * failing ({@link ReplicationHandlerException}).
+ * failing ({@link ReplicationHandlerException}) and the slot guard stopping the stream before the
+ * server would invalidate the slot ({@link SlotGuardTrippedException}).
  */
 public abstract sealed class ReplicationException extends RuntimeException
         permits ReplicationServerErrorException, ReplicationShutdownException, ReplicationConnectionLostException,
-        ReplicationHandlerException, ReplicationProtocolException {
+        ReplicationHandlerException, ReplicationProtocolException, SlotGuardTrippedException {
     private static final long serialVersionUID = 1L;
 
     ReplicationException(String message, Throwable cause) {
