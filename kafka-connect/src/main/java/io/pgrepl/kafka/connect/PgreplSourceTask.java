@@ -73,7 +73,6 @@ public final class PgreplSourceTask extends SourceTask {
     private volatile boolean idle;
     /** The last position handed to Connect (or stored in the offsets at start): resends up to it are skipped. */
     private Position written = Position.START;
-    private long confirmCandidate;
 
     /** The last record handed over of the transaction being handed over (for its exactly-once commit). */
     private SourceRecord lastOfCurrent;
@@ -344,7 +343,7 @@ public final class PgreplSourceTask extends SourceTask {
             do {
                 List<SourceRecord> chunk = new ArrayList<>();
                 while (chunk.size() < max && changes.hasNext()) records.accept(changes.next(), built, chunk::add);
-                Position through = records.index() > 0 ? new Position(lsn, records.index() - 1) : null;
+                Position through = records.through();
                 if (through != null) built = built.max(through);
                 boolean last = !changes.hasNext();
                 if (last) {
@@ -359,7 +358,7 @@ public final class PgreplSourceTask extends SourceTask {
             records.beginStandalone(lsn);
             List<SourceRecord> chunk = new ArrayList<>(1);
             records.accept(m.message(), built, chunk::add);
-            Position through = new Position(lsn, records.index() - 1);
+            Position through = records.through();
             built = built.max(through);
             deliver(new Chunk(lsn, true, true, false, chunk, through, null));
         }
@@ -408,14 +407,10 @@ public final class PgreplSourceTask extends SourceTask {
         if (offset != null && offset.get(Position.LSN_COMMIT) instanceof Number lsn) acks.acknowledged(lsn.longValue());
     }
 
-    /**
-     * Offsets were committed: confirm what was wholly in Kafka when the previous commit happened
-     * (so every offset covering it is committed now), and remember what is wholly in Kafka now.
-     */
+    /** Offsets were committed: confirm what they cover ({@link AckTracker#offsetsCommitted}). */
     @Override
     public void commit() {
-        long confirm = confirmCandidate;
-        confirmCandidate = acks.confirmable();
+        long confirm = acks.offsetsCommitted();
         ReplicationPublisher<TxEvent> p = publisher;
         LogicalReplicationStream s = p == null ? null : p.stream();
         if (confirm != 0 && s != null) s.acknowledge(confirm);
