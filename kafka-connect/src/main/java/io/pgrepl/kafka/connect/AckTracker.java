@@ -8,6 +8,13 @@ package io.pgrepl.kafka.connect;
  * in-order prefix, never past a transaction with a record still in flight, and only once the
  * offsets covering it were committed ({@link #offsetsCommitted}).
  *
+ * <p>Connect commits a record's offset only once every record handed over before it was
+ * acknowledged, so records outside transactions (snapshot reads, heartbeats) hold back the
+ * transactions handed over after them: each is {@linkplain #untracked registered} with a ticket
+ * (its offset's lsn_commit, 0 without one; never below a transaction already opened) and blocks
+ * the first transaction opened with a higher end LSN until {@linkplain #untrackedAcknowledged
+ * acknowledged}.
+ *
  * <p>Entries sit in a ring in opening order, so their end LSNs ascend: the open transaction is the
  * tail ({@link #produced} and {@link #seal} are O(1)), done ones leave at the head, and a
  * producer's acknowledgement finds its entry by binary search. Producer callbacks and the task
@@ -20,6 +27,10 @@ final class AckTracker {
     private int head;
     private int size;
     private long lastOpened;
+    /** Untracked records in flight whose transaction to block is not opened yet: tickets (ascending) and counts. */
+    private long[] pendingTickets = new long[8];
+    private int[] pendingCounts = new int[8];
+    private int pendingSize;
     private long confirmable;
     /** What was wholly in Kafka at the previous offset commit: confirmed at the next one. */
     private long candidate;
@@ -33,9 +44,56 @@ final class AckTracker {
         if (size == endLsns.length) grow();
         int i = slot(size++);
         endLsns[i] = endLsn;
-        inFlight[i] = 0;
+        int blocked = 0;
+        int k = 0;
+        while (k < pendingSize && Long.compareUnsigned(pendingTickets[k], endLsn) < 0) blocked += pendingCounts[k++];
+        if (k > 0) {
+            System.arraycopy(pendingTickets, k, pendingTickets, 0, pendingSize - k);
+            System.arraycopy(pendingCounts, k, pendingCounts, 0, pendingSize - k);
+            pendingSize -= k;
+        }
+        inFlight[i] = blocked;
         sealed[i] = false;
         return true;
+    }
+
+    /**
+     * A record outside any transaction (a snapshot read, a heartbeat) was handed over; {@code ticket}
+     * is its offset's lsn_commit (0 without one), at or above every transaction opened so far.
+     */
+    synchronized void untracked(long ticket) {
+        if (pendingSize > 0 && pendingTickets[pendingSize - 1] == ticket) {
+            pendingCounts[pendingSize - 1]++;
+            return;
+        }
+        if (pendingSize == pendingTickets.length) {
+            pendingTickets = java.util.Arrays.copyOf(pendingTickets, pendingSize * 2);
+            pendingCounts = java.util.Arrays.copyOf(pendingCounts, pendingSize * 2);
+        }
+        pendingTickets[pendingSize] = ticket;
+        pendingCounts[pendingSize++] = 1;
+    }
+
+    /** Kafka acknowledged an untracked record with {@code ticket} (see {@link #untracked}). */
+    synchronized void untrackedAcknowledged(long ticket) {
+        for (int k = 0; k < pendingSize; k++) {
+            if (pendingTickets[k] == ticket) {
+                if (--pendingCounts[k] == 0) {
+                    System.arraycopy(pendingTickets, k + 1, pendingTickets, k, pendingSize - k - 1);
+                    System.arraycopy(pendingCounts, k + 1, pendingCounts, k, pendingSize - k - 1);
+                    pendingSize--;
+                }
+                return;
+            }
+        }
+        int i = firstAfter(ticket);
+        if (i >= 0) inFlight[i]--;
+        drain();
+    }
+
+    /** The ticket of a record's source offset: its lsn_commit, 0 without one. */
+    static long ticket(java.util.Map<String, ?> offset) {
+        return offset != null && offset.get(Position.LSN_COMMIT) instanceof Number n ? n.longValue() : 0;
     }
 
     /** One more record of the open transaction {@code endLsn} is on its way to Kafka. */
@@ -114,6 +172,24 @@ final class AckTracker {
             else hi = mid - 1;
         }
         return -1;
+    }
+
+    /** The ring index of the first entry with an end LSN above {@code ticket}, or -1. */
+    private int firstAfter(long ticket) {
+        int lo = 0;
+        int hi = size - 1;
+        int found = -1;
+        while (lo <= hi) {
+            int mid = (lo + hi) >>> 1;
+            probes++;
+            if (Long.compareUnsigned(endLsns[slot(mid)], ticket) > 0) {
+                found = mid;
+                hi = mid - 1;
+            } else {
+                lo = mid + 1;
+            }
+        }
+        return found < 0 ? -1 : slot(found);
     }
 
     private void drain() {

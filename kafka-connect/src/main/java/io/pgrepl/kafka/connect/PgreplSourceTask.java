@@ -215,6 +215,7 @@ public final class PgreplSourceTask extends SourceTask {
             throw new ConnectException("initial snapshot for slot " + config.slotName() + " failed (the slot it created"
                     + " was dropped; a restart redoes it): " + ReplicationSetup.safeMessage(e, config));
         }
+        for (SourceRecord r : out) acks.untracked(AckTracker.ticket(r.sourceOffset()));
         TransactionContext tx = context.transactionContext();
         if (tx != null && !out.isEmpty()) tx.commitTransaction(out.get(out.size() - 1));
         if (complete) {
@@ -283,7 +284,9 @@ public final class PgreplSourceTask extends SourceTask {
         int hb = config.heartbeatIntervalMs();
         if (hb > 0 && System.currentTimeMillis() - lastSentMillis >= hb && records != null) {
             lastSentMillis = System.currentTimeMillis();
-            return List.of(records.heartbeat(written == Position.START ? null : written));
+            SourceRecord h = records.heartbeat(written == Position.START ? null : written);
+            acks.untracked(AckTracker.ticket(h.sourceOffset()));
+            return List.of(h);
         }
         return null;
     }
@@ -402,8 +405,11 @@ public final class PgreplSourceTask extends SourceTask {
 
     @Override
     public void commitRecord(SourceRecord record, RecordMetadata metadata) {
-        if (record.topic().startsWith(ChangeRecords.HEARTBEAT_TOPIC_PREFIX)) return;
         Map<String, ?> offset = record.sourceOffset();
+        if (record.topic().startsWith(ChangeRecords.HEARTBEAT_TOPIC_PREFIX) || (offset != null && offset.containsKey(Position.SNAPSHOT))) {
+            acks.untrackedAcknowledged(AckTracker.ticket(offset)); // they hold back later transactions' offsets
+            return;
+        }
         if (offset != null && offset.get(Position.LSN_COMMIT) instanceof Number lsn) acks.acknowledged(lsn.longValue());
     }
 
