@@ -11,9 +11,7 @@ package io.pgrepl.kafka.connect;
  * <p>Connect commits a record's offset only once every record handed over before it was
  * acknowledged, so records outside transactions (snapshot reads, heartbeats) hold back the
  * transactions handed over after them: each is {@linkplain #untracked registered} with a ticket
- * (its offset's lsn_commit, 0 without one; never below a transaction already opened) and blocks
- * the first transaction opened with a higher end LSN until {@linkplain #untrackedAcknowledged
- * acknowledged}.
+ * and blocks the next transaction opened until {@linkplain #untrackedAcknowledged acknowledged}.
  *
  * <p>Entries sit in a ring in opening order, so their end LSNs ascend: the open transaction is the
  * tail ({@link #produced} and {@link #seal} are O(1)), done ones leave at the head, and a
@@ -27,11 +25,14 @@ final class AckTracker {
     private int head;
     private int size;
     private long lastOpened;
-    /** Untracked records in flight whose transaction to block is not opened yet: tickets (ascending) and counts. */
-    private long[] pendingTickets = new long[8];
-    private int[] pendingCounts = new int[8];
-    private int pendingSize;
     private long confirmable;
+    /**
+     * Untracked records in flight, in the order handed over: their ticket and the end LSN of the
+     * last transaction opened before them (they block the first one opened after it).
+     */
+    private final java.util.ArrayDeque<long[]> untracked = new java.util.ArrayDeque<>();
+    /** Untracked records in flight that no transaction opened after yet (the next one to open inherits them). */
+    private int blockNext;
     /** What was wholly in Kafka at the previous offset commit: confirmed at the next one. */
     private long candidate;
     /** Entries looked at to find the one a call is about (a test counts the work). */
@@ -44,49 +45,52 @@ final class AckTracker {
         if (size == endLsns.length) grow();
         int i = slot(size++);
         endLsns[i] = endLsn;
-        int blocked = 0;
-        int k = 0;
-        while (k < pendingSize && Long.compareUnsigned(pendingTickets[k], endLsn) < 0) blocked += pendingCounts[k++];
-        if (k > 0) {
-            System.arraycopy(pendingTickets, k, pendingTickets, 0, pendingSize - k);
-            System.arraycopy(pendingCounts, k, pendingCounts, 0, pendingSize - k);
-            pendingSize -= k;
-        }
-        inFlight[i] = blocked;
+        inFlight[i] = blockNext;
+        blockNext = 0;
         sealed[i] = false;
         return true;
     }
 
     /**
      * A record outside any transaction (a snapshot read, a heartbeat) was handed over; {@code ticket}
-     * is its offset's lsn_commit (0 without one), at or above every transaction opened so far.
+     * names it for {@link #untrackedAcknowledged} (its offset's lsn_commit, 0 without one). It holds
+     * back the open transaction if one is not sealed yet, else the next one opened, and so every
+     * later one.
      */
     synchronized void untracked(long ticket) {
-        if (pendingSize > 0 && pendingTickets[pendingSize - 1] == ticket) {
-            pendingCounts[pendingSize - 1]++;
+        if (size > 0 && !sealed[slot(size - 1)]) {
+            // Between two chunks of the open transaction: its later records come after it.
+            int tail = slot(size - 1);
+            inFlight[tail]++;
+            untracked.addLast(new long[] {ticket, endLsns[tail] - 1});
             return;
         }
-        if (pendingSize == pendingTickets.length) {
-            pendingTickets = java.util.Arrays.copyOf(pendingTickets, pendingSize * 2);
-            pendingCounts = java.util.Arrays.copyOf(pendingCounts, pendingSize * 2);
-        }
-        pendingTickets[pendingSize] = ticket;
-        pendingCounts[pendingSize++] = 1;
+        untracked.addLast(new long[] {ticket, lastOpened});
+        blockNext++;
     }
 
-    /** Kafka acknowledged an untracked record with {@code ticket} (see {@link #untracked}). */
+    /**
+     * Kafka acknowledged an untracked record with {@code ticket}: the oldest in flight with it
+     * (records of one ticket go to one partition, acknowledged in order; reads come before any
+     * transaction, so which of them is acknowledged does not matter).
+     */
     synchronized void untrackedAcknowledged(long ticket) {
-        for (int k = 0; k < pendingSize; k++) {
-            if (pendingTickets[k] == ticket) {
-                if (--pendingCounts[k] == 0) {
-                    System.arraycopy(pendingTickets, k + 1, pendingTickets, k, pendingSize - k - 1);
-                    System.arraycopy(pendingCounts, k + 1, pendingCounts, k, pendingSize - k - 1);
-                    pendingSize--;
-                }
-                return;
+        long[] u = null;
+        for (java.util.Iterator<long[]> it = untracked.iterator(); it.hasNext(); ) {
+            long[] c = it.next();
+            probes++;
+            if (c[0] == ticket) {
+                u = c;
+                it.remove();
+                break;
             }
         }
-        int i = firstAfter(ticket);
+        if (u == null) return;
+        if (u[1] == lastOpened) {
+            blockNext--; // no transaction opened after it yet
+            return;
+        }
+        int i = firstAfter(u[1]);
         if (i >= 0) inFlight[i]--;
         drain();
     }

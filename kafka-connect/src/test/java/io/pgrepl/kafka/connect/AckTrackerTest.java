@@ -111,6 +111,36 @@ class AckTrackerTest {
         assertEquals(200, a.confirmable());
     }
 
+    @Test
+    void aHeartbeatBeforeTheResentBoundaryTransactionHoldsItBack() {
+        // After a restart from an offset inside transaction 500: a heartbeat carries that offset,
+        // then the rest of 500 is handed over. Connect cannot commit 500's offsets past the heartbeat.
+        AckTracker a = new AckTracker();
+        Map<String, Object> heartbeat = Position.of(500, 2, Position.PART_MAIN).toOffset();
+        a.untracked(AckTracker.ticket(heartbeat));
+        handOver(a, 500, 1);
+        a.acknowledged(500);
+        assertEquals(0, a.confirmable());
+        a.untrackedAcknowledged(AckTracker.ticket(heartbeat));
+        assertEquals(500, a.confirmable());
+    }
+
+    @Test
+    void aHeartbeatBetweenTwoChunksHoldsBackTheOpenTransaction() {
+        AckTracker a = new AckTracker();
+        assertTrue(a.open(100));
+        a.produced(100, 1);
+        Map<String, Object> heartbeat = Position.of(100, 0, Position.ALL_PARTS).toOffset();
+        a.untracked(AckTracker.ticket(heartbeat));
+        a.produced(100, 1);
+        a.seal(100);
+        a.acknowledged(100);
+        a.acknowledged(100);
+        assertEquals(0, a.confirmable(), "the heartbeat came before the second chunk");
+        a.untrackedAcknowledged(AckTracker.ticket(heartbeat));
+        assertEquals(100, a.confirmable());
+    }
+
     /**
      * Defect 11 of issue 19: the work per call must not grow with the transactions in flight. The
      * tracker counts the entries it looks at; 20,000 one-record transactions in flight, then
