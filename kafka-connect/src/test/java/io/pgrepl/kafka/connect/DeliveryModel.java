@@ -22,7 +22,7 @@ import java.util.Set;
 final class DeliveryModel {
     static final int READS = 4;
     static final long CONSISTENT_POINT = 50;
-    private static final int CHUNK = 2;
+    private static final int CHUNK = 1;
 
     /** A record handed to Connect: {@code id} names what it carries (null: a heartbeat); equal by identity. */
     private static final class Submitted {

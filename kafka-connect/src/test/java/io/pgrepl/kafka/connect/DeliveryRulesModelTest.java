@@ -24,7 +24,7 @@ import net.jqwik.api.state.Transformer;
  */
 class DeliveryRulesModelTest {
 
-    @Property(tries = 300)
+    @Property(tries = 1000)
     void theRulesHoldUnderAnySequence(@ForAll("chains") ActionChain<DeliveryModel> chain) {
         DeliveryModel end = chain.withInvariant("delivery rules", DeliveryModel::checkInvariants).run();
         try {
@@ -56,7 +56,7 @@ class DeliveryRulesModelTest {
                 })
                 .withAction(2, Action.just(Transformer.mutate("begin offset commit", DeliveryModel::beginCommit)))
                 .withAction(2, Action.just(Transformer.mutate("end offset commit", DeliveryModel::endCommit)))
-                .withAction(1, Action.just(Transformer.mutate("heartbeat", DeliveryModel::heartbeat)))
+                .withAction(2, Action.just(Transformer.mutate("heartbeat", DeliveryModel::heartbeat)))
                 .withAction(1, new Action.Independent<DeliveryModel>() {
                     @Override
                     public Arbitrary<Transformer<DeliveryModel>> transformer() {
@@ -98,5 +98,25 @@ class DeliveryRulesModelTest {
         right.endCommit();
         right.checkInvariants();
         right.drainAndCheckNothingLost();
+    }
+
+    /** A heartbeat between two chunks of a transaction, still in flight over two offset commits. */
+    @Example
+    void aHeartbeatInFlightBetweenTwoChunksHoldsTheTransactionBack() {
+        DeliveryModel m = new DeliveryModel(false);
+        for (int i = 0; i < DeliveryModel.READS; i++) m.produce();
+        for (int i = 0; i < DeliveryModel.READS; i++) m.ack(0);
+        m.dbCommit(2);
+        m.produce(); // 100:0
+        m.heartbeat();
+        m.produce(); // 100:1, sealed
+        m.ack(0); // 100:0
+        m.ack(1); // 100:1 (the heartbeat stays in flight)
+        for (int i = 0; i < 2; i++) {
+            m.beginCommit();
+            m.endCommit();
+            m.checkInvariants();
+        }
+        m.drainAndCheckNothingLost();
     }
 }
