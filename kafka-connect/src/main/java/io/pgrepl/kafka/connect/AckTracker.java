@@ -27,8 +27,8 @@ final class AckTracker {
     private long lastOpened;
     private long confirmable;
     /**
-     * Untracked records in flight, in the order handed over: their ticket and the end LSN of the
-     * last transaction opened before them (they block the first one opened after it).
+     * Untracked records in flight, in the order handed over, in runs: {ticket, the end LSN below the
+     * transaction they block (the first one opened above it), count}. A snapshot's reads are one run.
      */
     private final java.util.ArrayDeque<long[]> untracked = new java.util.ArrayDeque<>();
     /** Untracked records in flight that no transaction opened after yet (the next one to open inherits them). */
@@ -62,11 +62,17 @@ final class AckTracker {
             // Between two chunks of the open transaction: its later records come after it.
             int tail = slot(size - 1);
             inFlight[tail]++;
-            untracked.addLast(new long[] {ticket, endLsns[tail] - 1});
+            addUntracked(ticket, endLsns[tail] - 1);
             return;
         }
-        untracked.addLast(new long[] {ticket, lastOpened});
+        addUntracked(ticket, lastOpened);
         blockNext++;
+    }
+
+    private void addUntracked(long ticket, long below) {
+        long[] last = untracked.peekLast();
+        if (last != null && last[0] == ticket && last[1] == below) last[2]++;
+        else untracked.addLast(new long[] {ticket, below, 1});
     }
 
     /**
@@ -81,7 +87,7 @@ final class AckTracker {
             probes++;
             if (c[0] == ticket) {
                 u = c;
-                it.remove();
+                if (--c[2] == 0) it.remove();
                 break;
             }
         }
