@@ -28,6 +28,11 @@ final class ProtocolSource implements LogicalStreamHandler {
     private final ChangeJson json = new ChangeJson(pending);
     /** Transactions begun on this connection and not ended (B..C, b..P, streamed ones). */
     private final Set<Long> open = new LinkedHashSet<>();
+    /**
+     * The xid of the plain transaction between Begin and Commit (-1: none). Commit carries no xid,
+     * and streamed transactions stay open around plain ones, so Commit ends this one only.
+     */
+    private long plainXid = -1;
     private long lastLsn;
     private boolean started;
 
@@ -47,6 +52,7 @@ final class ProtocolSource implements LogicalStreamHandler {
             run.handOver(new Chunk(b.toString(), 0), b.length());
         }
         open.clear();
+        plainXid = -1;
         started = true;
         run.started(stream);
     }
@@ -66,8 +72,21 @@ final class ProtocolSource implements LogicalStreamHandler {
         }
     }
 
-    @Override public void onBegin(BeginMessage m) { open.add(m.xid()); json.onBegin(m); after(0); }
-    @Override public void onCommit(CommitMessage m) { open.clear(); json.onCommit(m); after(m.endLsn()); }
+    @Override
+    public void onBegin(BeginMessage m) {
+        plainXid = m.xid();
+        open.add(plainXid);
+        json.onBegin(m);
+        after(0);
+    }
+
+    @Override
+    public void onCommit(CommitMessage m) {
+        open.remove(plainXid);
+        plainXid = -1;
+        json.onCommit(m);
+        after(m.endLsn());
+    }
     @Override public void onOrigin(OriginMessage m) { json.onOrigin(m); after(0); }
     @Override public void onRelation(RelationMessage m) { json.onRelation(m); after(0); }
     @Override public void onType(TypeMessage m) { json.onType(m); after(0); }

@@ -15,13 +15,15 @@ import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
+import java.util.function.Predicate;
 import org.junit.jupiter.api.Test;
 
 /**
  * {@code pgrepl stream --reconnect} when the walsender is terminated in the middle of a streamed
- * transaction (issue 11, defect 3): the json format prints the transaction once, whole; the
- * protocol format prints an {@code abandoned} line for the chunks already printed, then the
- * whole transaction again. One workload, two CLIs (one per format) on two slots.
+ * transaction (issue 11, defect 3) with an ordinary transaction committed between its chunks:
+ * the json format prints the transaction once, whole; the protocol format prints an
+ * {@code abandoned} line for the chunks already printed, then the whole transaction again. One
+ * workload, two CLIs (one per format) on two slots; every wait is on a condition.
  */
 class ReconnectTest {
     private static final int ROWS = 2000;
@@ -46,6 +48,36 @@ class ReconnectTest {
         return s.toCompletableFuture().get(60, TimeUnit.SECONDS);
     }
 
+    /** Complete lines of {@code r}'s output so far, parsed. */
+    private static List<JsonNode> linesSoFar(Running r) {
+        String text = r.outText();
+        return Cli.parseLines(text.substring(0, text.lastIndexOf('\n') + 1));
+    }
+
+    private static boolean printed(Running r, Predicate<JsonNode> line) {
+        return linesSoFar(r).stream().anyMatch(line);
+    }
+
+    /** Waits (polling the output) until {@code condition} holds; fails with {@code what} after 60 s. */
+    private static void await(String what, Running r, java.util.function.BooleanSupplier condition) throws Exception {
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
+        while (!condition.getAsBoolean()) {
+            assertTrue(System.nanoTime() < deadline, what + "; output so far: " + r.outText());
+            assertTrue(r.thread.isAlive(), what + "; the CLI ended: " + r.err.toString(StandardCharsets.UTF_8));
+            Thread.sleep(20);
+        }
+    }
+
+    private static boolean isInsertOf(JsonNode n, String id) {
+        return n.get("type").asText().equals("insert") && n.get("new").get("id").asText().equals(id);
+    }
+
+    /**
+     * A streamed transaction A is open (chunks already sent) when an ordinary transaction B commits
+     * between its chunks; then both walsenders are terminated and A commits. json prints A once,
+     * whole; protocol prints B once, an abandoned line naming A (B's commit must not end A:
+     * issue 19, defect 10), then A again from its start.
+     */
     @Test
     void terminatedWalsenderMidTransactionLeavesNoPartialOutput() throws Exception {
         try (PgServer server = PgServer.builder().version(18).setting("logical_decoding_work_mem", "64kB").start()) {
@@ -64,10 +96,13 @@ class ReconnectTest {
                 xid = Long.parseLong(get(session.query("SELECT txid_current() % 4294967296")).singleRow().get(0));
                 // ~450 kB: beyond logical_decoding_work_mem, so the server streams it before the commit
                 get(session.simpleQuery("INSERT INTO sr SELECT g, repeat('x', 200) FROM generate_series(1, " + ROWS + ") g"));
-                long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
-                while (!proto.outText().contains("\"stream_stop\"") && System.nanoTime() < deadline) Thread.sleep(50);
-                assertTrue(proto.outText().contains("\"stream_stop\""), "a streamed chunk was printed: " + proto.outText());
-                Thread.sleep(500); // the json stream's walsender decodes the same WAL
+                await("a streamed chunk of A was printed", proto, () -> printed(proto, n -> n.get("type").asText().equals("stream_stop")));
+                // B: an ordinary transaction committed while A is open, after A's streamed chunks in the WAL
+                server.sql("postgres", "INSERT INTO sr VALUES (-1, 'interleaved')");
+                await("protocol printed B", proto, () -> printed(proto, n -> isInsertOf(n, "-1")));
+                // json prints B at its commit; its walsender decoded (and streamed) A's chunks before B.
+                await("json printed B", json, () -> printed(json, n -> n.get("type").asText().equals("insert")
+                        && n.get("new").get("id").asInt() == -1));
                 String killed = query(server, "SELECT count(*) FROM (SELECT pg_terminate_backend(active_pid) AS t"
                         + " FROM pg_replication_slots WHERE slot_name IN ('sr_json', 'sr_proto')) x WHERE t");
                 assertEquals("2", killed, "both walsenders were terminated");
@@ -84,19 +119,21 @@ class ReconnectTest {
             assertTrue(jsonErr.contains("pgrepl: reconnected at "), jsonErr);
             assertTrue(protoErr.contains("pgrepl: reconnected at "), protoErr);
 
-            // json: the big transaction exactly once and whole, then the row after it
+            // json: B, then the big transaction exactly once and whole, then the row after it
             List<JsonNode> lines = Cli.parseLines(json.outText());
-            assertEquals(ROWS + 2 + 3, lines.size(), "begin, inserts, commit twice over, nothing else");
-            assertEquals("begin", lines.get(0).get("type").asText());
-            assertEquals(xid, lines.get(0).get("xid").asLong());
-            assertTrue(lines.get(0).get("streamed").asBoolean());
+            assertEquals(3 + ROWS + 2 + 3, lines.size(), "B, A, after: nothing twice");
+            assertEquals(-1, lines.get(1).get("new").get("id").asInt());
+            assertEquals("begin", lines.get(3).get("type").asText());
+            assertEquals(xid, lines.get(3).get("xid").asLong());
+            assertTrue(lines.get(3).get("streamed").asBoolean());
             assertEquals(ROWS, lines.stream().filter(n -> n.get("type").asText().equals("insert")
                     && n.get("xid").asLong() == xid).count());
-            assertEquals("commit", lines.get(ROWS + 1).get("type").asText());
-            assertEquals("after", lines.get(ROWS + 3).get("new").get("pad").asText());
+            assertEquals("commit", lines.get(3 + ROWS + 1).get("type").asText());
+            assertEquals("after", lines.get(3 + ROWS + 3).get("new").get("pad").asText());
 
-            // protocol: an abandoned line naming the xid; after it the transaction again, whole
+            // protocol: B once; an abandoned line naming A (not B); after it A again, whole
             List<JsonNode> p = Cli.parseLines(proto.outText());
+            assertEquals(1, p.stream().filter(n -> isInsertOf(n, "-1")).count(), "B printed once");
             int abandoned = -1;
             for (int i = 0; i < p.size(); i++) {
                 if (p.get(i).get("type").asText().equals("abandoned")) {
@@ -105,9 +142,13 @@ class ReconnectTest {
                 }
             }
             assertTrue(abandoned > 0, proto.outText());
-            assertEquals(xid, p.get(abandoned).get("xids").get(0).asLong());
+            JsonNode xids = p.get(abandoned).get("xids");
+            assertEquals(1, xids.size(), "only A was open: " + xids);
+            assertEquals(xid, xids.get(0).asLong());
             List<JsonNode> after = p.subList(abandoned + 1, p.size());
-            assertEquals(ROWS + 1, after.stream().filter(n -> n.get("type").asText().equals("insert")).count());
+            assertEquals(ROWS, after.stream().filter(n -> n.get("type").asText().equals("insert")
+                    && n.get("new").get("id").asInt() > 0).count(), "A whole again");
+            assertEquals(1, after.stream().filter(n -> isInsertOf(n, "0")).count());
             assertEquals(1, after.stream().filter(n -> n.get("type").asText().equals("stream_commit")
                     && n.get("xid").asLong() == xid).count());
             assertTrue(after.stream().anyMatch(n -> n.get("type").asText().equals("stream_start")

@@ -41,6 +41,13 @@ public final class FakeBackend implements AutoCloseable {
         this(1, script);
     }
 
+    /** Thrown by a script to close its connection at once (as a server does after a FATAL error) and serve the next. */
+    public static final class HangUp extends RuntimeException {
+        public HangUp() {
+            super(null, null, false, false);
+        }
+    }
+
     public FakeBackend(int connections, Script script) throws IOException {
         socket = new ServerSocket(0, connections, InetAddress.getLoopbackAddress());
         thread = new Thread(() -> {
@@ -50,7 +57,11 @@ public final class FakeBackend implements AutoCloseable {
                         current = s;
                         s.setTcpNoDelay(true); // as PostgreSQL's own sockets: each write goes out when written
                         accepted.incrementAndGet();
-                        script.run(new DataInputStream(s.getInputStream()), new DataOutputStream(s.getOutputStream()));
+                        try {
+                            script.run(new DataInputStream(s.getInputStream()), new DataOutputStream(s.getOutputStream()));
+                        } catch (HangUp h) {
+                            continue; // closed by the try-with-resources, as a server closes after a FATAL error
+                        }
                         s.getOutputStream().flush();
                         // Keep the socket until the client closes, so its reaction is not a mere EOF.
                         s.setSoTimeout(10_000);

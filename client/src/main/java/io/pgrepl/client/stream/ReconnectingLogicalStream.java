@@ -22,6 +22,15 @@ import org.slf4j.LoggerFactory;
  * 18 only sends a WARNING ("skipped loading publication", 55000) and would stream on without it,
  * so the stream takes that notice as the same typed, non-transient error 10-17 raise.
  *
+ * <p>The acknowledged position is kept with the WAL history it belongs to ({@link WalOrigin}:
+ * IDENTIFY_SYSTEM's system identifier and timeline, asked on every connection). After a failover
+ * to a promoted standby (a later timeline of the same cluster) only the part up to the switch
+ * point in the new timeline's history still skips resent transactions: without
+ * {@code synchronized_standby_slots} the client may have acknowledged WAL the standby never
+ * received, and the new primary's own transactions at those LSNs must not be dropped. That case is
+ * logged as a warning naming the range. On another cluster, or an earlier timeline, nothing
+ * acknowledged before is used: the slot's own position decides (duplicates rather than losses).
+ *
  * <p>The handler sees {@link LogicalStreamHandler#onStarted} once per connection; anything it
  * received but did not acknowledge before a break is delivered again. Relation caches start empty
  * on each connection (the server re-sends Relation messages). Methods are thread-safe.
@@ -46,6 +55,8 @@ public final class ReconnectingLogicalStream {
     private long slotInUseSince;
     /** The server the last started stream ran on; a missing slot elsewhere means a failover. */
     private volatile io.pgrepl.client.config.HostSpec streamedFrom;
+    /** The WAL history of the last stream that started: what {@link #acknowledged} refers to. */
+    private volatile WalOrigin origin;
 
     private ReconnectingLogicalStream(ConnectionConfig config, LogicalReplicationOptions options,
                                       LogicalStreamHandler handler, ReconnectPolicy policy) {
@@ -178,18 +189,44 @@ public final class ReconnectingLogicalStream {
                 retry(err);
                 return;
             }
-            SlotChecks.publicationsExist(conn, options.publicationNames()).whenComplete((ok, missing) -> {
-                if (missing != null) {
-                    conn.close();
-                    retry(missing);
-                } else {
-                    startOn(conn);
-                }
-            });
+            SlotChecks.publicationsExist(conn, options.publicationNames())
+                    .thenCompose(ok -> conn.identifySystem())
+                    .thenCompose(id -> {
+                        WalOrigin to = new WalOrigin(id.systemId(), id.timeline());
+                        WalOrigin from = origin;
+                        if (from == null || from.equals(to) || !from.systemId().equals(to.systemId())
+                                || to.timeline() < from.timeline()) {
+                            return CompletableFuture.completedFuture(new Rekey(from, to, null));
+                        }
+                        // Promoted since: where the old timeline ended decides what still counts.
+                        return conn.timelineHistory(to.timeline()).handle((h, e) -> new Rekey(from, to,
+                                h == null ? null : new String(h.content(), java.nio.charset.StandardCharsets.UTF_8)));
+                    })
+                    .whenComplete((rekey, failed) -> {
+                        if (failed != null) {
+                            conn.close();
+                            retry(failed);
+                        } else {
+                            startOn(conn, rekey);
+                        }
+                    });
         });
     }
 
-    private void startOn(PgConnection conn) {
+    /** The WAL history of the last stream ({@code from}) and of this connection, with the latter's timeline history if fetched. */
+    private record Rekey(WalOrigin from, WalOrigin to, String history) {}
+
+    private void startOn(PgConnection conn, Rekey rekey) {
+        long before = acknowledged.get();
+        long floor = acknowledged.updateAndGet(a -> WalOrigin.carryOver(a, rekey.from(), rekey.to(), rekey.history()));
+        if (floor != before) {
+            log.warn("replication slot {}: {} is on timeline {} of system {}, and the acknowledged position {} was on timeline"
+                    + " {} of system {}; resent transactions are skipped only up to {}: transactions acknowledged after it"
+                    + " may not exist there (synchronized_standby_slots on the old primary prevents this)",
+                    options.slotName(), conn.config().host() + ":" + conn.config().port(), rekey.to().timeline(),
+                    rekey.to().systemId(), Lsn.format(before), rekey.from().timeline(), rekey.from().systemId(),
+                    Lsn.format(floor));
+        }
         LogicalReplicationStream s;
         try {
             // Acknowledgements made through the inner stream (autoAcknowledge, the stream handed
@@ -207,6 +244,7 @@ public final class ReconnectingLogicalStream {
         if (paused) s.pauseReading();
         s.started().thenRun(() -> {
             streamedFrom = conn.server();
+            origin = rekey.to();
             synchronized (this) {
                 failedAttempts = 0;
                 slotInUseSince = 0;

@@ -73,13 +73,62 @@ final class FakeWalSender implements AutoCloseable {
         while (in.read() >= 0) { /* status updates */ }
     }
 
-    /** The publication check a reconnecting stream runs before START_REPLICATION: the publication exists. */
+    /**
+     * What a reconnecting stream runs before START_REPLICATION: the publication check (the
+     * publication exists), then IDENTIFY_SYSTEM (system 7000000000000000001, timeline 1).
+     */
     static void answerPublicationCheck(DataInputStream in, DataOutputStream out) throws IOException {
         String q = new String(readUntil(in, 'Q'), java.nio.charset.StandardCharsets.UTF_8);
         if (!q.contains("pg_get_publication_tables('pub')")) throw new AssertionError("not the publication check: " + q);
         out.write(FakeBackend.msg('C', FakeBackend.cstrings("SELECT 1")));
         out.write(FakeBackend.msg('Z', new byte[] {'I'}));
         out.flush();
+        answerIdentifySystem(in, out, "7000000000000000001", 1);
+    }
+
+    /** Reads IDENTIFY_SYSTEM and answers it. */
+    static void answerIdentifySystem(DataInputStream in, DataOutputStream out, String systemId, long timeline)
+            throws IOException {
+        String q = new String(readUntil(in, 'Q'), java.nio.charset.StandardCharsets.UTF_8);
+        if (!q.contains("IDENTIFY_SYSTEM")) throw new AssertionError("not IDENTIFY_SYSTEM: " + q);
+        out.write(textRow(new String[] {"systemid", "timeline", "xlogpos", "dbname"},
+                new String[] {systemId, Long.toString(timeline), "0/5000000", "db"}));
+        out.write(FakeBackend.msg('C', FakeBackend.cstrings("IDENTIFY_SYSTEM")));
+        out.write(FakeBackend.msg('Z', new byte[] {'I'}));
+        out.flush();
+    }
+
+    /** Reads TIMELINE_HISTORY {@code timeline} and answers with {@code content}. */
+    static void answerTimelineHistory(DataInputStream in, DataOutputStream out, long timeline, String content)
+            throws IOException {
+        String q = new String(readUntil(in, 'Q'), java.nio.charset.StandardCharsets.UTF_8);
+        if (!q.contains("TIMELINE_HISTORY " + timeline)) throw new AssertionError("not TIMELINE_HISTORY " + timeline + ": " + q);
+        out.write(textRow(new String[] {"filename", "content"},
+                new String[] {String.format("%08X.history", timeline), content}));
+        out.write(FakeBackend.msg('C', FakeBackend.cstrings("TIMELINE_HISTORY")));
+        out.write(FakeBackend.msg('Z', new byte[] {'I'}));
+        out.flush();
+    }
+
+    /** RowDescription (text columns) and one DataRow. */
+    private static byte[] textRow(String[] names, String[] values) {
+        java.io.ByteArrayOutputStream desc = new java.io.ByteArrayOutputStream();
+        java.io.ByteArrayOutputStream row = new java.io.ByteArrayOutputStream();
+        ByteBuffer count = ByteBuffer.allocate(2).putShort((short) names.length);
+        desc.writeBytes(count.array());
+        row.writeBytes(count.array());
+        for (int i = 0; i < names.length; i++) {
+            desc.writeBytes(FakeBackend.cstrings(names[i]));
+            desc.writeBytes(ByteBuffer.allocate(18).putInt(0).putShort((short) 0).putInt(25).putShort((short) -1)
+                    .putInt(-1).putShort((short) 0).array());
+            byte[] v = values[i].getBytes(java.nio.charset.StandardCharsets.UTF_8);
+            row.writeBytes(ByteBuffer.allocate(4).putInt(v.length).array());
+            row.writeBytes(v);
+        }
+        java.io.ByteArrayOutputStream all = new java.io.ByteArrayOutputStream();
+        all.writeBytes(FakeBackend.msg('T', desc.toByteArray()));
+        all.writeBytes(FakeBackend.msg('D', row.toByteArray()));
+        return all.toByteArray();
     }
 
     /** Reads the Query, answers CopyBothResponse. */

@@ -29,8 +29,9 @@ import org.apache.kafka.connect.source.SourceRecord;
 /**
  * Turns the changes of one transaction into Debezium-enveloped records, in server order, keeping
  * the schema of each relation from its latest Relation message. Each record's offset is its
- * transaction's end LSN and its index among the transaction's records, which is what a restart
- * skips by (see {@link Position}).
+ * transaction's end LSN and its place in the transaction, which is what a restart skips by: the
+ * ordinal of the row change it came from and its part of that change, neither depending on the
+ * configuration (see {@link Position}).
  */
 final class ChangeRecords {
     static final String HEARTBEAT_TOPIC_PREFIX = "__debezium-heartbeat.";
@@ -64,7 +65,16 @@ final class ChangeRecords {
     private long xid;
     private long commitMicros;
     private long previousCommit;
+    /** Records of the transaction so far, skipped ones included (what a legacy offset counts). */
     private int index;
+    /** Ordinal of the current row change in the transaction (-1: none yet), and messages since it. */
+    private int change;
+    private int messagesAfter;
+    /** The part of {@link #change} that the last change or message processed ends at (-1: nothing yet), and the skip it was checked against. */
+    private int lastPart;
+    private Position lastSkip;
+    /** True once a record of the transaction was not covered by the skip position. */
+    private boolean passed;
     /** Counts transactions: a table's cached {@code source} block is for the one it was built in. */
     private long txSeq;
     /** The replication origin of the current transaction (an Origin message follows its Begin), else null. */
@@ -89,6 +99,11 @@ final class ChangeRecords {
         this.xid = xid;
         this.commitMicros = commitPgMicros + PgTime.PG_EPOCH_UNIX_MICROS;
         this.index = 0;
+        this.change = -1;
+        this.messagesAfter = 0;
+        this.lastPart = -1;
+        this.lastSkip = null;
+        this.passed = false;
         this.txSeq++;
         this.origin = null;
         this.originLsn = 0;
@@ -100,26 +115,60 @@ final class ChangeRecords {
     }
 
     /**
+     * The position that covers everything of the current transaction processed so far (skipped
+     * records and filtered changes included), for the builder's resend check; null before
+     * anything. While a legacy skip position has not been passed, that position itself: a new
+     * format position cannot be compared with it.
+     */
+    Position through() {
+        if (lastPart < 0) return null;
+        if (!passed && lastSkip != null && lastSkip.legacy() && lastSkip.endLsn() == endLsn) return lastSkip;
+        return Position.of(endLsn, change, lastPart);
+    }
+
+    /** A row change starts: the next ordinal, whatever becomes of it. */
+    private void rowChange() {
+        change++;
+        messagesAfter = 0;
+        // Every part of it but none of the messages after it.
+        lastPart = Position.PART_MESSAGES - 1;
+    }
+
+    /** True (and counted) when the record at ({@link #change}, {@code part}) is covered by {@code skip}. */
+    private boolean skipped(int part, Position skip) {
+        int i = index++;
+        if (skip.covers(endLsn, change, part, i)) return true;
+        passed = true;
+        return false;
+    }
+
+    /**
      * Adds the records for {@code r} to {@code out}; those at or below {@code skipThrough}
      * (records already written before a restart) are counted but not added.
      */
     void accept(PgOutputRecord r, Position skipThrough, Consumer<SourceRecord> out) {
+        lastSkip = skipThrough;
         if (r instanceof Relation rel) {
             relation(rel);
         } else if (r instanceof Insert ins) {
+            rowChange();
             Table t = table(ins.relationOid());
-            if (t != null) emit(t, "c", null, row(t, ins.newTuple(), null), ins.newTuple(), skipThrough, out);
+            if (t != null) emit(t, "c", null, row(t, ins.newTuple(), null), ins.newTuple(), Position.PART_MAIN, skipThrough, out);
         } else if (r instanceof Update up) {
+            rowChange();
             update(up, skipThrough, out);
         } else if (r instanceof Delete del) {
+            rowChange();
             Table t = table(del.relationOid());
             if (t == null) return;
-            emit(t, "d", row(t, del.oldTuple(), null), null, del.oldTuple(), skipThrough, out);
+            emit(t, "d", row(t, del.oldTuple(), null), null, del.oldTuple(), Position.PART_MAIN, skipThrough, out);
             if (config.tombstonesOnDelete()) tombstone(t, del.oldTuple(), skipThrough, out);
         } else if (r instanceof Truncate tr) {
-            for (int oid : tr.relationOids()) {
-                Table t = table(oid);
-                if (t != null) emitTruncate(t, skipThrough, out);
+            rowChange();
+            List<Integer> oids = tr.relationOids();
+            for (int k = 0; k < oids.size(); k++) {
+                Table t = table(oids.get(k));
+                if (t != null) emitTruncate(t, k, skipThrough, out);
             }
         } else if (r instanceof Message m) {
             message(m, skipThrough, out);
@@ -203,12 +252,12 @@ final class ChangeRecords {
         Struct after = row(t, up.newTuple(), up.oldTuple());
         if (up.oldTuple() != null && t.schema.keySchema != null && !keyOf(t, up.oldTuple()).equals(keyOf(t, up.newTuple()))) {
             // A key change is a delete of the old key and a create of the new one, as Debezium sends it.
-            emit(t, "d", before, null, up.oldTuple(), skip, out);
+            emit(t, "d", before, null, up.oldTuple(), Position.PART_MAIN, skip, out);
             if (config.tombstonesOnDelete()) tombstone(t, up.oldTuple(), skip, out);
-            emit(t, "c", null, after, up.newTuple(), skip, out);
+            emit(t, "c", null, after, up.newTuple(), Position.PART_CREATE, skip, out);
             return;
         }
-        emit(t, "u", before, after, up.newTuple(), skip, out);
+        emit(t, "u", before, after, up.newTuple(), Position.PART_MAIN, skip, out);
     }
 
     private Struct row(Table t, Tuple tuple, Tuple fallback) {
@@ -274,54 +323,58 @@ final class ChangeRecords {
         return t.sourceBlock;
     }
 
-    private void emit(Table t, String op, Struct before, Struct after, Tuple keyTuple, Position skip,
+    private void emit(Table t, String op, Struct before, Struct after, Tuple keyTuple, int part, Position skip,
                       Consumer<SourceRecord> out) {
-        int i = index++;
-        if (skip.covers(endLsn, i)) return;
+        if (skipped(part, skip)) return;
         long now = System.currentTimeMillis();
         Struct value = new Struct(t.schema.envelopeSchema)
                 .put(t.before, before).put(t.after, after).put(t.sourceField, source(t)).put(t.op, op)
                 .put(t.tsMs, now).put(t.tsUs, now * 1000).put(t.tsNs, now * 1_000_000);
         Struct key = keyOf(t, keyTuple);
-        out.accept(new SourceRecord(partition, Position.offset(endLsn, i), t.schema.topic, null,
+        out.accept(new SourceRecord(partition, offset(part), t.schema.topic, null,
                 t.schema.keySchema, key, t.schema.envelopeSchema, value, commitMicros / 1000));
     }
 
     private void tombstone(Table t, Tuple keyTuple, Position skip, Consumer<SourceRecord> out) {
-        int i = index++;
-        if (skip.covers(endLsn, i)) return;
-        out.accept(new SourceRecord(partition, Position.offset(endLsn, i), t.schema.topic, null,
+        if (skipped(Position.PART_TOMBSTONE, skip)) return;
+        out.accept(new SourceRecord(partition, offset(Position.PART_TOMBSTONE), t.schema.topic, null,
                 t.schema.keySchema, keyOf(t, keyTuple), null, null, commitMicros / 1000));
     }
 
-    private void emitTruncate(Table t, Position skip, Consumer<SourceRecord> out) {
-        int i = index++;
-        if (skip.covers(endLsn, i)) return;
+    private void emitTruncate(Table t, int part, Position skip, Consumer<SourceRecord> out) {
+        if (skipped(part, skip)) return;
         Struct value = new Struct(t.schema.envelopeSchema).put(t.sourceField, source(t)).put(t.op, "t")
                 .put(t.tsMs, System.currentTimeMillis());
-        out.accept(new SourceRecord(partition, Position.offset(endLsn, i), t.schema.topic, null,
+        out.accept(new SourceRecord(partition, offset(part), t.schema.topic, null,
                 null, null, t.schema.envelopeSchema, value, commitMicros / 1000));
     }
 
     private void message(Message m, Position skip, Consumer<SourceRecord> out) {
+        // Sent only when a messages topic is set: a place after the row change before it, not an ordinal.
+        int part = Position.PART_MESSAGES + messagesAfter++;
+        lastPart = part;
         String topic = config.messagesTopic();
         if (topic == null || topic.isEmpty()) return;
-        int i = index++;
-        if (skip.covers(endLsn, i)) return;
+        if (skipped(part, skip)) return;
         Struct value = new Struct(MESSAGE_VALUE).put("op", "m").put("ts_ms", System.currentTimeMillis())
                 .put("message", new Struct(MESSAGE_BLOCK).put("prefix", m.prefix()).put("content", m.content()));
-        out.accept(new SourceRecord(partition, Position.offset(endLsn, i), topic, null,
+        out.accept(new SourceRecord(partition, offset(part), topic, null,
                 Schema.STRING_SCHEMA, m.prefix(), MESSAGE_VALUE, value));
     }
 
     SourceRecord heartbeat(Position at) {
-        Map<String, ?> offset = at == null ? null : Position.offset(at.endLsn(), at.index());
+        Map<String, ?> offset = at == null ? null : at.toOffset();
         return new SourceRecord(partition, offset, HEARTBEAT_TOPIC_PREFIX + config.topicPrefix(), null,
                 HEARTBEAT_KEY, new Struct(HEARTBEAT_KEY).put("serverName", config.topicPrefix()),
                 HEARTBEAT_VALUE, new Struct(HEARTBEAT_VALUE).put("ts_ms", System.currentTimeMillis()));
     }
 
-    /** Non-transactional messages: one record in a position of their own (their LSN, index 0). */
+    /** The offset of record {@code part} of the current row change. */
+    private Map<String, Object> offset(int part) {
+        return Position.offset(endLsn, change, part);
+    }
+
+    /** Non-transactional messages: one record in a position of their own (their LSN, before any row change). */
     void beginStandalone(long lsn) {
         begin(lsn, lsn, 0, (System.currentTimeMillis() * 1000) - PgTime.PG_EPOCH_UNIX_MICROS);
     }

@@ -73,7 +73,6 @@ public final class PgreplSourceTask extends SourceTask {
     private volatile boolean idle;
     /** The last position handed to Connect (or stored in the offsets at start): resends up to it are skipped. */
     private Position written = Position.START;
-    private long confirmCandidate;
 
     /** The last record handed over of the transaction being handed over (for its exactly-once commit). */
     private SourceRecord lastOfCurrent;
@@ -216,6 +215,7 @@ public final class PgreplSourceTask extends SourceTask {
             throw new ConnectException("initial snapshot for slot " + config.slotName() + " failed (the slot it created"
                     + " was dropped; a restart redoes it): " + ReplicationSetup.safeMessage(e, config));
         }
+        for (SourceRecord r : out) acks.untracked(AckTracker.ticket(r.sourceOffset()));
         TransactionContext tx = context.transactionContext();
         if (tx != null && !out.isEmpty()) tx.commitTransaction(out.get(out.size() - 1));
         if (complete) {
@@ -284,7 +284,9 @@ public final class PgreplSourceTask extends SourceTask {
         int hb = config.heartbeatIntervalMs();
         if (hb > 0 && System.currentTimeMillis() - lastSentMillis >= hb && records != null) {
             lastSentMillis = System.currentTimeMillis();
-            return List.of(records.heartbeat(written == Position.START ? null : written));
+            SourceRecord h = records.heartbeat(written == Position.START ? null : written);
+            acks.untracked(AckTracker.ticket(h.sourceOffset()));
+            return List.of(h);
         }
         return null;
     }
@@ -344,7 +346,7 @@ public final class PgreplSourceTask extends SourceTask {
             do {
                 List<SourceRecord> chunk = new ArrayList<>();
                 while (chunk.size() < max && changes.hasNext()) records.accept(changes.next(), built, chunk::add);
-                Position through = records.index() > 0 ? new Position(lsn, records.index() - 1) : null;
+                Position through = records.through();
                 if (through != null) built = built.max(through);
                 boolean last = !changes.hasNext();
                 if (last) {
@@ -359,7 +361,7 @@ public final class PgreplSourceTask extends SourceTask {
             records.beginStandalone(lsn);
             List<SourceRecord> chunk = new ArrayList<>(1);
             records.accept(m.message(), built, chunk::add);
-            Position through = new Position(lsn, records.index() - 1);
+            Position through = records.through();
             built = built.max(through);
             deliver(new Chunk(lsn, true, true, false, chunk, through, null));
         }
@@ -403,19 +405,18 @@ public final class PgreplSourceTask extends SourceTask {
 
     @Override
     public void commitRecord(SourceRecord record, RecordMetadata metadata) {
-        if (record.topic().startsWith(ChangeRecords.HEARTBEAT_TOPIC_PREFIX)) return;
         Map<String, ?> offset = record.sourceOffset();
+        if (record.topic().startsWith(ChangeRecords.HEARTBEAT_TOPIC_PREFIX) || (offset != null && offset.containsKey(Position.SNAPSHOT))) {
+            acks.untrackedAcknowledged(AckTracker.ticket(offset)); // they hold back later transactions' offsets
+            return;
+        }
         if (offset != null && offset.get(Position.LSN_COMMIT) instanceof Number lsn) acks.acknowledged(lsn.longValue());
     }
 
-    /**
-     * Offsets were committed: confirm what was wholly in Kafka when the previous commit happened
-     * (so every offset covering it is committed now), and remember what is wholly in Kafka now.
-     */
+    /** Offsets were committed: confirm what they cover ({@link AckTracker#offsetsCommitted}). */
     @Override
     public void commit() {
-        long confirm = confirmCandidate;
-        confirmCandidate = acks.confirmable();
+        long confirm = acks.offsetsCommitted();
         ReplicationPublisher<TxEvent> p = publisher;
         LogicalReplicationStream s = p == null ? null : p.stream();
         if (confirm != 0 && s != null) s.acknowledge(confirm);

@@ -4,21 +4,67 @@ import java.util.Map;
 
 /**
  * A place in the change stream: a transaction's end LSN (what the slot is confirmed with) and the
- * index of a record among that transaction's records. Stored as the source offset of every record;
- * on restart, everything at or before the stored position is skipped.
+ * place of a record inside that transaction. Stored as the source offset of every record; on
+ * restart, everything at or before the stored position is skipped.
+ *
+ * <p>The place inside a transaction must not depend on the connector's configuration, or a
+ * restart after a configuration change skips or repeats records of the boundary transaction. So
+ * {@code index} is the ordinal of the row change (Insert, Update, Delete, Truncate) among the
+ * transaction's row changes, counting every one the server sent whether or not it became a record
+ * (table filters), and {@code part} is the record's fixed place among the records one change can
+ * become: a delete is {@link #PART_MAIN} then its tombstone {@link #PART_TOMBSTONE}; a key change
+ * adds the create as {@link #PART_CREATE}; a truncate's part is the relation's place in the message.
+ * Logical messages are sent only when a messages topic is set, so they cannot take a row ordinal:
+ * they take the ordinal of the row change before them (-1 before any) and parts from
+ * {@link #PART_MESSAGES} on.
+ *
+ * <p>Offsets stored before this format (no {@code event_part}) are {@code legacy}: their index
+ * counts the records emitted in the transaction, and they are still honoured that way (exact
+ * unless the configuration changed in the same restart). The first record written after the
+ * upgrade stores the new format.
  */
-record Position(long endLsn, int index) {
+record Position(long endLsn, int index, int part, boolean legacy) {
     static final String LSN_COMMIT = "lsn_commit";
     static final String EVENT = "event";
+    /** Present in offsets of the configuration-independent format (see the class comment). */
+    static final String EVENT_PART = "event_part";
     /** Covers nothing: a new connector. */
     static final Position START = new Position(0, -1);
+
+    static final int PART_MAIN = 0;
+    static final int PART_TOMBSTONE = 1;
+    static final int PART_CREATE = 2;
+    /** Parts of the logical messages after one row change (truncates of more relations than this are not expected). */
+    static final int PART_MESSAGES = 1 << 24;
+    /** Covers every record of change {@code index}. */
+    static final int ALL_PARTS = Integer.MAX_VALUE;
 
     /** Marks the offset of an initial snapshot's read; true while the copy is under way. */
     static final String SNAPSHOT = "snapshot";
     static final String SNAPSHOT_LSN = "snapshot_lsn";
 
+    /** A position in the record-count format (legacy offsets; index -1 covers nothing of {@code endLsn} either way). */
+    Position(long endLsn, int index) {
+        this(endLsn, index, ALL_PARTS, true);
+    }
+
+    /** Record {@code part} of row change {@code index} of the transaction ending at {@code endLsn}. */
+    static Position of(long endLsn, int index, int part) {
+        return new Position(endLsn, index, part, false);
+    }
+
     static Map<String, Object> offset(long endLsn, int index) {
         return Map.of(LSN_COMMIT, endLsn, EVENT, index);
+    }
+
+    /** The offset of record {@code part} of row change {@code index} (the configuration-independent format). */
+    static Map<String, Object> offset(long endLsn, int index, int part) {
+        return Map.of(LSN_COMMIT, endLsn, EVENT, index, EVENT_PART, part);
+    }
+
+    /** This position as a source offset, in its own format. */
+    Map<String, Object> toOffset() {
+        return legacy ? offset(endLsn, index) : offset(endLsn, index, part);
     }
 
     /**
@@ -46,17 +92,44 @@ record Position(long endLsn, int index) {
     static Position fromOffset(Map<String, Object> offset) {
         if (offset == null || !(offset.get(LSN_COMMIT) instanceof Number lsn)) return START;
         Object e = offset.get(EVENT);
-        return new Position(lsn.longValue(), e instanceof Number n ? n.intValue() : Integer.MAX_VALUE);
+        int index = e instanceof Number n ? n.intValue() : Integer.MAX_VALUE;
+        if (offset.get(EVENT_PART) instanceof Number part) return of(lsn.longValue(), index, part.intValue());
+        return new Position(lsn.longValue(), index);
     }
 
-    /** True when record {@code index} of the transaction ending at {@code lsn} is at or before this position. */
+    /** Legacy rule: true when record {@code idx} (emitted-record count) of the transaction ending at {@code lsn} is covered. */
     boolean covers(long lsn, int idx) {
         int c = Long.compareUnsigned(lsn, endLsn);
         return c < 0 || (c == 0 && idx <= index);
     }
 
+    /**
+     * True when the record at ({@code change}, {@code p}) of the transaction ending at {@code lsn}
+     * is at or before this position; {@code emitted} is its emitted-record count, which a legacy
+     * position compares instead.
+     */
+    boolean covers(long lsn, int change, int p, int emitted) {
+        int c = Long.compareUnsigned(lsn, endLsn);
+        if (c != 0) return c < 0;
+        if (legacy) return emitted <= index;
+        return change < index || (change == index && p <= part);
+    }
+
+    /**
+     * The later of two positions. Of a legacy and a new-format position in the same transaction
+     * the new one wins: new-format positions are built only for records after the legacy one.
+     */
     Position max(Position o) {
         int c = Long.compareUnsigned(endLsn, o.endLsn);
-        return c > 0 || (c == 0 && index >= o.index) ? this : o;
+        if (c != 0) return c > 0 ? this : o;
+        if (legacy != o.legacy) return legacy ? o : this;
+        return index > o.index || (index == o.index && part >= o.part) ? this : o;
+    }
+
+    /** For logs: {@code 0/16B3748#3.1} (change 3, record 1 of it); legacy {@code 0/16B3748@3}. */
+    String describe() {
+        String lsn = io.pgrepl.codec.Lsn.format(endLsn);
+        if (legacy) return lsn + "@" + index;
+        return lsn + "#" + index + (part == ALL_PARTS ? "" : "." + part);
     }
 }
