@@ -13,7 +13,18 @@ final class CliErrors {
         t = unwrap(t);
         String msg = t.getMessage();
         String line = msg == null || msg.isBlank() ? t.getClass().getSimpleName() : msg;
+        if (isBug(t)) {
+            // A bare "plugin" (a null check's message) means nothing to a user: name it as what it is.
+            line = "internal error (" + t.getClass().getSimpleName() + (msg == null || msg.isBlank() ? "" : ": " + msg)
+                    + "); please report it";
+        }
         return line.replace('\n', ' ').replace('\r', ' ');
+    }
+
+    /** The JDK's exceptions for a broken precondition: their message is a variable name or an index, never advice. */
+    private static boolean isBug(Throwable t) {
+        return t instanceof NullPointerException || t instanceof IndexOutOfBoundsException || t instanceof ClassCastException
+                || t instanceof ArithmeticException;
     }
 
     /**

@@ -99,6 +99,9 @@ final class SlotCommand implements Main.Command {
                 throw new UsageException("--snapshot takes export, use or nothing, not " + CliErrors.shown(v));
             }
         }
+        // Checked here: the library's own refusal (a null plugin) says nothing a command-line user can act on.
+        if (plugin == null && !physical) throw new UsageException("missing --logical PLUGIN or --physical (which kind of slot?)");
+        if (plugin != null && physical) throw new UsageException("--logical and --physical exclude each other");
         CreateSlotOptions o;
         try {
             o = physical ? CreateSlotOptions.physical(name).withReserveWal(reserveWal)
@@ -106,7 +109,7 @@ final class SlotCommand implements Main.Command {
                             .withTwoPhase(twoPhase).withFailover(failover);
             if (physical) o = o.withTemporary(temporary);
         } catch (IllegalArgumentException e) {
-            throw new UsageException(e.getMessage());
+            throw new UsageException(CliErrors.oneLine(e));
         }
         ConnectionConfig cfg = IdentifyCommand.parse(un[0]).toBuilder()
                 .replication(physical ? ReplicationMode.PHYSICAL : ReplicationMode.DATABASE).build();

@@ -1,0 +1,38 @@
+package io.pgrepl.cli;
+
+import static io.pgrepl.cli.Cli.run;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import org.junit.jupiter.api.Test;
+
+/**
+ * What a new user sees when an argument is wrong: a message that names the problem and what to do,
+ * and the exit code (2 for arguments, 1 for failures). No server: nothing here gets that far.
+ */
+class MessagesTest {
+    /** Nothing listens on port 1 of the loopback address (a privileged port no test server binds). */
+    private static final String NOWHERE = "postgresql://127.0.0.1:1/postgres";
+
+    @Test
+    void slotCreateWithoutAKindNamesTheMissingOption() {
+        Cli.Result r = run("slot", "create", NOWHERE, "s1");
+        assertEquals(2, r.rc(), r.err());
+        assertTrue(r.err().startsWith("pgrepl slot: missing --logical PLUGIN or --physical"), r.err());
+        assertTrue(r.err().contains("Try 'pgrepl slot --help'"), r.err());
+        Cli.Result both = run("slot", "create", NOWHERE, "s1", "--logical", "pgoutput", "--physical");
+        assertEquals(2, both.rc(), both.err());
+        assertTrue(both.err().contains("--logical and --physical exclude each other"), both.err());
+    }
+
+    @Test
+    void aBugsNullCheckIsNamedAsAnInternalError() {
+        String line = CliErrors.oneLine(new NullPointerException("plugin"));
+        assertEquals("internal error (NullPointerException: plugin); please report it", line);
+        assertEquals("internal error (IndexOutOfBoundsException); please report it",
+                CliErrors.oneLine(new IndexOutOfBoundsException()));
+        assertEquals("no such slot", CliErrors.oneLine(new IllegalStateException("no such slot")));
+        assertFalse(CliErrors.oneLine(new IllegalArgumentException()).isBlank());
+    }
+}
