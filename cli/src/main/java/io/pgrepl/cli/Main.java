@@ -86,7 +86,8 @@ public final class Main {
     }
 
     private static int unknown(String name, Map<String, Command> commands, PrintStream err) {
-        err.println("pgrepl: unknown command '" + CliErrors.shown(name) + "'");
+        String best = io.pgrepl.client.config.ClosestName.of(name, commands.keySet(), io.pgrepl.client.config.ClosestName.DEFAULT_LIMIT);
+        err.println("pgrepl: unknown command '" + CliErrors.shown(name) + "'" + (best == null ? "" : " (did you mean '" + best + "'?)"));
         usage(commands, err);
         return 2;
     }

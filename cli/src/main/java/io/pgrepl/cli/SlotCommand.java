@@ -70,7 +70,12 @@ final class SlotCommand implements Main.Command {
             case "create" -> create(Opts.parse(CREATE, rest), out);
             case "drop" -> drop(Opts.parse(DROP, rest), out);
             case "list" -> list(Opts.parse(List.of(), rest), out);
-            default -> throw new UsageException("unknown slot command " + CliErrors.shown(args[0]) + "; use create, drop or list");
+            default -> {
+                String best = io.pgrepl.client.config.ClosestName.of(args[0], subcommands().keySet(),
+                        io.pgrepl.client.config.ClosestName.DEFAULT_LIMIT);
+                throw new UsageException("unknown slot command " + CliErrors.shown(args[0])
+                        + (best == null ? "; use create, drop or list" : " (did you mean " + best + "?)"));
+            }
         };
     }
 

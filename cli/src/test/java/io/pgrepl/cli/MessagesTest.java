@@ -35,4 +35,27 @@ class MessagesTest {
         assertEquals("no such slot", CliErrors.oneLine(new IllegalStateException("no such slot")));
         assertFalse(CliErrors.oneLine(new IllegalArgumentException()).isBlank());
     }
+
+    @Test
+    void unknownOptionsGetTheNearestKnownOne() {
+        Cli.Result r = run("stream", NOWHERE, "-S", "s", "-P", "p", "--snapshop");
+        assertEquals(2, r.rc(), r.err());
+        assertTrue(r.err().startsWith("pgrepl stream: unknown option --snapshop (did you mean --snapshot?)\n"), r.err());
+        r = run("stream", NOWHERE, "-S", "s", "--publications=p");
+        assertEquals(2, r.rc(), r.err());
+        assertTrue(r.err().startsWith("pgrepl stream: unknown option --publications (did you mean --publication?)\n"), r.err());
+        r = run("slot", "create", NOWHERE, "s", "--logicl", "pgoutput");
+        assertEquals(2, r.rc(), r.err());
+        assertTrue(r.err().contains("unknown option --logicl (did you mean --logical?)"), r.err());
+        // Nothing near: no guess.
+        r = run("stream", NOWHERE, "--frobnicate");
+        assertEquals(2, r.rc(), r.err());
+        assertTrue(r.err().startsWith("pgrepl stream: unknown option --frobnicate\n"), r.err());
+        r = run("strem", NOWHERE);
+        assertEquals(2, r.rc(), r.err());
+        assertTrue(r.err().startsWith("pgrepl: unknown command 'strem' (did you mean 'stream'?)"), r.err());
+        r = run("slot", "crate", NOWHERE, "s");
+        assertEquals(2, r.rc(), r.err());
+        assertTrue(r.err().contains("unknown slot command crate (did you mean create?)"), r.err());
+    }
 }
