@@ -80,6 +80,11 @@ public final class Main {
             err.println("Try 'pgrepl " + args[0] + " --help' for more information.");
             return 2;
         } catch (Exception e) {
+            if (CliErrors.unwrap(e) instanceof io.pgrepl.client.config.ConnInfoException bad) {
+                // A connection string that cannot be parsed is a bad argument, like a bad option.
+                err.println("pgrepl " + args[0] + ": " + CliErrors.oneLine(bad));
+                return 2;
+            }
             err.println("pgrepl " + args[0] + ": " + CliErrors.describe(e));
             return 1;
         }

@@ -58,4 +58,25 @@ class MessagesTest {
         assertEquals(2, r.rc(), r.err());
         assertTrue(r.err().contains("unknown slot command crate (did you mean create?)"), r.err());
     }
+
+    @Test
+    void aMalformedUrlSaysWhatItLooksLikeAndWhatIsExpected() {
+        Cli.Result r = run("identify", "localhost:5432");
+        assertEquals(2, r.rc(), r.err());
+        assertEquals("pgrepl identify: \"localhost:5432\" looks like host:port, not a connection string: expected a URI"
+                + " (postgresql://user@host:5432/dbname) or keyword/value pairs (host=... port=5432 dbname=...),"
+                + " e.g. postgresql://localhost:5432/dbname\n", r.err());
+        r = run("identify", "http://alice:Sekr1t@db.example/app");
+        assertEquals(2, r.rc(), r.err());
+        assertTrue(r.err().startsWith("pgrepl identify: a http:// URL is not a PostgreSQL connection string: expected a URI"
+                + " (postgresql://user@host:5432/dbname)"), r.err());
+        assertFalse(r.err().contains("Sekr1t"), r.err());
+        r = run("stream", "Sekr1t", "-S", "s", "-P", "p");
+        assertEquals(2, r.rc(), r.err());
+        assertTrue(r.err().startsWith("pgrepl stream: a single word is not a connection string"), r.err());
+        assertFalse(r.err().contains("Sekr1t"), r.err());
+        r = run("slot", "list", "db.example:5432/app");
+        assertEquals(2, r.rc(), r.err());
+        assertTrue(r.err().contains("e.g. postgresql://db.example:5432/app\n"), r.err());
+    }
 }
