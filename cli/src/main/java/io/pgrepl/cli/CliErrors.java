@@ -1,5 +1,6 @@
 package io.pgrepl.cli;
 
+import io.pgrepl.client.PgClientException;
 import io.pgrepl.client.PgException;
 import java.util.Locale;
 import java.util.concurrent.CompletionException;
@@ -32,6 +33,12 @@ final class CliErrors {
      * them (a role without REPLICATION learns why from the DETAIL).
      */
     static String describe(Throwable t) {
+        Throwable root = unwrap(t);
+        if (root instanceof PgClientException && root.getMessage() != null && root.getMessage().indexOf('\n') > 0) {
+            // The client's own lines (a connect failure and libpq's hint, one line per server of a
+            // multi-host list) read as psql prints them.
+            return root.getMessage().replace('\r', ' ');
+        }
         StringBuilder b = new StringBuilder(oneLine(t));
         PgException pg = serverError(t);
         if (pg != null) {

@@ -79,4 +79,27 @@ class MessagesTest {
         assertEquals(2, r.rc(), r.err());
         assertTrue(r.err().contains("e.g. postgresql://db.example:5432/app\n"), r.err());
     }
+
+    @Test
+    void connectionRefusedReadsAsPsqlSaysIt() throws Exception {
+        int port = closedPort();
+        Cli.Result r = run("identify", "postgresql://127.0.0.1:" + port + "/postgres");
+        assertEquals(1, r.rc(), r.err());
+        assertEquals("pgrepl identify: could not connect to server at \"127.0.0.1\", port " + port + ": Connection refused\n"
+                + "Is the server running on that host and accepting TCP/IP connections?\n", r.err());
+        int other = closedPort();
+        r = run("slot", "list", "host=127.0.0.1,127.0.0.1 port=" + port + "," + other + " dbname=postgres");
+        assertEquals(1, r.rc(), r.err());
+        assertTrue(r.err().contains("\n  127.0.0.1:" + port + ": could not connect to server at \"127.0.0.1\", port " + port
+                + ": Connection refused\n  127.0.0.1:" + other + ": could not connect to server at \"127.0.0.1\", port " + other
+                + ": Connection refused\nIs the server running on that host and accepting TCP/IP connections?\n"), r.err());
+        assertFalse(r.err().contains("finishConnect") || r.err().contains("error(-"), r.err());
+    }
+
+    /** A loopback port nothing listens on (bound, then released). */
+    static int closedPort() throws java.io.IOException {
+        try (java.net.ServerSocket s = new java.net.ServerSocket(0, 1, java.net.InetAddress.getLoopbackAddress())) {
+            return s.getLocalPort();
+        }
+    }
 }
