@@ -188,6 +188,7 @@ final class StreamRun {
         });
         TxJson txJson = new TxJson(Boolean.TRUE.equals(settings.binary));
         boolean reachedEnd = false;
+        boolean outputClosed = false;
         long lastFsync = System.nanoTime();
         try {
             // A stop after the snapshot's last line was queued still prints up to that line: the snapshot is complete.
@@ -221,8 +222,13 @@ final class StreamRun {
                 } catch (Exception x) {
                     e.addSuppressed(x); // the write's failure is the cause to report
                 }
+                throw e;
             }
-            throw e;
+            if (!(e instanceof Output.Closed)) throw e;
+            // The reader went away (| head): a clean end. The item being written is not acknowledged.
+            unflushed = null;
+            outputClosed = true;
+            if (settings.verbose) verbose.warning("pgrepl: stdout closed by its reader; stopping");
         } finally {
             verbose.end();
             if (signals != null) signals.stopping();
@@ -236,7 +242,7 @@ final class StreamRun {
         try {
             StreamCommand.await(stopped);
         } catch (Exception e) {
-            if (!reachedEnd && !stopRequested) throw e;
+            if (!reachedEnd && !stopRequested && !outputClosed) throw e;
         } finally {
             releaseQueued();
             if (txSource != null) txSource.close();

@@ -103,6 +103,45 @@ class ProcessTest {
     }
 
     @Test
+    void aReaderThatGoesAwayIsACleanEnd() throws Exception {
+        server.sql("postgres", "CREATE TABLE pp (id int PRIMARY KEY, t text); CREATE PUBLICATION pp_pub FOR TABLE pp");
+        server.sql("postgres", "SELECT pg_create_logical_replication_slot('pp', 'pgoutput')");
+        String created = query(server, "SELECT confirmed_flush_lsn FROM pg_replication_slots WHERE slot_name = 'pp'");
+        server.sql("postgres", "INSERT INTO pp VALUES (0, 'first')"); // begin, insert, commit: what head reads
+        // ~1 MB in one transaction: more than a pipe holds, so a write is still under way when head exits
+        server.sql("postgres", "INSERT INTO pp SELECT g, repeat('x', 100) FROM generate_series(1, 5000) g");
+        ProcessBuilder pb = new ProcessBuilder("bash", "-c",
+                "env --default-signal=INT,TERM \"$JAVA_BIN\" -cp \"$CP\" io.pgrepl.cli.Main \"$@\" | head -n 3;"
+                        + " echo \"cli-exit=${PIPESTATUS[0]}\" >&2",
+                "bash", "stream", Cli.url(server), "-S", "pp", "-P", "pp_pub");
+        pb.environment().put("JAVA_BIN", Path.of(System.getProperty("java.home"), "bin", "java").toString());
+        pb.environment().put("CP", System.getProperty("java.class.path"));
+        Process p = pb.start();
+        try {
+            Lines outLines = collect(p.getInputStream());
+            Lines errLines = collect(p.getErrorStream());
+            assertTrue(p.waitFor(60, TimeUnit.SECONDS), "the CLI ends when its reader does");
+            String err = String.join("\n", errLines.done());
+            assertEquals(0, p.exitValue(), err);
+            assertTrue(err.contains("cli-exit=0"), err);
+            assertTrue(!err.contains("cannot write"), err);
+            List<JsonNode> lines = Cli.parseLines(String.join("\n", outLines.done()));
+            assertEquals(List.of("begin", "insert", "commit"), lines.stream().map(n -> n.get("type").asText()).toList());
+            String firstEnd = lines.get(2).get("end_lsn").asText();
+            // Only what was written is confirmed: at most the first transaction, never the one cut off.
+            String confirmed = query(server, "SELECT confirmed_flush_lsn FROM pg_replication_slots WHERE slot_name = 'pp'");
+            assertTrue(confirmed.equals(created) || confirmed.equals(firstEnd), confirmed + " is " + created + " or " + firstEnd);
+            long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
+            while (!"f".equals(query(server, "SELECT active FROM pg_replication_slots WHERE slot_name = 'pp'"))) {
+                assertTrue(System.nanoTime() < deadline, "the stream ended");
+                Thread.sleep(50);
+            }
+        } finally {
+            p.destroyForcibly();
+        }
+    }
+
+    @Test
     void aSecondSignalDuringAStalledCleanStopExitsAtOnce() throws Exception {
         server.sql("postgres", "CREATE TABLE ps2 (id int PRIMARY KEY, t text); CREATE PUBLICATION ps2_pub FOR TABLE ps2");
         server.sql("postgres", "SELECT pg_create_logical_replication_slot('ps2', 'pgoutput')");
