@@ -60,7 +60,7 @@ final class TxJson {
         if (e instanceof Transaction tx) {
             if (!transaction(tx, out)) return false;
         } else if (e instanceof NonTransactionalMessage m) {
-            message(m.message(), false);
+            message(m.message(), -1);
         } else if (e instanceof TwoPhaseOutcome t) {
             if (!t.committed() || t.changesKept()) return false; // rolled back: nothing was committed
             // The PREPARE was confirmed before this run, so its changes are not available here.
@@ -134,7 +134,7 @@ final class TxJson {
             o.ascii("],\"cascade\":").ascii((t.options() & 1) != 0 ? "true" : "false")
                     .ascii(",\"restart_identity\":").ascii((t.options() & 2) != 0 ? "true" : "false");
         } else if (r instanceof Message m) {
-            message(m, true);
+            message(m, tx.xid()); // the message's own xid field is sent only inside a streamed transaction
             changes++;
             return;
         } else if (r instanceof Relation rel) {
@@ -154,9 +154,11 @@ final class TxJson {
         changes++;
     }
 
-    private void message(Message m, boolean transactional) {
+    /** {@code xid} -1: not transactional. */
+    private void message(Message m, long xid) {
+        boolean transactional = xid != -1;
         o.ascii("{\"type\":\"message\"");
-        if (transactional) o.ascii(",\"xid\":").num(m.xid());
+        if (transactional) o.ascii(",\"xid\":").num(xid);
         o.ascii(",\"transactional\":").ascii(transactional ? "true" : "false")
                 .ascii(",\"message_lsn\":").lsn(m.messageLsn()).ascii(",\"prefix\":").str(m.prefix());
         byte[] c = m.content();
