@@ -141,6 +141,56 @@ class ProcessTest {
         }
     }
 
+    /** Runs {@code cmd} (a bash command line) with stdout and stderr on a pseudo-terminal, as at a prompt; returns what it printed. */
+    static String onATerminal(String cmd, Map<String, String> env) throws Exception {
+        ProcessBuilder pb = new ProcessBuilder("script", "-qec", cmd, "/dev/null");
+        pb.environment().put("SHELL", "/bin/bash");
+        pb.environment().put("JAVA_BIN", Path.of(System.getProperty("java.home"), "bin", "java").toString());
+        pb.environment().put("CP", System.getProperty("java.class.path"));
+        pb.environment().putAll(env);
+        Process p = pb.redirectErrorStream(true).start();
+        try {
+            Lines out = collect(p.getInputStream());
+            assertTrue(p.waitFor(60, TimeUnit.SECONDS), "ended");
+            String text = String.join("\n", out.done()).replace("\r", "");
+            assertEquals(0, p.exitValue(), text);
+            return text;
+        } finally {
+            p.destroyForcibly();
+        }
+    }
+
+    static final String CLI = "env --default-signal=INT,TERM \"$JAVA_BIN\" -cp \"$CP\" io.pgrepl.cli.Main";
+
+    @Test
+    void slotListIsATableOnATerminalAndJsonWhenPiped() throws Exception {
+        server.sql("postgres", "SELECT pg_create_logical_replication_slot('tbl_slot', 'pgoutput')");
+        try {
+            String table = onATerminal(CLI + " slot list \"$URL\"", Map.of("URL", Cli.url(server)));
+            List<String> lines = table.lines().toList();
+            assertTrue(lines.get(0).startsWith(" slot_name "), table);
+            assertTrue(lines.get(0).matches(" slot_name +\\| type +\\| plugin +\\| database +\\| active +\\| lag +\\| wal_status .*"), table);
+            assertTrue(lines.get(1).matches("-+(\\+-+)+"), table);
+            assertTrue(lines.stream().anyMatch(l -> l.matches(" tbl_slot +\\| logical \\| pgoutput \\| postgres +\\| no +\\| \\d+ bytes .*")), table);
+            assertTrue(lines.get(lines.size() - 1).matches("\\(\\d+ slots?\\)"), table);
+            // The same on a pipe: JSON, as scripts had it
+            Process p = cli("slot", "list", Cli.url(server)).start();
+            Lines out = collect(p.getInputStream());
+            assertTrue(p.waitFor(60, TimeUnit.SECONDS));
+            assertEquals(0, p.exitValue());
+            JsonNode slots = Cli.parse(String.join("\n", out.done()));
+            assertTrue(slots.isArray(), slots.toString());
+            boolean found = false;
+            for (JsonNode n : slots) found |= n.get("slot_name").asText().equals("tbl_slot");
+            assertTrue(found, slots.toString());
+            // --json on a terminal
+            String json = onATerminal(CLI + " slot list --json \"$URL\"", Map.of("URL", Cli.url(server)));
+            assertTrue(Cli.parse(json).isArray(), json);
+        } finally {
+            server.sql("postgres", "SELECT pg_drop_replication_slot('tbl_slot')");
+        }
+    }
+
     @Test
     void aSecondSignalDuringAStalledCleanStopExitsAtOnce() throws Exception {
         server.sql("postgres", "CREATE TABLE ps2 (id int PRIMARY KEY, t text); CREATE PUBLICATION ps2_pub FOR TABLE ps2");
