@@ -241,6 +241,7 @@ final class StreamRun {
         CompletionStage<Void> stopped = reconnecting != null ? reconnecting.stop() : single.stop();
         try {
             StreamCommand.await(stopped);
+            verbose.stopped(reconnecting != null ? reconnecting.acknowledgedLsn() : single.flushedLsn());
         } catch (Exception e) {
             if (!reachedEnd && !stopRequested && !outputClosed) throw e;
         } finally {
@@ -307,8 +308,7 @@ final class StreamRun {
     private long write(Object item, TxJson txJson) throws Exception {
         long ackLsn;
         if (item instanceof SnapshotSource.Lines l) {
-            output.stream().write(l.utf8());
-            verbose.transaction(l.count());
+            output.stream().write(l.utf8()); // snapshot rows: counted by the snapshot's progress, not as changes
             if (l.end()) snapshotWritten = true;
             if (l.end() || queue.isEmpty()) output.flush();
             return 0;
@@ -324,7 +324,7 @@ final class StreamRun {
             txJson.write(e, output.stream());
             if (e instanceof Transaction t) {
                 t.close(); // its spill file, if any, is no longer needed
-                verbose.transaction(t.size());
+                verbose.transaction(txJson.changesWritten());
             }
             ackLsn = e.ackLsn();
             unflushed = e;

@@ -85,6 +85,11 @@ final class TxJson {
     /** Change lines written for the current transaction. */
     private int changes;
 
+    /** Change lines of the last transaction written (its Relation and Type records print none). */
+    int changesWritten() {
+        return changes;
+    }
+
     private boolean transaction(Transaction tx, OutputStream out) throws IOException {
         int mark = o.length();
         changes = 0;

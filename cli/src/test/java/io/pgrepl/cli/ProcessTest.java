@@ -192,6 +192,29 @@ class ProcessTest {
     }
 
     @Test
+    void progressShowsWhenStderrIsATerminalAndStdoutIsAFile() throws Exception {
+        server.sql("postgres", "CREATE TABLE prg (id int PRIMARY KEY); INSERT INTO prg SELECT generate_series(1, 500);"
+                + " CREATE PUBLICATION prg_pub FOR TABLE prg");
+        Path dir = java.nio.file.Files.createTempDirectory("pgrepl-progress");
+        Map<String, String> env = Map.of("URL", Cli.url(server), "OUT", dir.resolve("out.jsonl").toString());
+        // stdout to a file, stderr on the terminal: System.console() is null here, progress must still show
+        String first = onATerminal(CLI + " stream \"$URL\" -S prg -P prg_pub --create-slot --snapshot --idle-exit 1 > \"$OUT\"", env);
+        assertTrue(first.contains("pgrepl: snapshot done: 1/1 tables, 500 rows"), first);
+        String slotAt = query(server, "SELECT confirmed_flush_lsn FROM pg_replication_slots WHERE slot_name = 'prg'");
+        assertTrue(first.contains("pgrepl: stopped after 0 changes; slot prg confirmed up to "), "snapshot rows are not changes: " + first);
+        assertTrue(!first.contains("lag ?"), first);
+        assertEquals(502, java.nio.file.Files.readAllLines(dir.resolve("out.jsonl")).size(), "snapshot_start, 500 reads, snapshot_end");
+
+        server.sql("postgres", "INSERT INTO prg VALUES (501); INSERT INTO prg VALUES (502)");
+        String second = onATerminal(CLI + " stream \"$URL\" -S prg -P prg_pub --idle-exit 1 > \"$OUT\"", env);
+        String confirmed = query(server, "SELECT confirmed_flush_lsn FROM pg_replication_slots WHERE slot_name = 'prg'");
+        assertTrue(!confirmed.equals(slotAt), confirmed);
+        assertTrue(second.contains("pgrepl: stopped after 2 changes; slot prg confirmed up to " + confirmed + "\n")
+                || second.endsWith("pgrepl: stopped after 2 changes; slot prg confirmed up to " + confirmed), second);
+        assertTrue(!second.contains("lag ?"), second);
+    }
+
+    @Test
     void aSecondSignalDuringAStalledCleanStopExitsAtOnce() throws Exception {
         server.sql("postgres", "CREATE TABLE ps2 (id int PRIMARY KEY, t text); CREATE PUBLICATION ps2_pub FOR TABLE ps2");
         server.sql("postgres", "SELECT pg_create_logical_replication_slot('ps2', 'pgoutput')");
