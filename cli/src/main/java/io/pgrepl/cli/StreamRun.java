@@ -186,7 +186,7 @@ final class StreamRun {
             if (e != null) queue.add(END);
             else (reconnecting != null ? reconnecting.completion() : single.completion()).whenComplete((x, y) -> queue.add(END));
         });
-        TxJson txJson = new TxJson(Boolean.TRUE.equals(settings.binary));
+        TxJson txJson = new TxJson(Boolean.TRUE.equals(settings.binary), settings.columnTypes);
         boolean reachedEnd = false;
         boolean outputClosed = false;
         long lastFsync = System.nanoTime();
