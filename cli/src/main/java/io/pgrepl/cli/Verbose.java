@@ -30,6 +30,8 @@ final class Verbose {
     private long confirmed;
     private boolean firstStart = true;
     private boolean progressShown;
+    /** Some snapshot table has a publication row filter: the row estimate counts rows it will not copy. */
+    volatile boolean snapshotFiltered;
     /** From the up-front slot check: where the slot will resume (0 unknown). */
     long slotConfirmedLsn;
 
@@ -71,9 +73,11 @@ final class Verbose {
 
     /** A snapshot worker's event loop: the initial snapshot's progress, every second and at the end. */
     synchronized void snapshotProgress(SnapshotProgress p) {
+        // The estimate is the planner's guess before any row filter: said so rather than shown as a target.
+        String expected = p.rowsEstimate() <= 0 ? ""
+                : " (about " + p.rowsEstimate() + (snapshotFiltered ? " before row filters)" : " expected)");
         String s = String.format("pgrepl: snapshot %s%d/%d tables, %d rows%s, %.0f rows/s", p.finished() ? "done: " : "",
-                p.tablesDone(), p.tablesTotal(), p.rowsDone(), p.rowsEstimate() > 0 ? " (about " + p.rowsEstimate() + " expected)" : "",
-                p.rowsPerSecond());
+                p.tablesDone(), p.tablesTotal(), p.rowsDone(), expected, p.rowsPerSecond());
         if (terminal) {
             err.print("\r" + s + "   ");
             progressShown = true;
