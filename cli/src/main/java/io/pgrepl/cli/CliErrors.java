@@ -13,13 +13,21 @@ final class CliErrors {
     static String oneLine(Throwable t) {
         t = unwrap(t);
         String msg = t.getMessage();
-        String line = msg == null || msg.isBlank() ? t.getClass().getSimpleName() : msg;
+        String line = msg == null || msg.isBlank() ? withoutMessage(t) : msg;
         if (isBug(t)) {
             // A bare "plugin" (a null check's message) means nothing to a user: name it as what it is.
             line = "internal error (" + t.getClass().getSimpleName() + (msg == null || msg.isBlank() ? "" : ": " + msg)
                     + "); please report it";
         }
         return line.replace('\n', ' ').replace('\r', ' ');
+    }
+
+    /** Words for the JDK's exceptions that come without a message (a bare class name says little). */
+    private static String withoutMessage(Throwable t) {
+        if (t instanceof java.util.concurrent.TimeoutException) return "timed out waiting for the server";
+        if (t instanceof java.nio.channels.ClosedChannelException) return "the connection was closed";
+        if (t instanceof java.io.EOFException) return "the connection ended unexpectedly";
+        return t.getClass().getSimpleName();
     }
 
     /** The JDK's exceptions for a broken precondition: their message is a variable name or an index, never advice. */

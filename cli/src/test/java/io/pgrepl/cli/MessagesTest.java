@@ -34,6 +34,10 @@ class MessagesTest {
                 CliErrors.oneLine(new IndexOutOfBoundsException()));
         assertEquals("no such slot", CliErrors.oneLine(new IllegalStateException("no such slot")));
         assertFalse(CliErrors.oneLine(new IllegalArgumentException()).isBlank());
+        // Messageless exceptions an await or a channel throws: words, not a class name
+        assertEquals("timed out waiting for the server", CliErrors.oneLine(new java.util.concurrent.ExecutionException(
+                new java.util.concurrent.TimeoutException())));
+        assertEquals("the connection was closed", CliErrors.oneLine(new java.nio.channels.ClosedChannelException()));
     }
 
     @Test
