@@ -19,7 +19,8 @@ final class CliErrors {
             line = "internal error (" + t.getClass().getSimpleName() + (msg == null || msg.isBlank() ? "" : ": " + msg)
                     + "); please report it";
         }
-        return line.replace('\n', ' ').replace('\r', ' ');
+        // A sentence on its own line (libpq's hint after a refused connection) keeps its full stop.
+        return line.replaceAll("(\\w)\n(?=[A-Z])", "$1. ").replace('\n', ' ').replace('\r', ' ');
     }
 
     /** Words for the JDK's exceptions that come without a message (a bare class name says little). */

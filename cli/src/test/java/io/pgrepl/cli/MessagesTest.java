@@ -98,6 +98,11 @@ class MessagesTest {
                 + ": Connection refused\n  127.0.0.1:" + other + ": could not connect to server at \"127.0.0.1\", port " + other
                 + ": Connection refused\nIs the server running on that host and accepting TCP/IP connections?\n"), r.err());
         assertFalse(r.err().contains("finishConnect") || r.err().contains("error(-"), r.err());
+        // On one line (a --reconnect retry note): the hint as a sentence of its own
+        assertEquals("could not connect to server at \"127.0.0.1\", port 5: Connection refused. Is the server running on that host"
+                + " and accepting TCP/IP connections?", CliErrors.oneLine(new io.pgrepl.client.PgClientException(
+                io.pgrepl.client.PgClientException.Kind.CONNECTION, "could not connect to server at \"127.0.0.1\", port 5:"
+                + " Connection refused\nIs the server running on that host and accepting TCP/IP connections?")));
     }
 
     /** A loopback port nothing listens on (bound, then released). */
