@@ -1,5 +1,6 @@
 package io.pgrepl.cli;
 
+import io.pgrepl.client.PgClientException;
 import io.pgrepl.client.PgException;
 import java.util.Locale;
 import java.util.concurrent.CompletionException;
@@ -12,8 +13,28 @@ final class CliErrors {
     static String oneLine(Throwable t) {
         t = unwrap(t);
         String msg = t.getMessage();
-        String line = msg == null || msg.isBlank() ? t.getClass().getSimpleName() : msg;
-        return line.replace('\n', ' ').replace('\r', ' ');
+        String line = msg == null || msg.isBlank() ? withoutMessage(t) : msg;
+        if (isBug(t)) {
+            // A bare "plugin" (a null check's message) means nothing to a user: name it as what it is.
+            line = "internal error (" + t.getClass().getSimpleName() + (msg == null || msg.isBlank() ? "" : ": " + msg)
+                    + "); please report it";
+        }
+        // A sentence on its own line (libpq's hint after a refused connection) keeps its full stop.
+        return line.replaceAll("(\\w)\n(?=[A-Z])", "$1. ").replace('\n', ' ').replace('\r', ' ');
+    }
+
+    /** Words for the JDK's exceptions that come without a message (a bare class name says little). */
+    private static String withoutMessage(Throwable t) {
+        if (t instanceof java.util.concurrent.TimeoutException) return "timed out waiting for the server";
+        if (t instanceof java.nio.channels.ClosedChannelException) return "the connection was closed";
+        if (t instanceof java.io.EOFException) return "the connection ended unexpectedly";
+        return t.getClass().getSimpleName();
+    }
+
+    /** The JDK's exceptions for a broken precondition: their message is a variable name or an index, never advice. */
+    private static boolean isBug(Throwable t) {
+        return t instanceof NullPointerException || t instanceof IndexOutOfBoundsException || t instanceof ClassCastException
+                || t instanceof ArithmeticException;
     }
 
     /**
@@ -21,6 +42,12 @@ final class CliErrors {
      * them (a role without REPLICATION learns why from the DETAIL).
      */
     static String describe(Throwable t) {
+        Throwable root = unwrap(t);
+        if (root instanceof PgClientException && root.getMessage() != null && root.getMessage().indexOf('\n') > 0) {
+            // The client's own lines (a connect failure and libpq's hint, one line per server of a
+            // multi-host list) read as psql prints them.
+            return root.getMessage().replace('\r', ' ');
+        }
         StringBuilder b = new StringBuilder(oneLine(t));
         PgException pg = serverError(t);
         if (pg != null) {

@@ -17,6 +17,10 @@ final class Json {
         private final Map<String, Object> fields = new LinkedHashMap<>();
 
         /** value: String, Number, Boolean, null, Obj, or List of those. */
+        Object get(String name) {
+            return fields.get(name);
+        }
+
         Obj put(String name, Object value) {
             fields.put(name, value);
             return this;

@@ -82,13 +82,19 @@ public final class Main {
             err.println("Try 'pgrepl " + args[0] + " --help' for more information.");
             return 2;
         } catch (Exception e) {
+            if (CliErrors.unwrap(e) instanceof io.pgrepl.client.config.ConnInfoException bad) {
+                // A connection string that cannot be parsed is a bad argument, like a bad option.
+                err.println("pgrepl " + args[0] + ": " + CliErrors.oneLine(bad));
+                return 2;
+            }
             err.println("pgrepl " + args[0] + ": " + CliErrors.describe(e));
             return 1;
         }
     }
 
     private static int unknown(String name, Map<String, Command> commands, PrintStream err) {
-        err.println("pgrepl: unknown command '" + CliErrors.shown(name) + "'");
+        String best = io.pgrepl.client.config.ClosestName.of(name, commands.keySet(), io.pgrepl.client.config.ClosestName.DEFAULT_LIMIT);
+        err.println("pgrepl: unknown command '" + CliErrors.shown(name) + "'" + (best == null ? "" : " (did you mean '" + best + "'?)"));
         usage(commands, err);
         return 2;
     }

@@ -1,5 +1,6 @@
 package io.pgrepl.cli;
 
+import io.pgrepl.client.config.ClosestName;
 import java.io.PrintStream;
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -98,6 +99,15 @@ final class Opts {
 
     private Opts() {}
 
+    /** {@code " (did you mean --snapshot?)"} for a misspelt option, or nothing. */
+    static String didYouMean(String name, List<Spec> specs) {
+        List<String> names = new ArrayList<>();
+        for (Spec s : specs) names.add(s.name());
+        names.add("help");
+        String best = ClosestName.of(name, names, ClosestName.DEFAULT_LIMIT);
+        return best == null ? "" : " (did you mean --" + best + "?)";
+    }
+
     static Parsed parse(List<Spec> specs, String[] args) throws UsageException {
         Map<String, Spec> byLong = new HashMap<>();
         Map<Character, Spec> byShort = new HashMap<>();
@@ -119,7 +129,10 @@ final class Opts {
                 int eq = a.indexOf('=');
                 String name = a.substring(2, eq < 0 ? a.length() : eq);
                 Spec s = byLong.get(name);
-                if (s == null) throw new UsageException("unknown option " + CliErrors.shown(eq < 0 ? a : a.substring(0, eq)));
+                if (s == null) {
+                    throw new UsageException("unknown option " + CliErrors.shown(eq < 0 ? a : a.substring(0, eq))
+                            + didYouMean(name, specs));
+                }
                 if (s.value() == null) {
                     if (eq >= 0) throw new UsageException("--" + name + " takes no value");
                     p.values.computeIfAbsent(name, k -> new ArrayList<>()).add("true");

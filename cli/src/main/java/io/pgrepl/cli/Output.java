@@ -1,5 +1,6 @@
 package io.pgrepl.cli;
 
+import java.io.FileDescriptor;
 import java.io.FileOutputStream;
 import java.io.IOException;
 import java.io.OutputStream;
@@ -20,7 +21,58 @@ final class Output implements AutoCloseable {
     }
 
     static Output stdout(PrintStream out) {
+        if (out == System.out && Main.ownsProcess) {
+            // The process's own stdout, not through System.out: a PrintStream swallows the IOException
+            // that tells a reader gone away (head, a closed pager) from a failing disk.
+            out.flush();
+            return new Output(new PipeEnd(new FileOutputStream(FileDescriptor.out)), null, false);
+        }
         return new Output(out, null, false);
+    }
+
+    /**
+     * The reader of stdout went away (EPIPE, as when piped into {@code head}): the end of the
+     * output, as for pg_recvlogical and other Unix tools, not a failure. What was written before
+     * stays acknowledged; what this write held is not.
+     */
+    static final class Closed extends IOException {
+        private static final long serialVersionUID = 1L;
+
+        Closed(IOException cause) {
+            super("stdout was closed by its reader", cause);
+        }
+    }
+
+    /** stdout with a closed pipe's error turned into {@link Closed}; the JVM ignores SIGPIPE, so write sees EPIPE. */
+    private static final class PipeEnd extends OutputStream {
+        private final OutputStream out;
+
+        PipeEnd(OutputStream out) {
+            this.out = out;
+        }
+
+        @Override
+        public void write(int b) throws IOException {
+            try {
+                out.write(b);
+            } catch (IOException e) {
+                throw translate(e);
+            }
+        }
+
+        @Override
+        public void write(byte[] b, int off, int len) throws IOException {
+            try {
+                out.write(b, off, len);
+            } catch (IOException e) {
+                throw translate(e);
+            }
+        }
+
+        private static IOException translate(IOException e) {
+            String m = e.getMessage();
+            return m != null && m.contains("Broken pipe") ? new Closed(e) : new IOException("cannot write to stdout: " + m, e);
+        }
     }
 
     /** {@code fsync}: acknowledge only after {@link #fsync()} (pg_recvlogical's -F other than 0). */

@@ -20,7 +20,7 @@ import java.util.Locale;
 final class SlotCommand implements Main.Command {
     private static final String USAGE = "pgrepl slot create [URL] NAME (--logical PLUGIN | --physical) [options]\n"
             + "pgrepl slot drop [URL] NAME [--wait]\n"
-            + "pgrepl slot list [URL]";
+            + "pgrepl slot list [URL] [--json | --table]";
     private static final List<Opts.Spec> CREATE = List.of(
             Opts.Spec.value("logical", "PLUGIN", "a logical slot with this output plugin (pgoutput)", null),
             Opts.Spec.flag("physical", "a physical slot"),
@@ -31,16 +31,20 @@ final class SlotCommand implements Main.Command {
             Opts.Spec.flag("reserve-wal", "reserve WAL at once (physical)"),
             Opts.Spec.flag("if-not-exists", "succeed without creating when the slot exists"));
     private static final List<Opts.Spec> DROP = List.of(Opts.Spec.flag("wait", "wait until the slot is not in use"));
+    private static final List<Opts.Spec> LIST = List.of(
+            Opts.Spec.flag("json", "JSON, every field (the default when stdout is not a terminal)"),
+            Opts.Spec.flag("table", "an aligned table (the default on a terminal)"));
     private static final List<Opts.Spec> ALL = new ArrayList<>();
 
     static {
         ALL.addAll(CREATE);
         ALL.addAll(DROP);
+        ALL.addAll(LIST);
     }
 
     @Override
     public String summary() {
-        return "create, drop or list replication slots (JSON output)";
+        return "create, drop or list replication slots";
     }
 
     @Override
@@ -48,7 +52,7 @@ final class SlotCommand implements Main.Command {
         java.util.Map<String, List<Opts.Spec>> m = new java.util.LinkedHashMap<>();
         m.put("create", CREATE);
         m.put("drop", DROP);
-        m.put("list", List.of());
+        m.put("list", LIST);
         return m;
     }
 
@@ -57,7 +61,8 @@ final class SlotCommand implements Main.Command {
         return new Opts.Help(USAGE,
                 "Creates or drops a replication slot, or lists slots with what operators check: active pid, lag in\n"
                         + "bytes behind the current WAL, wal_status and safe_wal_size (13+), invalidation_reason, failover\n"
-                        + "and synced (17+). Without a URL the connection comes from the PG* environment.",
+                        + "and synced (17+). Without a URL the connection comes from the PG* environment. create and drop\n"
+                        + "print JSON; list prints a table on a terminal and JSON otherwise (scripts keep working).",
                 ALL, "pgrepl slot create postgresql://repl@db/app app_slot --logical pgoutput --if-not-exists\n"
                         + "pgrepl slot list postgresql://repl@db/app");
     }
@@ -69,8 +74,13 @@ final class SlotCommand implements Main.Command {
         return switch (args[0]) {
             case "create" -> create(Opts.parse(CREATE, rest), out);
             case "drop" -> drop(Opts.parse(DROP, rest), out);
-            case "list" -> list(Opts.parse(List.of(), rest), out);
-            default -> throw new UsageException("unknown slot command " + CliErrors.shown(args[0]) + "; use create, drop or list");
+            case "list" -> list(Opts.parse(LIST, rest), out);
+            default -> {
+                String best = io.pgrepl.client.config.ClosestName.of(args[0], subcommands().keySet(),
+                        io.pgrepl.client.config.ClosestName.DEFAULT_LIMIT);
+                throw new UsageException("unknown slot command " + CliErrors.shown(args[0])
+                        + (best == null ? "; use create, drop or list" : " (did you mean " + best + "?)"));
+            }
         };
     }
 
@@ -99,6 +109,9 @@ final class SlotCommand implements Main.Command {
                 throw new UsageException("--snapshot takes export, use or nothing, not " + CliErrors.shown(v));
             }
         }
+        // Checked here: the library's own refusal (a null plugin) says nothing a command-line user can act on.
+        if (plugin == null && !physical) throw new UsageException("missing --logical PLUGIN or --physical (which kind of slot?)");
+        if (plugin != null && physical) throw new UsageException("--logical and --physical exclude each other");
         CreateSlotOptions o;
         try {
             o = physical ? CreateSlotOptions.physical(name).withReserveWal(reserveWal)
@@ -106,7 +119,7 @@ final class SlotCommand implements Main.Command {
                             .withTwoPhase(twoPhase).withFailover(failover);
             if (physical) o = o.withTemporary(temporary);
         } catch (IllegalArgumentException e) {
-            throw new UsageException(e.getMessage());
+            throw new UsageException(CliErrors.oneLine(e));
         }
         ConnectionConfig cfg = IdentifyCommand.parse(un[0]).toBuilder()
                 .replication(physical ? ReplicationMode.PHYSICAL : ReplicationMode.DATABASE).build();
@@ -140,6 +153,8 @@ final class SlotCommand implements Main.Command {
 
     private int list(Opts.Parsed p, PrintStream out) throws Exception {
         if (p.positional.size() > 1) throw new UsageException("too many arguments");
+        if (p.has("json") && p.has("table")) throw new UsageException("--json and --table exclude each other");
+        boolean table = p.has("table") || !p.has("json") && Terminal.stdout(out);
         // A plain SQL session: physical walsenders cannot run SQL.
         ConnectionConfig cfg = IdentifyCommand.parse(p.positional.isEmpty() ? "" : p.positional.get(0)).toBuilder()
                 .replication(ReplicationMode.NONE).build();
@@ -155,7 +170,7 @@ final class SlotCommand implements Main.Command {
                     + (major >= 13 ? ", wal_status, safe_wal_size" : "")
                     + (major >= 17 ? ", invalidation_reason, failover, synced" : "")
                     + " FROM pg_catalog.pg_replication_slots ORDER BY slot_name"));
-            List<Object> slots = new ArrayList<>();
+            List<Json.Obj> slots = new ArrayList<>();
             for (Row row : r.rows()) {
                 Json.Obj o = Json.object()
                         .put("slot_name", row.get("slot_name"))
@@ -177,7 +192,8 @@ final class SlotCommand implements Main.Command {
                 }
                 slots.add(o);
             }
-            out.println(Json.write(slots));
+            if (table) SlotTable.print(slots, out);
+            else out.println(Json.write(slots));
         }
         return 0;
     }

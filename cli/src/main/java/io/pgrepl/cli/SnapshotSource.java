@@ -56,6 +56,7 @@ final class SnapshotSource implements SnapshotHandler {
     @Override
     public void onStart(long consistentPoint, List<SnapshotTable> tables) {
         checkAborted();
+        verbose.snapshotFiltered = tables.stream().anyMatch(t -> t.rowFilter() != null);
         StringBuilder b = new StringBuilder(64).append("{\"type\":\"snapshot_start\",\"lsn\":\"").append(Lsn.format(consistentPoint))
                 .append("\",\"tables\":[");
         for (int i = 0; i < tables.size(); i++) Json.appendQuoted(b.append(i > 0 ? "," : ""), tables.get(i).qualifiedName());

@@ -14,6 +14,9 @@ final class StreamOptions {
     /** Output formats: typed whole transactions, or every pgoutput message as sent. */
     enum Format { JSON, PROTOCOL }
 
+    /** --format json: where the columns' type names go (docs/cli-output.md). */
+    enum ColumnTypes { NONE, RELATION, CHANGE }
+
     static final List<Opts.Spec> SPECS = List.of(
             Opts.Spec.value("dbname", 'd', "CONNSTR", "connection URI or keyword/value string (instead of the URL argument)", "PG* environment"),
             Opts.Spec.value("slot", 'S', "NAME", "replication slot to stream from (required)", null),
@@ -34,6 +37,9 @@ final class StreamOptions {
                     + " (default: drop it, so the command can simply be run again)"),
             Opts.Spec.value("proto-version", "N", "pgoutput protocol version 1-4", "highest the server supports"),
             Opts.Spec.value("streaming", "off|on|parallel", "let the server stream large in-progress transactions (proto 2+)", "server default"),
+            Opts.Spec.value("column-types", "none|relation|change", "json: where the columns' type names go: nowhere (values are"
+                    + " typed JSON already), a relation line before a table's first change and after its definition changes,"
+                    + " or column_types on every change line", "none"),
             Opts.Spec.flag("binary", "ask for binary column values (the json format decodes them to the same JSON)"),
             Opts.Spec.flag("messages", "include logical decoding messages (pg_logical_emit_message)"),
             Opts.Spec.flag("two-phase", "decode prepared transactions (proto 3+; json prints them when committed)"),
@@ -84,6 +90,7 @@ final class StreamOptions {
     int protoVersion = LogicalReplicationOptions.PROTO_AUTO;
     StreamingMode streaming;
     Boolean binary;
+    ColumnTypes columnTypes = ColumnTypes.NONE;
     Boolean messages;
     Boolean twoPhase;
     OriginFilter origin;
@@ -148,6 +155,16 @@ final class StreamOptions {
             };
         }
         if (p.has("binary")) s.binary = true;
+        String types = p.get("column-types");
+        if (types != null) {
+            s.columnTypes = switch (types) {
+                case "none" -> ColumnTypes.NONE;
+                case "relation" -> ColumnTypes.RELATION;
+                case "change" -> ColumnTypes.CHANGE;
+                default -> throw new UsageException("--column-types takes none, relation or change");
+            };
+            if (s.format != Format.JSON) throw new UsageException("--column-types needs --format json");
+        }
         if (p.has("messages")) s.messages = true;
         if (p.has("two-phase")) s.twoPhase = true;
         String origin = p.get("origin");

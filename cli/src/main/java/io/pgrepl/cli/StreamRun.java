@@ -186,8 +186,9 @@ final class StreamRun {
             if (e != null) queue.add(END);
             else (reconnecting != null ? reconnecting.completion() : single.completion()).whenComplete((x, y) -> queue.add(END));
         });
-        TxJson txJson = new TxJson(Boolean.TRUE.equals(settings.binary));
+        TxJson txJson = new TxJson(Boolean.TRUE.equals(settings.binary), settings.columnTypes);
         boolean reachedEnd = false;
+        boolean outputClosed = false;
         long lastFsync = System.nanoTime();
         try {
             // A stop after the snapshot's last line was queued still prints up to that line: the snapshot is complete.
@@ -221,8 +222,13 @@ final class StreamRun {
                 } catch (Exception x) {
                     e.addSuppressed(x); // the write's failure is the cause to report
                 }
+                throw e;
             }
-            throw e;
+            if (!(e instanceof Output.Closed)) throw e;
+            // The reader went away (| head): a clean end. The item being written is not acknowledged.
+            unflushed = null;
+            outputClosed = true;
+            if (settings.verbose) verbose.warning("pgrepl: stdout closed by its reader; stopping");
         } finally {
             verbose.end();
             if (signals != null) signals.stopping();
@@ -235,8 +241,9 @@ final class StreamRun {
         CompletionStage<Void> stopped = reconnecting != null ? reconnecting.stop() : single.stop();
         try {
             StreamCommand.await(stopped);
+            verbose.stopped(reconnecting != null ? reconnecting.acknowledgedLsn() : single.flushedLsn());
         } catch (Exception e) {
-            if (!reachedEnd && !stopRequested) throw e;
+            if (!reachedEnd && !stopRequested && !outputClosed) throw e;
         } finally {
             releaseQueued();
             if (txSource != null) txSource.close();
@@ -301,8 +308,7 @@ final class StreamRun {
     private long write(Object item, TxJson txJson) throws Exception {
         long ackLsn;
         if (item instanceof SnapshotSource.Lines l) {
-            output.stream().write(l.utf8());
-            verbose.transaction(l.count());
+            output.stream().write(l.utf8()); // snapshot rows: counted by the snapshot's progress, not as changes
             if (l.end()) snapshotWritten = true;
             if (l.end() || queue.isEmpty()) output.flush();
             return 0;
@@ -318,7 +324,7 @@ final class StreamRun {
             txJson.write(e, output.stream());
             if (e instanceof Transaction t) {
                 t.close(); // its spill file, if any, is no longer needed
-                verbose.transaction(t.size());
+                verbose.transaction(txJson.changesWritten());
             }
             ackLsn = e.ackLsn();
             unflushed = e;

@@ -31,24 +31,53 @@ import java.util.function.IntFunction;
 
 /**
  * The {@code --format json} writer: each committed transaction as a {@code begin} line, one line
- * per change with typed values (see {@link ValueJson}) and its columns' type names, and a
- * {@code commit} line. Runs on the printing thread; reads spilled transactions back from disk
+ * per change with typed values (see {@link ValueJson}), and a {@code commit} line. The columns'
+ * type names (--column-types) go nowhere (the default: the values are typed already), on a
+ * {@code relation} line before the first change of a table in this run and again when its
+ * definition (or a type name) changes, or on every change line (see docs/cli-output.md). Runs on the printing thread; reads spilled transactions back from disk
  * and hands the bytes to the output every {@link JsonBytes#CHUNK}, so a huge transaction never
  * sits in memory as text.
  */
 final class TxJson {
     private final boolean binary;
+    /** --column-types change: the type names on every change line. */
+    private final boolean typesPerChange;
+    /** --column-types relation: the type names on relation lines. */
+    private final boolean relationLines;
     private final JsonBytes o = new JsonBytes();
     /** Type names from Type messages (user-defined types); built-in ones come from {@link TypeNames}. */
     private final Map<Integer, String> typeNames = new HashMap<>();
     /** Per relation OID: the Relation it was rendered from and its {@code "schema"...column_types} bytes. */
     private final Map<Integer, Rendered> relations = new HashMap<>();
 
-    /** {@code keys}: each column's {@code "name":}, encoded once per relation instead of once per value. */
-    private record Rendered(Relation relation, byte[] head, byte[][] keys) {}
+    /**
+     * {@code keys}: each column's {@code "name":}, encoded once per relation instead of once per
+     * value; {@code line}: the relation line (null unless --column-types relation); {@code announced}:
+     * that line was written.
+     */
+    private static final class Rendered {
+        final Relation relation;
+        final byte[] head;
+        final byte[][] keys;
+        final byte[] line;
+        boolean announced;
+
+        Rendered(Relation relation, byte[] head, byte[][] keys, byte[] line) {
+            this.relation = relation;
+            this.head = head;
+            this.keys = keys;
+            this.line = line;
+        }
+    }
 
     TxJson(boolean binary) {
+        this(binary, StreamOptions.ColumnTypes.NONE);
+    }
+
+    TxJson(boolean binary, StreamOptions.ColumnTypes types) {
         this.binary = binary;
+        this.typesPerChange = types == StreamOptions.ColumnTypes.CHANGE;
+        this.relationLines = types == StreamOptions.ColumnTypes.RELATION;
     }
 
     /**
@@ -60,7 +89,7 @@ final class TxJson {
         if (e instanceof Transaction tx) {
             if (!transaction(tx, out)) return false;
         } else if (e instanceof NonTransactionalMessage m) {
-            message(m.message(), false);
+            message(m.message(), -1);
         } else if (e instanceof TwoPhaseOutcome t) {
             if (!t.committed() || t.changesKept()) return false; // rolled back: nothing was committed
             // The PREPARE was confirmed before this run, so its changes are not available here.
@@ -84,6 +113,11 @@ final class TxJson {
 
     /** Change lines written for the current transaction. */
     private int changes;
+
+    /** Change lines of the last transaction written (its Relation and Type records print none). */
+    int changesWritten() {
+        return changes;
+    }
 
     private boolean transaction(Transaction tx, OutputStream out) throws IOException {
         int mark = o.length();
@@ -134,17 +168,22 @@ final class TxJson {
             o.ascii("],\"cascade\":").ascii((t.options() & 1) != 0 ? "true" : "false")
                     .ascii(",\"restart_identity\":").ascii((t.options() & 2) != 0 ? "true" : "false");
         } else if (r instanceof Message m) {
-            message(m, true);
+            message(m, tx.xid()); // the message's own xid field is sent only inside a streamed transaction
             changes++;
             return;
         } else if (r instanceof Relation rel) {
-            relations.put(rel.oid(), render(rel, rel.oid())); // in stream order: changes after it use it
+            // In stream order: changes after it use it. The same definition sent again (each new
+            // session sends it) is not announced again.
+            Rendered before = relations.get(rel.oid());
+            Rendered now = render(rel, rel.oid());
+            now.announced = before != null && before.announced && java.util.Arrays.equals(before.line, now.line);
+            relations.put(rel.oid(), now);
             return;
         } else if (r instanceof Type t) {
             String name = t.namespace().isEmpty() || t.namespace().equals("pg_catalog") ? t.name()
                     : t.namespace() + "." + t.name();
             if (!name.equals(typeNames.put(t.oid(), name))) {
-                relations.replaceAll((oid, rendered) -> render(rendered.relation, oid)); // type names changed
+                relations.replaceAll((oid, rendered) -> render(rendered.relation, oid)); // type names changed: announced again
             }
             return;
         } else {
@@ -154,9 +193,11 @@ final class TxJson {
         changes++;
     }
 
-    private void message(Message m, boolean transactional) {
+    /** {@code xid} -1: not transactional. */
+    private void message(Message m, long xid) {
+        boolean transactional = xid != -1;
         o.ascii("{\"type\":\"message\"");
-        if (transactional) o.ascii(",\"xid\":").num(m.xid());
+        if (transactional) o.ascii(",\"xid\":").num(xid);
         o.ascii(",\"transactional\":").ascii(transactional ? "true" : "false")
                 .ascii(",\"message_lsn\":").lsn(m.messageLsn()).ascii(",\"prefix\":").str(m.prefix());
         byte[] c = m.content();
@@ -166,12 +207,16 @@ final class TxJson {
     }
 
     private Rendered dml(String type, Transaction tx, int relationOid) {
-        o.ascii("{\"type\":\"").ascii(type).ascii("\",\"xid\":").num(tx.xid());
         Rendered r = relations.get(relationOid);
         if (r == null) {
             r = render(tx.relation(relationOid), relationOid);
             relations.put(relationOid, r);
         }
+        if (r.line != null && !r.announced) {
+            o.raw(r.line);
+            r.announced = true;
+        }
+        o.ascii("{\"type\":\"").ascii(type).ascii("\",\"xid\":").num(tx.xid());
         o.raw(r.head);
         return r;
     }
@@ -186,24 +231,35 @@ final class TxJson {
         if (rel == null) {
             // Without its Relation message only the OID is known (cannot happen with pgoutput).
             h.ascii(",\"schema\":null,\"table\":null,\"relation_id\":").num(Integer.toUnsignedLong(oid));
-            return new Rendered(null, h.take(), new byte[0][]);
+            return new Rendered(null, h.take(), new byte[0][], null);
         }
-        relationHead(h, schema(rel), rel.name(), rel.columns(), this::typeName);
-        return new Rendered(rel, h.take(), keys(rel.columns()));
+        relationHead(h, schema(rel), rel.name(), rel.columns(), typesPerChange ? this::typeName : null);
+        byte[] line = null;
+        if (relationLines) {
+            JsonBytes l = new JsonBytes();
+            l.ascii("{\"type\":\"relation\",\"relation_id\":").num(Integer.toUnsignedLong(oid));
+            relationHead(l, schema(rel), rel.name(), rel.columns(), this::typeName);
+            line = l.ascii("}\n").take();
+        }
+        return new Rendered(rel, h.take(), keys(rel.columns()), line);
     }
 
     /**
-     * {@code ,"schema":…,"table":…,"column_types":{…}[,"key_columns":[…]]}: the part of a change
-     * line that names its table, shared with the snapshot's read lines ({@link SnapshotSource}).
+     * {@code ,"schema":…,"table":…[,"column_types":{…}][,"key_columns":[…]]}: the part of a change
+     * line that names its table, shared with the relation line and the snapshot's read lines
+     * ({@link SnapshotSource}); {@code typeName} null: without column_types.
      */
     static void relationHead(JsonBytes h, String schema, String table, List<ColumnInfo> columns, IntFunction<String> typeName) {
-        h.ascii(",\"schema\":").str(schema).ascii(",\"table\":").str(table).ascii(",\"column_types\":{");
-        for (int i = 0; i < columns.size(); i++) {
-            ColumnInfo c = columns.get(i);
-            if (i > 0) h.raw(',');
-            h.str(c.name()).raw(':').str(typeName.apply(c.typeOid()));
+        h.ascii(",\"schema\":").str(schema).ascii(",\"table\":").str(table);
+        if (typeName != null) {
+            h.ascii(",\"column_types\":{");
+            for (int i = 0; i < columns.size(); i++) {
+                ColumnInfo c = columns.get(i);
+                if (i > 0) h.raw(',');
+                h.str(c.name()).raw(':').str(typeName.apply(c.typeOid()));
+            }
+            h.raw('}');
         }
-        h.raw('}');
         boolean any = false;
         for (ColumnInfo c : columns) {
             if (!c.isKey()) continue;

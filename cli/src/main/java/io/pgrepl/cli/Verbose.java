@@ -11,7 +11,12 @@ import java.io.PrintStream;
  * What {@code pgrepl stream} says on stderr: with -v, "streaming from slot S at LSN X",
  * "reconnected at X" and, when it moves, "confirmed up to X"; a progress line every second when
  * stderr is a terminal (redrawn in place), or every status interval with -v otherwise. During a
- * --snapshot the snapshot's own progress takes the progress line's place (every second).
+ * --snapshot the snapshot's own progress takes the progress line's place (every second); its rows
+ * are not counted as changes. When progress is shown, a last line on stop says how many changes
+ * were printed and up to where the slot is confirmed (where the next run resumes).
+ *
+ * <p>"stderr is a terminal" is asked of stderr itself ({@link Terminal}), not of
+ * {@code System.console()}, which is null whenever stdout is redirected: the usual case.
  */
 final class Verbose {
     private final StreamOptions settings;
@@ -25,13 +30,15 @@ final class Verbose {
     private long confirmed;
     private boolean firstStart = true;
     private boolean progressShown;
+    /** Some snapshot table has a publication row filter: the row estimate counts rows it will not copy. */
+    volatile boolean snapshotFiltered;
     /** From the up-front slot check: where the slot will resume (0 unknown). */
     long slotConfirmedLsn;
 
     Verbose(StreamOptions settings, PrintStream err) {
         this.settings = settings;
         this.err = err;
-        this.terminal = System.console() != null && err == System.err;
+        this.terminal = Terminal.stderr(err);
         this.progressNanos = terminal ? 1_000_000_000L : settings.statusInterval.toNanos();
     }
 
@@ -66,9 +73,11 @@ final class Verbose {
 
     /** A snapshot worker's event loop: the initial snapshot's progress, every second and at the end. */
     synchronized void snapshotProgress(SnapshotProgress p) {
+        // The estimate is the planner's guess before any row filter: said so rather than shown as a target.
+        String expected = p.rowsEstimate() <= 0 ? ""
+                : " (about " + p.rowsEstimate() + (snapshotFiltered ? " before row filters)" : " expected)");
         String s = String.format("pgrepl: snapshot %s%d/%d tables, %d rows%s, %.0f rows/s", p.finished() ? "done: " : "",
-                p.tablesDone(), p.tablesTotal(), p.rowsDone(), p.rowsEstimate() > 0 ? " (about " + p.rowsEstimate() + " expected)" : "",
-                p.rowsPerSecond());
+                p.tablesDone(), p.tablesTotal(), p.rowsDone(), expected, p.rowsPerSecond());
         if (terminal) {
             err.print("\r" + s + "   ");
             progressShown = true;
@@ -98,8 +107,12 @@ final class Verbose {
         if ((terminal || settings.verbose) && now - lastProgress >= progressNanos) {
             StreamMetrics m = s.metrics();
             double secs = (now - lastProgress) / 1e9;
-            String p = String.format("pgrepl: %d changes, %.0f/s, lag %s bytes", printed, (printed - printedAtLast) / secs,
-                    m == null ? "?" : Long.toString(m.lagBytes()));
+            String p = String.format("pgrepl: %d changes, %.0f/s", printed, (printed - printedAtLast) / secs);
+            // The lag only once the server has said where its WAL ends and something was confirmed:
+            // before that the difference means nothing.
+            if (m != null && m.serverWalEnd() != 0 && m.flushedLsn() != 0) {
+                p += ", " + SlotTable.bytes(m.lagBytes()) + " of WAL not yet confirmed";
+            }
             if (terminal) {
                 err.print("\r" + p + "   ");
                 progressShown = true;
@@ -117,6 +130,17 @@ final class Verbose {
             progressShown = false;
         }
         err.println(s);
+    }
+
+    /**
+     * The stream has stopped: when progress was shown, a last line with what was printed and the
+     * slot's confirmed position ({@code confirmed} 0: nothing confirmed by this run).
+     */
+    synchronized void stopped(long confirmed) {
+        if (!showsProgress()) return;
+        long at = confirmed != 0 ? confirmed : slotConfirmedLsn;
+        line("pgrepl: stopped after " + printed + (printed == 1 ? " change" : " changes")
+                + (at == 0 ? "; nothing confirmed" : "; slot " + settings.slot + " confirmed up to " + Lsn.format(at)));
     }
 
     synchronized void end() {

@@ -103,6 +103,118 @@ class ProcessTest {
     }
 
     @Test
+    void aReaderThatGoesAwayIsACleanEnd() throws Exception {
+        server.sql("postgres", "CREATE TABLE pp (id int PRIMARY KEY, t text); CREATE PUBLICATION pp_pub FOR TABLE pp");
+        server.sql("postgres", "SELECT pg_create_logical_replication_slot('pp', 'pgoutput')");
+        String created = query(server, "SELECT confirmed_flush_lsn FROM pg_replication_slots WHERE slot_name = 'pp'");
+        server.sql("postgres", "INSERT INTO pp VALUES (0, 'first')"); // begin, insert, commit: what head reads
+        // ~1 MB in one transaction: more than a pipe holds, so a write is still under way when head exits
+        server.sql("postgres", "INSERT INTO pp SELECT g, repeat('x', 100) FROM generate_series(1, 5000) g");
+        ProcessBuilder pb = new ProcessBuilder("bash", "-c",
+                "env --default-signal=INT,TERM \"$JAVA_BIN\" -cp \"$CP\" io.pgrepl.cli.Main \"$@\" | head -n 3;"
+                        + " echo \"cli-exit=${PIPESTATUS[0]}\" >&2",
+                "bash", "stream", Cli.url(server), "-S", "pp", "-P", "pp_pub");
+        pb.environment().put("JAVA_BIN", Path.of(System.getProperty("java.home"), "bin", "java").toString());
+        pb.environment().put("CP", System.getProperty("java.class.path"));
+        Process p = pb.start();
+        try {
+            Lines outLines = collect(p.getInputStream());
+            Lines errLines = collect(p.getErrorStream());
+            assertTrue(p.waitFor(60, TimeUnit.SECONDS), "the CLI ends when its reader does");
+            String err = String.join("\n", errLines.done());
+            assertEquals(0, p.exitValue(), err);
+            assertTrue(err.contains("cli-exit=0"), err);
+            assertTrue(!err.contains("cannot write"), err);
+            List<JsonNode> lines = Cli.parseLines(String.join("\n", outLines.done()));
+            assertEquals(List.of("begin", "insert", "commit"), lines.stream().map(n -> n.get("type").asText()).toList());
+            String firstEnd = lines.get(2).get("end_lsn").asText();
+            // Only what was written is confirmed: at most the first transaction, never the one cut off.
+            String confirmed = query(server, "SELECT confirmed_flush_lsn FROM pg_replication_slots WHERE slot_name = 'pp'");
+            assertTrue(confirmed.equals(created) || confirmed.equals(firstEnd), confirmed + " is " + created + " or " + firstEnd);
+            long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
+            while (!"f".equals(query(server, "SELECT active FROM pg_replication_slots WHERE slot_name = 'pp'"))) {
+                assertTrue(System.nanoTime() < deadline, "the stream ended");
+                Thread.sleep(50);
+            }
+        } finally {
+            p.destroyForcibly();
+        }
+    }
+
+    /** Runs {@code cmd} (a bash command line) with stdout and stderr on a pseudo-terminal, as at a prompt; returns what it printed. */
+    static String onATerminal(String cmd, Map<String, String> env) throws Exception {
+        ProcessBuilder pb = new ProcessBuilder("script", "-qec", cmd, "/dev/null");
+        pb.environment().put("SHELL", "/bin/bash");
+        pb.environment().put("JAVA_BIN", Path.of(System.getProperty("java.home"), "bin", "java").toString());
+        pb.environment().put("CP", System.getProperty("java.class.path"));
+        pb.environment().putAll(env);
+        Process p = pb.redirectErrorStream(true).start();
+        try {
+            Lines out = collect(p.getInputStream());
+            assertTrue(p.waitFor(60, TimeUnit.SECONDS), "ended");
+            String text = String.join("\n", out.done()).replace("\r", "");
+            assertEquals(0, p.exitValue(), text);
+            return text;
+        } finally {
+            p.destroyForcibly();
+        }
+    }
+
+    static final String CLI = "env --default-signal=INT,TERM \"$JAVA_BIN\" -cp \"$CP\" io.pgrepl.cli.Main";
+
+    @Test
+    void slotListIsATableOnATerminalAndJsonWhenPiped() throws Exception {
+        server.sql("postgres", "SELECT pg_create_logical_replication_slot('tbl_slot', 'pgoutput')");
+        try {
+            String table = onATerminal(CLI + " slot list \"$URL\"", Map.of("URL", Cli.url(server)));
+            List<String> lines = table.lines().toList();
+            assertTrue(lines.get(0).startsWith(" slot_name "), table);
+            assertTrue(lines.get(0).matches(" slot_name +\\| type +\\| plugin +\\| database +\\| active +\\| lag +\\| wal_status .*"), table);
+            assertTrue(lines.get(1).matches("-+(\\+-+)+"), table);
+            assertTrue(lines.stream().anyMatch(l -> l.matches(" tbl_slot +\\| logical \\| pgoutput \\| postgres +\\| no +\\| \\d+ bytes .*")), table);
+            assertTrue(lines.get(lines.size() - 1).matches("\\(\\d+ slots?\\)"), table);
+            // The same on a pipe: JSON, as scripts had it
+            Process p = cli("slot", "list", Cli.url(server)).start();
+            Lines out = collect(p.getInputStream());
+            assertTrue(p.waitFor(60, TimeUnit.SECONDS));
+            assertEquals(0, p.exitValue());
+            JsonNode slots = Cli.parse(String.join("\n", out.done()));
+            assertTrue(slots.isArray(), slots.toString());
+            boolean found = false;
+            for (JsonNode n : slots) found |= n.get("slot_name").asText().equals("tbl_slot");
+            assertTrue(found, slots.toString());
+            // --json on a terminal
+            String json = onATerminal(CLI + " slot list --json \"$URL\"", Map.of("URL", Cli.url(server)));
+            assertTrue(Cli.parse(json).isArray(), json);
+        } finally {
+            server.sql("postgres", "SELECT pg_drop_replication_slot('tbl_slot')");
+        }
+    }
+
+    @Test
+    void progressShowsWhenStderrIsATerminalAndStdoutIsAFile() throws Exception {
+        server.sql("postgres", "CREATE TABLE prg (id int PRIMARY KEY); INSERT INTO prg SELECT generate_series(1, 500);"
+                + " CREATE PUBLICATION prg_pub FOR TABLE prg");
+        Path dir = java.nio.file.Files.createTempDirectory("pgrepl-progress");
+        Map<String, String> env = Map.of("URL", Cli.url(server), "OUT", dir.resolve("out.jsonl").toString());
+        // stdout to a file, stderr on the terminal: System.console() is null here, progress must still show
+        String first = onATerminal(CLI + " stream \"$URL\" -S prg -P prg_pub --create-slot --snapshot --idle-exit 1 > \"$OUT\"", env);
+        assertTrue(first.contains("pgrepl: snapshot done: 1/1 tables, 500 rows"), first);
+        String slotAt = query(server, "SELECT confirmed_flush_lsn FROM pg_replication_slots WHERE slot_name = 'prg'");
+        assertTrue(first.contains("pgrepl: stopped after 0 changes; slot prg confirmed up to "), "snapshot rows are not changes: " + first);
+        assertTrue(!first.contains("lag ?"), first);
+        assertEquals(502, java.nio.file.Files.readAllLines(dir.resolve("out.jsonl")).size(), "snapshot_start, 500 reads, snapshot_end");
+
+        server.sql("postgres", "INSERT INTO prg VALUES (501); INSERT INTO prg VALUES (502)");
+        String second = onATerminal(CLI + " stream \"$URL\" -S prg -P prg_pub --idle-exit 1 > \"$OUT\"", env);
+        String confirmed = query(server, "SELECT confirmed_flush_lsn FROM pg_replication_slots WHERE slot_name = 'prg'");
+        assertTrue(!confirmed.equals(slotAt), confirmed);
+        assertTrue(second.contains("pgrepl: stopped after 2 changes; slot prg confirmed up to " + confirmed + "\n")
+                || second.endsWith("pgrepl: stopped after 2 changes; slot prg confirmed up to " + confirmed), second);
+        assertTrue(!second.contains("lag ?"), second);
+    }
+
+    @Test
     void aSecondSignalDuringAStalledCleanStopExitsAtOnce() throws Exception {
         server.sql("postgres", "CREATE TABLE ps2 (id int PRIMARY KEY, t text); CREATE PUBLICATION ps2_pub FOR TABLE ps2");
         server.sql("postgres", "SELECT pg_create_logical_replication_slot('ps2', 'pgoutput')");

@@ -95,6 +95,53 @@ class StreamCommandTest {
     }
 
     @Test
+    void columnTypesAreLeftOutOnARelationLineOrOnEveryChangeAsAsked() throws Exception {
+        server.sql("postgres", "CREATE TABLE ct (id int PRIMARY KEY, v text, n numeric); CREATE PUBLICATION ct_pub FOR TABLE ct");
+        for (String slot : List.of("ct_none", "ct_rel", "ct_change")) {
+            server.sql("postgres", "SELECT pg_create_logical_replication_slot('" + slot + "', 'pgoutput')");
+        }
+        server.sql("postgres", "INSERT INTO ct VALUES (1, 'a', 1.5), (2, 'b', 2)");
+        server.sql("postgres", "UPDATE ct SET v = 'c' WHERE id = 2");
+        server.sql("postgres", "ALTER TABLE ct ADD COLUMN d date");
+        server.sql("postgres", "INSERT INTO ct VALUES (3, 'd', 3, '2024-02-29')");
+
+        // The default: change lines name their table and key, values typed; no type names anywhere
+        Cli.Result none = run("stream", url(), "-S", "ct_none", "-P", "ct_pub", "--idle-exit", "1");
+        assertEquals(0, none.rc(), none.err());
+        assertEquals(List.of("begin", "insert", "insert", "commit", "begin", "update", "commit", "begin", "insert", "commit"),
+                none.types(), none.out());
+        JsonNode first = none.lines().get(1);
+        assertEquals("ct", first.get("table").asText());
+        assertEquals("id", first.get("key_columns").get(0).asText());
+        assertTrue(first.get("new").get("n").isNumber(), first.toString());
+        assertFalse(none.out().contains("column_types"), none.out());
+
+        // relation: once before the table's first change, again when its definition changed
+        Cli.Result rel = run("stream", url(), "-S", "ct_rel", "-P", "ct_pub", "--idle-exit", "1", "--column-types", "relation");
+        assertEquals(0, rel.rc(), rel.err());
+        assertEquals(List.of("begin", "relation", "insert", "insert", "commit", "begin", "update", "commit",
+                "begin", "relation", "insert", "commit"), rel.types(), rel.out());
+        JsonNode r1 = rel.lines().get(1);
+        assertEquals("public", r1.get("schema").asText());
+        assertEquals("ct", r1.get("table").asText());
+        assertEquals("numeric", r1.get("column_types").get("n").asText());
+        assertFalse(r1.get("column_types").has("d"));
+        assertEquals("date", rel.lines().get(9).get("column_types").get("d").asText(), "announced again after ALTER TABLE");
+        assertFalse(rel.lines().get(2).has("column_types"));
+        assertEquals(r1.get("relation_id"), rel.lines().get(9).get("relation_id"));
+
+        // change: on every change line, no relation lines
+        Cli.Result every = run("stream", url(), "-S", "ct_change", "-P", "ct_pub", "--idle-exit", "1", "--column-types", "change");
+        assertEquals(0, every.rc(), every.err());
+        assertEquals(none.types(), every.types());
+        for (int i : new int[] {1, 2, 5}) assertEquals("text", every.lines().get(i).get("column_types").get("v").asText());
+
+        Cli.Result bad = run("stream", url(), "-S", "ct_none", "-P", "ct_pub", "--column-types", "relation", "--format", "protocol");
+        assertEquals(2, bad.rc(), bad.err());
+        assertTrue(bad.err().contains("--column-types needs --format json"), bad.err());
+    }
+
+    @Test
     void idleExitAfterPrintingAndAcknowledgingEverything() throws Exception {
         server.sql("postgres", "CREATE TABLE sc (id int PRIMARY KEY, v text); CREATE PUBLICATION sc_pub FOR TABLE sc");
         server.sql("postgres", "SELECT pg_create_logical_replication_slot('sc', 'pgoutput')");

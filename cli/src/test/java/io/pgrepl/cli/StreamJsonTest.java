@@ -47,7 +47,7 @@ class StreamJsonTest {
             server.sql("postgres", "UPDATE tv SET t = 'x' WHERE id = 1");
             server.sql("postgres", "DELETE FROM tv WHERE id = 1");
             server.sql("postgres", "TRUNCATE tv");
-            Cli.Result r = run("stream", Cli.url(server), "-S", "tv", "-P", "tv_pub", "--idle-exit", "1");
+            Cli.Result r = run("stream", Cli.url(server), "-S", "tv", "-P", "tv_pub", "--idle-exit", "1", "--column-types", "change");
             assertEquals(0, r.rc(), r.err());
             List<String> expected = new java.util.ArrayList<>(List.of("begin", "insert", "commit", "begin", "update",
                     "commit", "begin", "delete", "commit"));

@@ -168,8 +168,7 @@ final class Connector {
         result.whenComplete((c, e) -> timer.cancel(false));
         connecting.addListener((ChannelFutureListener) f -> {
             if (!f.isSuccess()) {
-                fail(f.channel(), result, new PgClientException(PgClientException.Kind.CONNECTION,
-                        "could not connect to " + cfg.host() + ":" + cfg.port() + ": " + f.cause().getMessage(), f.cause()));
+                fail(f.channel(), result, ConnectFailures.of(cfg.host(), cfg.port(), f.cause()));
                 return;
             }
             Channel ch = f.channel();

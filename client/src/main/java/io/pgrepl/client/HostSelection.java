@@ -136,10 +136,15 @@ final class HostSelection {
         StringBuilder msg = new StringBuilder("could not connect to any of the " + hostCount
                 + " hosts with the wanted session attributes:");
         boolean mayChange = false;
+        boolean hint = false;
         for (Failure f : failures) {
-            msg.append("\n  ").append(f.host()).append(": ").append(describe(f.error()));
+            String why = describe(f.error());
+            // libpq's hint once, after the list, rather than after each refused server
+            hint |= why.endsWith("\n" + ConnectFailures.HINT);
+            msg.append("\n  ").append(f.host()).append(": ").append(why.replace("\n" + ConnectFailures.HINT, ""));
             mayChange |= f.mayChange();
         }
+        if (hint) msg.append('\n').append(ConnectFailures.HINT);
         Throwable last = failures.get(failures.size() - 1).error();
         if (mayChange || !(last instanceof RuntimeException)) {
             return new PgClientException(PgClientException.Kind.CONNECTION, msg.toString(), last);

@@ -1,17 +1,61 @@
 package io.pgrepl.codec;
 
 /**
- * Log sequence numbers as primitive {@code long}s, so the hot path never boxes.
+ * Log sequence numbers as primitive {@code long}s, so the hot path never boxes; and, where a
+ * value must be an object (a decoded {@code pg_lsn} column, see
+ * {@link io.pgrepl.codec.value.PgValues#decode}), an immutable {@code Lsn} that prints as the
+ * server does and orders as WAL positions do.
  *
  * <p>An LSN is an unsigned 64-bit WAL position; compare with {@link #compare}, never with
  * {@code <}. The text form is {@code X/X}: servers 10 to 18 print the halves unpadded, newer
  * ones pad the lower half to eight digits, and both parse here.
  */
-public final class Lsn {
+public final class Lsn implements Comparable<Lsn> {
     /** InvalidXLogRecPtr: "no position", e.g. XLogData walStart of a Relation message. */
     public static final long INVALID = 0L;
 
-    private Lsn() {}
+    private final long value;
+
+    private Lsn(long value) {
+        this.value = value;
+    }
+
+    /**
+     * The position as a value object.
+     *
+     * @param lsn the WAL position (unsigned)
+     * @return an {@code Lsn} holding it
+     */
+    public static Lsn of(long lsn) {
+        return new Lsn(lsn);
+    }
+
+    /** {@return the WAL position as an unsigned 64-bit number (the bytes since 0/0)} */
+    public long value() {
+        return value;
+    }
+
+    /** {@return {@code X/X}, as the server prints it} */
+    @Override
+    public String toString() {
+        return format(value);
+    }
+
+    @Override
+    public boolean equals(Object o) {
+        return o instanceof Lsn other && other.value == value;
+    }
+
+    @Override
+    public int hashCode() {
+        return Long.hashCode(value);
+    }
+
+    /** Orders as WAL positions: unsigned. */
+    @Override
+    public int compareTo(Lsn other) {
+        return Long.compareUnsigned(value, other.value);
+    }
 
     /**
      * Parses {@code X/X} (one to eight hex digits per half).

@@ -30,7 +30,7 @@ final class SnapshotCatalog {
                 : "pg_catalog.pg_relation_size(c.oid)";
         String lists = major >= 15 ? "pt.attnames::text[], pt.rowfilter" : "NULL::text[], NULL::text";
         return "SELECT c.oid, n.nspname, c.relname, c.relkind, c.relreplident, " + lists + ", " + size
-                + ", greatest(c.reltuples, 0)::bigint, current_setting('block_size')::bigint,"
+                + ", " + rowsEstimateSql(size) + ", current_setting('block_size')::bigint,"
                 + " EXISTS (SELECT 1 FROM pg_catalog.pg_index i WHERE i.indrelid = c.oid AND CASE c.relreplident"
                 + " WHEN 'd' THEN i.indisprimary WHEN 'i' THEN i.indisreplident ELSE false END)"
                 + " FROM pg_catalog.pg_publication_tables pt"
@@ -38,6 +38,24 @@ final class SnapshotCatalog {
                 + " JOIN pg_catalog.pg_class c ON c.relnamespace = n.oid AND c.relname = pt.tablename"
                 + " WHERE pt.pubname IN (" + publications.stream().map(SnapshotCatalog::literal).collect(Collectors.joining(", "))
                 + ")";
+    }
+
+    /**
+     * The rows to expect, as the planner would guess them without a row filter (the estimate
+     * ignores publication row filters). Analyzed tables: {@code reltuples} per page scaled to the
+     * current size, so rows loaded since the last ANALYZE count. Never analyzed ({@code reltuples}
+     * -1 from 14, 0 before): the current pages times the tuples a page holds at the columns'
+     * widths (fixed-width types their length, variable-width ones 32 bytes, the planner's default),
+     * plus the tuple header (24) and line pointer (4) in a page less its header (24).
+     */
+    static String rowsEstimateSql(String size) {
+        String pages = "ceil((" + size + ")::float8 / current_setting('block_size')::float8)";
+        String width = "(SELECT coalesce(sum(CASE WHEN t.typlen > 0 THEN t.typlen ELSE 32 END), 0) FROM pg_catalog.pg_attribute a"
+                + " JOIN pg_catalog.pg_type t ON t.oid = a.atttypid WHERE a.attrelid = c.oid AND a.attnum > 0 AND NOT a.attisdropped)";
+        return "coalesce(CASE WHEN c.reltuples > 0 AND c.relpages > 0 THEN c.reltuples / c.relpages * " + pages
+                + " WHEN c.reltuples > 0 THEN c.reltuples"
+                + " ELSE " + pages + " * floor((current_setting('block_size')::float8 - 24) / (28 + " + width + "))"
+                + " END, 0)::bigint";
     }
 
     static String columnsSql(List<Integer> oids, int major) {

@@ -59,14 +59,21 @@ public record SnapshotOptions(CreateSlotOptions slot, LogicalReplicationOptions 
     }
 
     /**
-     * Defaults for creating {@code stream}'s slot (pgoutput, permanent) and copying through it.
+     * Defaults for creating {@code stream}'s slot (pgoutput, <b>temporary</b>) and copying through it.
+     *
+     * <p>The slot is temporary unless asked otherwise: it lives as long as the replication
+     * connection that created it, so a program that ends (or fails) leaves no slot behind to hold
+     * WAL on the server. That suits {@link InitialSnapshot#start} (copy, then stream on the same
+     * connection). A slot that must outlive the connection (streaming elsewhere after
+     * {@link InitialSnapshot#copy}, resuming after a restart) is asked for explicitly:
+     * {@code of(stream).withSlot(of(stream).slot().withTemporary(false))}.
      *
      * @param stream the stream that follows; its slot is the one created
-     * @return 4 workers, 4096-page units, the slot dropped on failure, progress off
+     * @return a temporary pgoutput slot, 4 workers, 4096-page units, the slot dropped on failure, progress off
      */
     public static SnapshotOptions of(LogicalReplicationOptions stream) {
-        return new SnapshotOptions(CreateSlotOptions.logical(stream.slotName(), "pgoutput"), stream, 4, 4096, false, null,
-                null, Duration.ofSeconds(1));
+        return new SnapshotOptions(CreateSlotOptions.logical(stream.slotName(), "pgoutput").withTemporary(true), stream, 4, 4096,
+                false, null, null, Duration.ofSeconds(1));
     }
 
     /**

@@ -20,4 +20,11 @@ public record SnapshotResult(String slotName, long consistentPoint, String snaps
     public SnapshotResult {
         tables = List.copyOf(tables);
     }
+
+    /** {@return the fields, the consistent point as the server prints LSNs ({@code 0/16B3748})} */
+    @Override
+    public String toString() {
+        return "SnapshotResult[slotName=" + slotName + ", consistentPoint=" + io.pgrepl.codec.Lsn.format(consistentPoint)
+                + ", snapshotName=" + snapshotName + ", tables=" + tables + ", rows=" + rows + "]";
+    }
 }

@@ -28,7 +28,7 @@ public final class PgValues {
     private PgValues() {}
 
     /**
-     * The value as the natural Java type for {@code typeOid}: bool→Boolean, int2→Short, int4→Integer, int8→Long, oid/xid→Long (unsigned), float4→Float, float8→Double, numeric→BigDecimal or Double NaN/±Infinity, text/varchar/bpchar/name/char/json/jsonb →String, bytea→byte[], uuid→UUID, date→LocalDate, time→LocalTime, timetz→OffsetTime, timestamp→LocalDateTime, timestamptz→Instant, interval→{@link PgInterval}, pg_lsn→Long, arrays of these→unmodifiable List (nested per dimension, null elements kept; lower bounds via {@link #arrayLowerBounds}). Infinite dates and times map to the MIN/MAX constants of their java.time class; time and timetz 24:00:00 (valid in PostgreSQL, not in java.time) map to {@link java.time.LocalTime#MAX} (23:59:59.999999999). Text intervals are read in IntervalStyle postgres only (the client sets it at startup). Unknown types: String for text format, byte[] for binary.
+     * The value as the natural Java type for {@code typeOid}: bool→Boolean, int2→Short, int4→Integer, int8→Long, oid/xid→Long (unsigned), float4→Float, float8→Double, numeric→BigDecimal or Double NaN/±Infinity, text/varchar/bpchar/name/char/json/jsonb →String, bytea→byte[], uuid→UUID, date→LocalDate, time→LocalTime, timetz→OffsetTime, timestamp→LocalDateTime, timestamptz→Instant, interval→{@link PgInterval}, pg_lsn→{@link Lsn}, arrays of these→unmodifiable List (nested per dimension, null elements kept; lower bounds via {@link #arrayLowerBounds}). Infinite dates and times map to the MIN/MAX constants of their java.time class; time and timetz 24:00:00 (valid in PostgreSQL, not in java.time) map to {@link java.time.LocalTime#MAX} (23:59:59.999999999). Text intervals are read in IntervalStyle postgres only (the client sets it at startup). Unknown types: String for text format, byte[] for binary.
      *
      * @param typeOid the column's type OID, e.g. from a Relation message or RowDescription
      * @param binary  true for the binary (send) format, false for text (output)
@@ -61,7 +61,7 @@ public final class PgValues {
             case PgType.TIMESTAMP -> PgDateTime.timestamp(buf, index, length, binary);
             case PgType.TIMESTAMPTZ -> PgDateTime.timestamptz(buf, index, length, binary);
             case PgType.INTERVAL -> PgDateTime.interval(buf, index, length, binary);
-            case PgType.PG_LSN -> pgLsn(buf, index, length, binary);
+            case PgType.PG_LSN -> Lsn.of(pgLsn(buf, index, length, binary));
             default -> {
                 int element = PgType.elementOf(typeOid);
                 if (element != 0) yield PgArrays.decode(element, binary, buf, index, length);

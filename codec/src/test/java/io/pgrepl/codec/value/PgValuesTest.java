@@ -242,8 +242,10 @@ class PgValuesTest {
 
     @Test
     void pgLsn() {
-        assertEquals(0x1_0000_0ABCL, text(PgType.PG_LSN, "1/ABC"));
-        assertEquals(0x16B3748L, bin(PgType.PG_LSN, "00000000016B3748"));
+        assertEquals(io.pgrepl.codec.Lsn.of(0x1_0000_0ABCL), text(PgType.PG_LSN, "1/ABC"));
+        assertEquals(io.pgrepl.codec.Lsn.of(0x16B3748L), bin(PgType.PG_LSN, "00000000016B3748"));
+        assertEquals("0/16B3748", bin(PgType.PG_LSN, "00000000016B3748").toString(), "prints as the server does");
+        assertEquals(1, io.pgrepl.codec.Lsn.of(0xFFFFFFFF00000000L).compareTo(io.pgrepl.codec.Lsn.of(1)), "unsigned order");
     }
 
     @Test

@@ -60,7 +60,9 @@ class SnapshotFailureTest {
 
     private static SnapshotOptions options(String slot, String pub) {
         LogicalReplicationOptions stream = LogicalReplicationOptions.builder(slot).publications(pub).build();
-        return SnapshotOptions.of(stream).withWorkers(2).withUnitPages(8);
+        // permanent, asked for: these tests check what happens to a permanent slot on failure
+        return SnapshotOptions.of(stream).withWorkers(2).withUnitPages(8)
+                .withSlot(SnapshotOptions.of(stream).slot().withTemporary(false));
     }
 
     private static void table(PgServer s, String name, int rows) throws Exception {

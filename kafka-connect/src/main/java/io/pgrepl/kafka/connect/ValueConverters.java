@@ -228,6 +228,11 @@ final class ValueConverters {
                 b = SchemaBuilder.int64().name(MICRO_DURATION).version(1);
                 f = v -> microDuration((PgInterval) v);
             }
+            case PgType.PG_LSN -> {
+                // A string of the position in bytes, as before pg_lsn decoded to Lsn (records keep their form)
+                b = SchemaBuilder.string();
+                f = v -> Long.toUnsignedString(((io.pgrepl.codec.Lsn) v).value());
+            }
             default -> {
                 // text, varchar, bpchar, name, char and every type without a mapping: the text form
                 String labels = oid >= EnumTypes.FIRST_NORMAL_OID ? enumLabels.apply(oid) : null;

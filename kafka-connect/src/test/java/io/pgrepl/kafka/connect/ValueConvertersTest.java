@@ -45,6 +45,16 @@ class ValueConvertersTest {
     }
 
     @Test
+    void pgLsnKeepsItsRecordFormAStringOfTheBytePosition() {
+        ValueConverters.Column c = column(io.pgrepl.codec.value.PgType.PG_LSN, -1);
+        assertEquals(Schema.Type.STRING, c.schema().type());
+        // 16/B374D848 decodes to an Lsn; the record carries its byte position as before (not 16/B374D848)
+        Object decoded = io.pgrepl.codec.value.PgValues.decode(io.pgrepl.codec.value.PgType.PG_LSN, false,
+                io.netty.buffer.Unpooled.copiedBuffer("16/B374D848", java.nio.charset.StandardCharsets.US_ASCII));
+        assertEquals("97500059720", c.convert().apply(decoded));
+    }
+
+    @Test
     void bitStringsAreDebeziumBitsLittleEndianAndBit1IsABoolean() {
         ValueConverters.Column b = column(ValueConverters.BIT, 10);
         assertEquals("io.debezium.data.Bits", b.schema().name());

@@ -56,7 +56,37 @@ public final class ConnInfo {
         if (s.startsWith("postgresql://") || s.startsWith("postgres://")) {
             return parseUri(s);
         }
+        notAConnectionString(s);
         return parseKeywordValue(s);
+    }
+
+    private static final String EXPECTED = "expected a URI (postgresql://user@host:5432/dbname) or keyword/value pairs"
+            + " (host=... port=5432 dbname=...)";
+
+    /**
+     * Refuses, with what it looks like, text that is neither form: another scheme's URL, or a single
+     * word without "=" such as {@code localhost:5432}. The keyword/value parser would only say that
+     * an "=" is missing at position 0. Only a scheme name or a host:port is echoed (a URL may
+     * carry a password).
+     */
+    private static void notAConnectionString(String s) {
+        int scheme = s.indexOf("://");
+        if (scheme > 0 && s.substring(0, scheme).matches("[A-Za-z][A-Za-z0-9+.-]{0,19}")) {
+            throw new ConnInfoException("a " + s.substring(0, scheme) + ":// URL is not a PostgreSQL connection string: " + EXPECTED);
+        }
+        if (s.isEmpty() || s.indexOf('=') >= 0 || s.chars().anyMatch(Character::isWhitespace)) {
+            return; // keyword/value text: its parser names what is wrong, and where
+        }
+        if (s.matches("[A-Za-z0-9._\\-]{1,63}:[0-9]{1,5}(/[A-Za-z0-9_]{0,63})?")) {
+            throw new ConnInfoException("\"" + s + "\" looks like host:port, not a connection string: " + EXPECTED
+                    + ", e.g. postgresql://" + s + (s.indexOf('/') < 0 ? "/dbname" : ""));
+        }
+        if (s.matches("[A-Za-z0-9._\\-]{1,63}")) {
+            // Not echoed: a lone word might as well be a password pasted in the wrong place.
+            throw new ConnInfoException("a single word is not a connection string: " + EXPECTED
+                    + ", e.g. host=NAME or dbname=NAME");
+        }
+        throw new ConnInfoException("not a connection string (no \"=\" and no postgresql:// prefix): " + EXPECTED);
     }
 
     /**

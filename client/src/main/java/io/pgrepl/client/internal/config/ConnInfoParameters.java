@@ -1,5 +1,6 @@
 package io.pgrepl.client.internal.config;
 
+import io.pgrepl.client.config.ClosestName;
 import io.pgrepl.client.config.ConnInfoException;
 import java.util.Collections;
 import java.util.List;
@@ -60,40 +61,8 @@ final class ConnInfoParameters {
     }
 
     private static String suggestion(String unknown) {
-        String k = unknown.toLowerCase(Locale.ROOT);
-        String best = null;
-        int bestDistance = 3;
-        for (String name : NAMES) {
-            int d = editDistance(k, name, bestDistance);
-            if (d < bestDistance) {
-                best = name;
-                bestDistance = d;
-            }
-        }
+        String best = ClosestName.of(unknown.toLowerCase(Locale.ROOT), NAMES, ClosestName.DEFAULT_LIMIT);
         return best == null ? "" : " (did you mean \"" + best + "\"?)";
-    }
-
-    /** Levenshtein distance, giving up (returning {@code limit}) once it cannot be below {@code limit}. */
-    private static int editDistance(String a, String b, int limit) {
-        if (Math.abs(a.length() - b.length()) >= limit) {
-            return limit;
-        }
-        int[] prev = new int[b.length() + 1];
-        int[] cur = new int[b.length() + 1];
-        for (int j = 0; j <= b.length(); j++) {
-            prev[j] = j;
-        }
-        for (int i = 1; i <= a.length(); i++) {
-            cur[0] = i;
-            for (int j = 1; j <= b.length(); j++) {
-                int sub = prev[j - 1] + (a.charAt(i - 1) == b.charAt(j - 1) ? 0 : 1);
-                cur[j] = Math.min(sub, Math.min(prev[j], cur[j - 1]) + 1);
-            }
-            int[] t = prev;
-            prev = cur;
-            cur = t;
-        }
-        return Math.min(prev[b.length()], limit);
     }
 
     /** Bounded and control-free, for error messages about non-secret text. */

@@ -102,6 +102,18 @@ class ConnInfoTest {
     }
 
     @Test
+    void textOfNeitherFormSaysWhatItLooksLike() {
+        assertTrue(assertThrows(ConnInfoException.class, () -> ConnInfo.parse("localhost:5432")).getMessage()
+                .startsWith("\"localhost:5432\" looks like host:port, not a connection string: expected a URI"));
+        String http = assertThrows(ConnInfoException.class, () -> ConnInfo.parse("http://u:" + SECRET + "@h/db")).getMessage();
+        assertTrue(http.startsWith("a http:// URL is not a PostgreSQL connection string"), http);
+        assertFalse(http.contains(SECRET), http);
+        String word = assertThrows(ConnInfoException.class, () -> ConnInfo.parse(SECRET)).getMessage();
+        assertTrue(word.startsWith("a single word is not a connection string"), word);
+        assertFalse(word.contains(SECRET), word);
+    }
+
+    @Test
     void keywordValueSyntaxErrors() {
         assertEquals("missing \"=\" after the token at position 0 in connection info string",
                 assertThrows(ConnInfoException.class, () -> ConnInfo.parse("host localhost")).getMessage());
