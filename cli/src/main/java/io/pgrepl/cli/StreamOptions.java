@@ -14,7 +14,7 @@ final class StreamOptions {
     /** Output formats: typed whole transactions, or every pgoutput message as sent. */
     enum Format { JSON, PROTOCOL }
 
-    /** --format json: where the columns' type names go (docs/cli-output.md). */
+    /** --format json: where the columns' type names go (docs/cli.md). */
     enum ColumnTypes { NONE, RELATION, CHANGE }
 
     static final List<Opts.Spec> SPECS = List.of(

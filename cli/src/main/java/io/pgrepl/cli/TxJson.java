@@ -34,7 +34,7 @@ import java.util.function.IntFunction;
  * per change with typed values (see {@link ValueJson}), and a {@code commit} line. The columns'
  * type names (--column-types) go nowhere (the default: the values are typed already), on a
  * {@code relation} line before the first change of a table in this run and again when its
- * definition (or a type name) changes, or on every change line (see docs/cli-output.md). Runs on the printing thread; reads spilled transactions back from disk
+ * definition (or a type name) changes, or on every change line (see docs/cli.md). Runs on the printing thread; reads spilled transactions back from disk
  * and hands the bytes to the output every {@link JsonBytes#CHUNK}, so a huge transaction never
  * sits in memory as text.
  */

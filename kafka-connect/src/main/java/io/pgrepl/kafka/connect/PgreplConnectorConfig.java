@@ -18,7 +18,7 @@ import org.apache.kafka.common.config.types.Password;
 
 /**
  * The connector's settings. Names are Debezium's where the meaning is the same, so a Debezium
- * configuration moves over with its keys (see the README's Kafka Connect section for the rest).
+ * configuration moves over with its keys (see docs/kafka-connect.md for the rest).
  */
 public final class PgreplConnectorConfig extends AbstractConfig {
     public static final String DATABASE_URL = "database.url";

@@ -41,7 +41,7 @@ final class TableSchema {
             ColumnInfo ci = relation.columns().get(i);
             boolean key = keyNames == null ? ci.isKey() : keyNames.contains(ci.name());
             // Key columns are NOT NULL (a primary key, or an identity index PostgreSQL keeps NOT NULL):
-            // required in the row too, as in Debezium's. Other NOT NULL columns stay optional (README).
+            // required in the row too, as in Debezium's. Other NOT NULL columns stay optional (docs/kafka-connect.md).
             ValueConverters.Column c = converters.column(ci, !key);
             cols.add(c);
             row.field(ci.name(), c.schema());

@@ -38,7 +38,7 @@ import org.apache.kafka.connect.data.Timestamp;
  * PostgreSQL types to Connect schemas and values, following Debezium's PostgreSQL connector's
  * defaults and logical names (its PostgresValueConverter), so records are interchangeable. The
  * input is what {@link io.pgrepl.codec.value.PgValues#decode} gives for the text format.
- * Differences from Debezium are listed in the README's Kafka Connect section.
+ * Differences from Debezium are listed in docs/kafka-connect.md.
  */
 final class ValueConverters {
     static final String DATE = "io.debezium.time.Date";
