@@ -11,8 +11,10 @@ import io.pgrepl.client.replication.PublicationSpec;
 import io.pgrepl.client.replication.SlotCreated;
 import io.pgrepl.client.replication.SnapshotMode;
 import io.pgrepl.kafka.connect.PgreplConnectorConfig.AutocreateMode;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.ExecutionException;
@@ -50,17 +52,43 @@ final class ReplicationSetup {
     }
 
     static <T> T await(CompletionStage<T> stage, PgreplConnectorConfig config, String what) {
+        return await(stage, config, what, Duration.ofSeconds(TIMEOUT_SECONDS));
+    }
+
+    /**
+     * Waits for {@code stage}; when the wait times out or is interrupted, the stage is abandoned:
+     * cancelled (a connect stage closes what it opens after a cancel) and anything that still
+     * arrives and can be closed (a connection) is closed, so nothing is left open with no owner.
+     */
+    static <T> T await(CompletionStage<T> stage, PgreplConnectorConfig config, String what, Duration timeout) {
+        CompletableFuture<T> f = stage.toCompletableFuture();
         try {
-            return stage.toCompletableFuture().get(TIMEOUT_SECONDS, TimeUnit.SECONDS);
+            return f.get(timeout.toNanos(), TimeUnit.NANOSECONDS);
         } catch (InterruptedException e) {
+            abandon(stage, f);
             Thread.currentThread().interrupt();
             throw new ConnectException("interrupted while " + what);
         } catch (TimeoutException e) {
-            throw new ConnectException("timed out after " + TIMEOUT_SECONDS + " s " + what);
+            abandon(stage, f);
+            throw new ConnectException("timed out after " + timeout.toSeconds() + " s " + what);
         } catch (ExecutionException | CompletionException e) {
             Throwable c = e.getCause() != null ? e.getCause() : e;
             throw new ConnectException(what + " failed: " + safeMessage(c, config));
         }
+    }
+
+    private static void abandon(CompletionStage<?> stage, CompletableFuture<?> f) {
+        f.cancel(false);
+        // If the cancel lost the race (or f is a copy of the stage), what arrives is closed here.
+        stage.whenComplete((v, e) -> {
+            if (v instanceof AutoCloseable c) {
+                try {
+                    c.close();
+                } catch (Exception ignored) {
+                    // closing an abandoned connection: nothing more to do
+                }
+            }
+        });
     }
 
     /** A failure's message with any password in the configuration masked. */
