@@ -9,7 +9,9 @@ import io.pgrepl.client.reactive.ReplicationPublisher;
 import io.pgrepl.client.replication.SnapshotMode;
 import io.pgrepl.client.stream.LogicalReplicationOptions;
 import io.pgrepl.client.stream.LogicalReplicationStream;
+import io.pgrepl.client.stream.ReconnectPolicy;
 import io.pgrepl.client.stream.ReplicationProtocolException;
+import io.pgrepl.client.stream.ReplicationSlotException;
 import io.pgrepl.codec.MalformedMessageException;
 import io.pgrepl.client.stream.StreamingMode;
 import io.pgrepl.client.tx.NonTransactionalMessage;
@@ -49,8 +51,10 @@ import org.slf4j.LoggerFactory;
  * slot is created by the client's snapshot API with an exported snapshot, the reads are drained
  * by poll() ({@link SnapshotReads}), and streaming starts from the consistent point on the same
  * connection. Reads carry an offset of their own ({@link Position#snapshotRead}); a task that
- * restarts from one knows the copy was interrupted, drops the slot and snapshots again. Heartbeats
- * and slot confirmations start only after the copy.
+ * restarts from one knows the copy was interrupted, keeps the slot, copies again under a fresh
+ * snapshot and streams every change since the first copy's consistent point ({@link StartPlan}
+ * says why that is exact, and decides every start). Heartbeats and slot confirmations start only
+ * after the copy.
  */
 public final class PgreplSourceTask extends SourceTask {
     private static final Logger log = LoggerFactory.getLogger(PgreplSourceTask.class);
@@ -74,6 +78,8 @@ public final class PgreplSourceTask extends SourceTask {
     /** The last position handed to Connect (or stored in the offsets at start): resends up to it are skipped. */
     private Position written = Position.START;
     private long confirmCandidate;
+    /** Task thread: the end LSN of the last transaction handed over that had no records (heartbeats record it). */
+    private long passed;
 
     /** The last record handed over of the transaction being handed over (for its exactly-once commit). */
     private SourceRecord lastOfCurrent;
@@ -92,6 +98,10 @@ public final class PgreplSourceTask extends SourceTask {
     private Position built;
     private Transaction current;
     private int failures;
+    /** Builder thread: since when the slot has been refused as held by another connection (0: not). */
+    private long slotHeldSince;
+    /** Builder thread: why the last reconnect could not even open a stream. */
+    private RuntimeException lastOpenFailure;
 
     /**
      * Records of one transaction (or standalone message) in stream order, at most max.batch.size;
@@ -122,37 +132,40 @@ public final class PgreplSourceTask extends SourceTask {
                 records = new ChangeRecords(config, partition, ReplicationSetup.currentDatabase(c, config),
                         EnumTypes.load(c, config), new PrimaryKeys(config)::of);
             }
-            PgreplConnectorConfig.SnapshotMode mode = config.snapshotMode();
-            // A stored offset that is not an interrupted snapshot's: the snapshot (if any) is done.
-            boolean snapshotDone = stored != null && !interrupted;
-            if (mode == PgreplConnectorConfig.SnapshotMode.INITIAL_ONLY && snapshotDone) {
-                log.info("snapshot.mode=initial_only and the snapshot is complete: the task stays idle");
-                idle = true;
-                c.close();
-                return;
-            }
             ReplicationSetup.SlotInfo slot = ReplicationSetup.slot(c, config);
-            boolean snapshot = switch (mode) {
-                case NEVER -> false;
-                case INITIAL, INITIAL_ONLY -> !snapshotDone;
-                case WHEN_NEEDED -> !snapshotDone || slot == null;
-            };
-            if (!snapshot) {
-                ReplicationSetup.ensureSlot(c, config, SnapshotMode.NOTHING);
-                conn = c;
-                startStreaming(c);
-                return;
+            if (slot != null) ReplicationSetup.requireLogicalPgoutput(slot, config);
+            StartPlan plan = StartPlan.decide(config.snapshotMode(), config.slotLostHandling(), stored,
+                    slot == null ? null : slot.positions(), config.slotName());
+            switch (plan.action()) {
+                case IDLE -> {
+                    log.info("snapshot.mode=initial_only and the snapshot is complete: the task stays idle");
+                    idle = true;
+                    c.close();
+                    return;
+                }
+                case STREAM -> {
+                    ReplicationSetup.ensureSlot(c, config, SnapshotMode.NOTHING);
+                    conn = c;
+                    startStreaming(c);
+                    return;
+                }
+                case SNAPSHOT_NEW_SLOT -> {
+                    if (!config.slotCreate()) {
+                        throw new ConnectException("a snapshot (" + plan.why() + ") needs to create replication slot \""
+                                + config.slotName() + "\" (its exported snapshot exists only at creation), but "
+                                + PgreplConnectorConfig.SLOT_CREATE + " is false");
+                    }
+                }
+                default -> { }
             }
-            if (slot != null) ReplicationSetup.dropSlotForSnapshot(c, config, interrupted);
-            else if (!config.slotCreate()) {
-                throw new ConnectException("snapshot.mode=" + config.getString(PgreplConnectorConfig.SNAPSHOT_MODE)
-                        + " needs to create replication slot \"" + config.slotName() + "\" (its exported snapshot exists"
-                        + " only at creation), but " + PgreplConnectorConfig.SLOT_CREATE + " is false");
+            if (plan.action() == StartPlan.Action.SNAPSHOT_EXISTING_SLOT || written != Position.START) {
+                log.warn("slot {}: {}; copying every table again{}", config.slotName(), plan.why(),
+                        plan.action() == StartPlan.Action.SNAPSHOT_EXISTING_SLOT ? " under a fresh snapshot, keeping the slot,"
+                                + " then streaming from " + Lsn.format(plan.streamFrom()) : "");
             }
             written = Position.START;
             conn = c;
-            snapshotReads = SnapshotReads.start(c, config, streamOptions(c),
-                    mode == PgreplConnectorConfig.SnapshotMode.INITIAL_ONLY, records);
+            snapshotReads = SnapshotReads.start(c, config, streamOptions(c), plan, records);
             log.info("initial snapshot of publication {} started (slot {}, {} worker(s))", config.publicationName(),
                     config.slotName(), config.snapshotMaxThreads());
         } catch (RuntimeException e) {
@@ -168,6 +181,9 @@ public final class PgreplSourceTask extends SourceTask {
                 .streaming(streaming(c.serverMajor()))
                 .statusInterval(Duration.ofMillis(config.statusUpdateIntervalMs()))
                 .messages(!config.messagesTopic().isEmpty() && c.serverMajor() >= 14 ? Boolean.TRUE : null)
+                // The slot is confirmed only to positions the committed offsets record (see StartPlan):
+                // an idle stream moves it through heartbeats, not through keepalives.
+                .confirmIdleKeepalives(false)
                 .build();
     }
 
@@ -213,18 +229,20 @@ public final class PgreplSourceTask extends SourceTask {
         try {
             complete = snapshotReads.drain(out, config.maxBatchSize(), Duration.ofMillis(config.pollIntervalMs()));
         } catch (RuntimeException e) {
-            throw new ConnectException("initial snapshot for slot " + config.slotName() + " failed (the slot it created"
-                    + " was dropped; a restart redoes it): " + ReplicationSetup.safeMessage(e, config));
+            throw new ConnectException("initial snapshot for slot " + config.slotName() + " failed (the slot is kept;"
+                    + " a restart copies again and streams every change since the first copy): "
+                    + ReplicationSetup.safeMessage(e, config));
         }
         TransactionContext tx = context.transactionContext();
         if (tx != null && !out.isEmpty()) tx.commitTransaction(out.get(out.size() - 1));
         if (complete) {
             var r = snapshotReads.result();
+            long from = snapshotReads.streamFrom();
             snapshotReads = null;
-            written = new Position(r.consistentPoint(), -1);
+            written = new Position(from, -1);
             lastSentMillis = System.currentTimeMillis();
-            log.info("initial snapshot done: {} rows of {} table(s) at {}", r.rows(), r.tables().size(),
-                    Lsn.format(r.consistentPoint()));
+            log.info("initial snapshot done: {} rows of {} table(s); streaming from {}", r.rows(), r.tables().size(),
+                    Lsn.format(from));
             if (config.snapshotMode() == PgreplConnectorConfig.SnapshotMode.INITIAL_ONLY) {
                 idle = true;
                 closeStream();
@@ -282,14 +300,39 @@ public final class PgreplSourceTask extends SourceTask {
             return out;
         }
         int hb = config.heartbeatIntervalMs();
-        if (hb > 0 && System.currentTimeMillis() - lastSentMillis >= hb && records != null) {
-            lastSentMillis = System.currentTimeMillis();
-            return List.of(records.heartbeat(written == Position.START ? null : written));
-        }
+        if (hb > 0 && System.currentTimeMillis() - lastSentMillis >= hb && records != null) return heartbeat();
         return null;
     }
 
+    /**
+     * A heartbeat: its offset records how far the stream has got, transactions without records
+     * included ({@link #passed}), and only then may the slot be confirmed that far (see
+     * {@link StartPlan}). With transaction.boundary=connector it commits its own Kafka transaction:
+     * left open, it would wait for the next PostgreSQL commit and fail after transaction.timeout.ms
+     * on an idle database. Never inside a transaction handed over in parts (it would split it).
+     */
+    private List<SourceRecord> heartbeat() {
+        TransactionContext tx = context.transactionContext();
+        if (tx != null && lastOfCurrent != null) return null;
+        lastSentMillis = System.currentTimeMillis();
+        if (Long.compareUnsigned(passed, written.endLsn()) > 0) {
+            written = written.max(new Position(passed, -1));
+            // No record of it is in flight: confirmable once every earlier transaction is in Kafka.
+            if (acks.open(passed)) acks.seal(passed);
+        }
+        SourceRecord r = records.heartbeat(written == Position.START ? null : written);
+        if (tx != null) tx.commitTransaction(r);
+        return List.of(r);
+    }
+
     private void handOver(Chunk c, List<SourceRecord> out) {
+        if (c.open() && c.seal() && c.records().isEmpty()) {
+            // Nothing of it goes to Kafka, so no offset would record it: the slot is not confirmed past
+            // it until a later record's or a heartbeat's offset covers it.
+            if (Long.compareUnsigned(c.lsn(), passed) > 0) passed = c.lsn();
+            if (c.through() != null) written = written.max(c.through());
+            return;
+        }
         if (c.open()) {
             acks.open(c.lsn());
             lastOfCurrent = null;
@@ -314,10 +357,14 @@ public final class PgreplSourceTask extends SourceTask {
             while (!stopping) {
                 try {
                     BlockingChanges<TxEvent> e = events;
-                    if (e == null) throw new ConnectException("not connected (the last reconnect failed)");
+                    if (e == null) {
+                        RuntimeException f = lastOpenFailure;
+                        throw f != null ? f : new ConnectException("not connected (the last reconnect failed)");
+                    }
                     TxEvent ev = e.poll(Duration.ofMillis(config.pollIntervalMs()));
                     if (ev == null) continue;
                     failures = 0;
+                    slotHeldSince = 0;
                     build(ev);
                 } catch (NoSuchElementException ended) {
                     reconnect(new ConnectException("the replication stream ended"));
@@ -361,7 +408,8 @@ public final class PgreplSourceTask extends SourceTask {
             records.accept(m.message(), built, chunk::add);
             Position through = new Position(lsn, records.index() - 1);
             built = built.max(through);
-            deliver(new Chunk(lsn, true, true, false, chunk, through, null));
+            // A message outside any transaction is a transaction of its own in Kafka too.
+            deliver(new Chunk(lsn, true, true, true, chunk, through, null));
         }
         // Two-phase outcomes do not occur: two_phase is not requested.
     }
@@ -373,31 +421,54 @@ public final class PgreplSourceTask extends SourceTask {
         }
     }
 
-    /** A lost stream resumes from the slot; what was handed over already is skipped by position. */
+    /**
+     * A lost stream resumes from the slot; what was handed over already is skipped by position. A
+     * slot held by another connection (a walsender that has not noticed its peer died yet, up to
+     * wal_sender_timeout) is waited for up to {@link ReconnectPolicy#DEFAULT_SLOT_IN_USE_WAIT}
+     * without counting as a failure; a failed reconnect counts once (when its failure comes back here).
+     */
     private void reconnect(RuntimeException cause) throws InterruptedException {
         if (stopping) return;
         String why = ReplicationSetup.safeMessage(cause, config);
         // Deterministic failures (bad frames, options the server refuses, a value that does not fit
-        // its Connect schema: the same change fails again after a reconnect) are not retried.
+        // its Connect schema: the same change fails again after a reconnect; a slot that is gone) are not retried.
+        boolean slotGone = cause instanceof ReplicationSlotException se
+                && (se.condition() == ReplicationSlotException.Condition.MISSING
+                        || se.condition() == ReplicationSlotException.Condition.INVALIDATED);
         if (cause instanceof ReplicationProtocolException || cause instanceof PgClientException
                 || cause instanceof IllegalArgumentException || cause instanceof DataException
-                || cause instanceof MalformedMessageException
-                || ++failures > MAX_CONSECUTIVE_FAILURES) {
+                || cause instanceof MalformedMessageException || slotGone) {
             throw new ConnectException("replication from slot " + config.slotName() + " failed: " + why);
         }
-        log.warn("replication stream of slot {} failed ({}); reconnecting (attempt {})", config.slotName(), why, failures);
+        boolean held = cause instanceof ReplicationSlotException se && se.condition() == ReplicationSlotException.Condition.IN_USE;
+        if (held) {
+            long now = System.nanoTime();
+            if (slotHeldSince == 0) slotHeldSince = now;
+            if (now - slotHeldSince > ReconnectPolicy.DEFAULT_SLOT_IN_USE_WAIT.toNanos()) {
+                throw new ConnectException("replication slot " + config.slotName() + " is still held by another connection"
+                        + " after " + ReconnectPolicy.DEFAULT_SLOT_IN_USE_WAIT.toSeconds() + " s: " + why);
+            }
+            log.info("replication slot {} is held by another connection ({}); waiting for it", config.slotName(), why);
+        } else {
+            slotHeldSince = 0;
+            if (++failures > MAX_CONSECUTIVE_FAILURES) {
+                throw new ConnectException("replication from slot " + config.slotName() + " failed: " + why);
+            }
+            log.warn("replication stream of slot {} failed ({}); reconnecting (attempt {})", config.slotName(), why, failures);
+        }
+        lastOpenFailure = null;
         closeStream();
         if (current != null) {
             current.close();
             current = null;
         }
-        Thread.sleep(Math.min(5000, 250L << Math.min(failures, 5)));
+        Thread.sleep(Math.min(5000, 250L << Math.min(Math.max(1, failures), 5)));
         try {
             openStream();
         } catch (RuntimeException e) {
             log.warn("reconnecting slot {} failed: {}", config.slotName(), ReplicationSetup.safeMessage(e, config));
             events = null;
-            if (++failures > MAX_CONSECUTIVE_FAILURES) throw e;
+            lastOpenFailure = e; // counted when buildLoop hands it back here
         }
     }
 
@@ -421,12 +492,26 @@ public final class PgreplSourceTask extends SourceTask {
         if (confirm != 0 && s != null) s.acknowledge(confirm);
     }
 
+    /**
+     * Returns at once (Connect allows 5 s, task.shutdown.graceful.timeout.ms, for the task thread to
+     * finish and commit its offsets): the connection is closed without a goodbye, which ends the
+     * stream or the copy on the server too, and whatever waits for their ends (the copy's workers,
+     * the stream's termination) does so on a thread of its own. A graceful stop of the stream would
+     * wait for the walsender to read our CopyDone, which it does not while it is blocked sending a
+     * large transaction to a socket nobody reads any more.
+     */
     @Override
     public void stop() {
         stopping = true;
         Thread b = builder;
         if (b != null) b.interrupt();
-        closeStream();
+        PgConnection c = conn;
+        if (c != null) c.close();
+        SnapshotReads sr = snapshotReads;
+        if (sr != null) sr.closeNow();
+        Thread closer = new Thread(this::closeStream, "pgrepl-stop-" + (config == null ? "" : config.slotName()));
+        closer.setDaemon(true);
+        closer.start();
     }
 
     private void closeStream() {
