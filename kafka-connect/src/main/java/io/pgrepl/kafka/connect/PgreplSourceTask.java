@@ -13,6 +13,7 @@ import io.pgrepl.client.stream.ReconnectPolicy;
 import io.pgrepl.client.stream.ReplicationProtocolException;
 import io.pgrepl.client.stream.ReplicationSlotException;
 import io.pgrepl.codec.MalformedMessageException;
+import io.pgrepl.client.stream.StreamMetrics;
 import io.pgrepl.client.stream.StreamingMode;
 import io.pgrepl.client.tx.NonTransactionalMessage;
 import io.pgrepl.client.tx.Transaction;
@@ -182,7 +183,7 @@ public final class PgreplSourceTask extends SourceTask {
                 .statusInterval(Duration.ofMillis(config.statusUpdateIntervalMs()))
                 .messages(!config.messagesTopic().isEmpty() && c.serverMajor() >= 14 ? Boolean.TRUE : null)
                 // The slot is confirmed only to positions the committed offsets record (see StartPlan):
-                // an idle stream moves it through heartbeats, not through keepalives.
+                // an idle stream moves it through heartbeats (idlePosition), not through keepalives.
                 .confirmIdleKeepalives(false)
                 .build();
     }
@@ -315,14 +316,34 @@ public final class PgreplSourceTask extends SourceTask {
         TransactionContext tx = context.transactionContext();
         if (tx != null && lastOfCurrent != null) return null;
         lastSentMillis = System.currentTimeMillis();
-        if (Long.compareUnsigned(passed, written.endLsn()) > 0) {
-            written = written.max(new Position(passed, -1));
+        long reached = Lsn.max(passed, idlePosition());
+        if (Long.compareUnsigned(reached, written.endLsn()) > 0) {
+            written = written.max(new Position(reached, -1));
             // No record of it is in flight: confirmable once every earlier transaction is in Kafka.
-            if (acks.open(passed)) acks.seal(passed);
+            if (acks.open(reached)) acks.seal(reached);
         }
         SourceRecord r = records.heartbeat(written == Position.START ? null : written);
         if (tx != null) tx.commitTransaction(r);
         return List.of(r);
+    }
+
+    /**
+     * How far an idle stream has got (0: not known to be idle). The stream's last status-update
+     * snapshot holds the server's WAL end W (a keepalive's sent position, or a sent change's; every
+     * transaction ending at or below it was sent before that message) and the highest position R
+     * received. Once a transaction ending after R was handed over, everything received by then was
+     * handed over, so every transaction ending before W is in Kafka or on its way, and an offset
+     * at W (index -1) covers exactly what was handed over. Called only when nothing waits ahead of poll().
+     */
+    private long idlePosition() {
+        if (pending != null || !builtAhead.isEmpty() || lastOfCurrent != null) return 0;
+        ReplicationPublisher<TxEvent> p = publisher;
+        LogicalReplicationStream s = p == null ? null : p.stream();
+        StreamMetrics m = s == null ? null : s.metrics();
+        if (m == null) return 0;
+        long handed = Lsn.max(written.endLsn(), passed);
+        if (m.receivedLsn() != 0 && Long.compareUnsigned(handed, m.receivedLsn()) <= 0) return 0;
+        return m.serverWalEnd();
     }
 
     private void handOver(Chunk c, List<SourceRecord> out) {
