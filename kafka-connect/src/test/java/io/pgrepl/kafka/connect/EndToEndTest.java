@@ -213,12 +213,14 @@ class EndToEndTest {
         awaitSlotActive(pg, p + "_slot");
         int n = 300;
         long committedAtStop = -1;
+        long confirmedAtStop = -1;
         for (int i = 1; i <= n; i++) {
             sql(pg, "INSERT INTO kill_rows VALUES (" + i + ")");
             if (i == 100) {
                 connect.stopConnector(p);
                 connect.assertions().assertConnectorIsStopped(p, "connector did not stop");
                 committedAtStop = committedLsn(p);
+                confirmedAtStop = confirmedLsn(pg, p + "_slot");
                 connect.resumeConnector(p);
             }
             if (i == 200) {
@@ -240,12 +242,25 @@ class EndToEndTest {
         }
         assertEquals(n, seen.size());
         assertTrue(floor > 0, "an offset was committed before the stop");
+        // The resend happened: the slot stood behind the committed offset, so the resumed task was
+        // sent the transactions between the two and skipped them (none of them arrived twice above).
+        long confirmed = confirmedAtStop;
+        long resent = all.stream().map(c -> c.value().getStruct("source").getInt64("lsn"))
+                .filter(l -> Long.compareUnsigned(l, confirmed) > 0 && Long.compareUnsigned(l, floor) < 0).count();
+        assertTrue(resent > 0, "transactions between the slot's confirmed position (" + confirmedAtStop
+                + ") and the committed offset (" + floor + ") were sent again to the resumed task");
         connect.deleteConnector(p);
+    }
+
+    static long confirmedLsn(PgServer pg, String slot) throws Exception {
+        return io.pgrepl.codec.Lsn.parse(query(pg, "SELECT confirmed_flush_lsn::text FROM pg_replication_slots WHERE slot_name = '"
+                + slot + "'").get(0).get(0));
     }
 
     /**
      * Only unpublished tables change: the slot's confirmed position still moves past those writes
-     * (nothing is in flight, so keepalives are confirmed), and heartbeat records flow.
+     * (nothing is in flight, so a heartbeat records the stream's WAL end and the slot is confirmed
+     * up to it once that offset was committed), and heartbeat records flow.
      */
     @Test
     void slotAdvancesOnUnpublishedWritesAndHeartbeatsFlow() throws Exception {
