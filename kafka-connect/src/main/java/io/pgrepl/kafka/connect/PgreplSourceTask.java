@@ -331,8 +331,9 @@ public final class PgreplSourceTask extends SourceTask {
      * How far an idle stream has got (0: not known to be idle). The stream's last status-update
      * snapshot holds the server's WAL end W (a keepalive's sent position, or a sent change's; every
      * transaction ending at or below it was sent before that message) and the highest position R
-     * received. Once a transaction ending after R was handed over, everything received by then was
-     * handed over, so every transaction ending before W is in Kafka or on its way, and an offset
+     * received (a Commit message carries its transaction's end LSN, so a transaction received whole
+     * but not handed over ends at or below R, above every one handed over). Once a transaction
+     * ending at or after R was handed over, everything received by then was handed over, so every transaction ending before W is in Kafka or on its way, and an offset
      * at W (index -1) covers exactly what was handed over. Called only when nothing waits ahead of poll().
      */
     private long idlePosition() {
@@ -342,7 +343,7 @@ public final class PgreplSourceTask extends SourceTask {
         StreamMetrics m = s == null ? null : s.metrics();
         if (m == null) return 0;
         long handed = Lsn.max(written.endLsn(), passed);
-        if (m.receivedLsn() != 0 && Long.compareUnsigned(handed, m.receivedLsn()) <= 0) return 0;
+        if (Long.compareUnsigned(handed, m.receivedLsn()) < 0) return 0;
         return m.serverWalEnd();
     }
 
