@@ -60,7 +60,6 @@ import org.slf4j.LoggerFactory;
 public final class PgreplSourceTask extends SourceTask {
     private static final Logger log = LoggerFactory.getLogger(PgreplSourceTask.class);
     private static final int PREFETCH = 16;
-    private static final int MAX_CONSECUTIVE_FAILURES = 10;
     /** Chunks of records built ahead of poll(); with max.batch.size this bounds what waits in memory. */
     private static final int BUILT_AHEAD = 4;
 
@@ -98,9 +97,7 @@ public final class PgreplSourceTask extends SourceTask {
     /** Builder thread only: what was built (resends up to it are skipped), the open transaction, failures in a row. */
     private Position built;
     private Transaction current;
-    private int failures;
-    /** Builder thread: since when the slot has been refused as held by another connection (0: not). */
-    private long slotHeldSince;
+    private final ReconnectBudget budget = ReconnectBudget.defaults();
     /** Builder thread: why the last reconnect could not even open a stream. */
     private RuntimeException lastOpenFailure;
 
@@ -385,8 +382,7 @@ public final class PgreplSourceTask extends SourceTask {
                     }
                     TxEvent ev = e.poll(Duration.ofMillis(config.pollIntervalMs()));
                     if (ev == null) continue;
-                    failures = 0;
-                    slotHeldSince = 0;
+                    budget.succeeded();
                     build(ev);
                 } catch (NoSuchElementException ended) {
                     reconnect(new ConnectException("the replication stream ended"));
@@ -462,21 +458,15 @@ public final class PgreplSourceTask extends SourceTask {
                 || cause instanceof MalformedMessageException || slotGone) {
             throw new ConnectException("replication from slot " + config.slotName() + " failed: " + why);
         }
-        boolean held = cause instanceof ReplicationSlotException se && se.condition() == ReplicationSlotException.Condition.IN_USE;
-        if (held) {
-            long now = System.nanoTime();
-            if (slotHeldSince == 0) slotHeldSince = now;
-            if (now - slotHeldSince > ReconnectPolicy.DEFAULT_SLOT_IN_USE_WAIT.toNanos()) {
-                throw new ConnectException("replication slot " + config.slotName() + " is still held by another connection"
-                        + " after " + ReconnectPolicy.DEFAULT_SLOT_IN_USE_WAIT.toSeconds() + " s: " + why);
-            }
+        String giveUp = budget.failed(ReconnectBudget.slotHeld(cause));
+        if (giveUp != null) {
+            throw new ConnectException("replication from slot " + config.slotName() + " failed (" + giveUp + "): " + why);
+        }
+        if (budget.waitingForSlot()) {
             log.info("replication slot {} is held by another connection ({}); waiting for it", config.slotName(), why);
         } else {
-            slotHeldSince = 0;
-            if (++failures > MAX_CONSECUTIVE_FAILURES) {
-                throw new ConnectException("replication from slot " + config.slotName() + " failed: " + why);
-            }
-            log.warn("replication stream of slot {} failed ({}); reconnecting (attempt {})", config.slotName(), why, failures);
+            log.warn("replication stream of slot {} failed ({}); reconnecting (attempt {})", config.slotName(), why,
+                    budget.failures());
         }
         lastOpenFailure = null;
         closeStream();
@@ -484,7 +474,7 @@ public final class PgreplSourceTask extends SourceTask {
             current.close();
             current = null;
         }
-        Thread.sleep(Math.min(5000, 250L << Math.min(Math.max(1, failures), 5)));
+        Thread.sleep(Math.min(5000, 250L << Math.min(Math.max(1, budget.failures()), 5)));
         try {
             openStream();
         } catch (RuntimeException e) {
