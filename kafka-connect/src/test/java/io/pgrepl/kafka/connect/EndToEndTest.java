@@ -291,6 +291,20 @@ class EndToEndTest {
             List<Change> hb = ConnectHarness.readUntil(connect, "\\Q__debezium-heartbeat.hb\\E", Map.of(),
                     l -> l.stream().anyMatch(c -> c.value().getInt64("ts_ms") >= advancedAt),
                     Duration.ofSeconds(60), 0);
+            // The offsets recorded the idle position before the slot was confirmed there: a restart finds
+            // the slot not past them (no false "slot lost" alarm) and streams on.
+            connect.stopConnector(p);
+            connect.assertions().assertConnectorIsStopped(p, "connector did not stop");
+            long stored = committedLsn(p);
+            long confirmed = confirmedLsn(pg, "hb_slot");
+            assertTrue(Long.compareUnsigned(confirmed, stored) <= 0, "the slot (" + confirmed
+                    + ") was not confirmed past the committed offset (" + stored + ")");
+            connect.resumeConnector(p);
+            connect.assertions().assertConnectorAndExactlyNumTasksAreRunning(p, 1, "connector did not resume");
+            awaitSlotActive(pg, "hb_slot");
+            sql(pg, "INSERT INTO hb_rows VALUES (2)");
+            ConnectHarness.readUntil(connect, "\\Qhb.public.hb_rows\\E", Map.of(), l -> l.size() >= 2, Duration.ofSeconds(60), 0);
+            assertEquals("RUNNING", connect.connectorStatus(p).tasks().get(0).state());
             connect.deleteConnector(p);
             Change last = hb.get(hb.size() - 1);
             assertEquals("hb", last.key().getString("serverName"));
