@@ -312,6 +312,59 @@ class EndToEndTest {
         }
     }
 
+    /**
+     * Without heartbeats, writes to unpublished tables must not move the slot past the committed
+     * offsets (the stream's idle keepalive confirmation would): otherwise a restart cannot tell an
+     * idle slot from a re-created one, and slot.lost.handling=fail would stop the task.
+     */
+    @Test
+    void idleSlotWithoutHeartbeatsIsNotConfirmedPastTheOffsets() throws Exception {
+        PgServer pg = server(18);
+        String p = "idl";
+        sql(pg, "CREATE TABLE idl_rows (id int PRIMARY KEY); CREATE TABLE idl_unpublished (id int)");
+        Map<String, String> cfg = connectorConfig(pg, p);
+        cfg.put("status.update.interval.ms", "100");
+        connect.configureConnector(p, cfg);
+        connect.assertions().assertConnectorAndExactlyNumTasksAreRunning(p, 1, "connector did not start");
+        awaitSlotActive(pg, p + "_slot");
+        sql(pg, "INSERT INTO idl_rows VALUES (1)");
+        ConnectHarness.readUntil(connect, "\\Qidl.public.idl_rows\\E", Map.of(), l -> l.size() == 1, Duration.ofSeconds(60), 0);
+        for (int i = 0; i < 5; i++) sql(pg, "INSERT INTO idl_unpublished VALUES (" + i + ")");
+        String target = query(pg, "SELECT pg_current_wal_lsn()::text").get(0).get(0);
+        // The walsender decoded past the unpublished writes (it then sends a keepalive, being caught
+        // up), and the task has sent several status updates since.
+        String walsender = "FROM pg_stat_replication r JOIN pg_replication_slots s ON s.active_pid = r.pid"
+                + " WHERE s.slot_name = 'idl_slot'";
+        String caughtUpAt = null;
+        long end = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
+        while (caughtUpAt == null && System.nanoTime() < end) {
+            List<Row> r = query(pg, "SELECT now()::text " + walsender + " AND r.sent_lsn >= '" + target + "'::pg_lsn");
+            if (r.isEmpty()) Thread.sleep(50);
+            else caughtUpAt = r.get(0).get(0);
+        }
+        assertTrue(caughtUpAt != null, "the walsender reached " + target);
+        boolean replied = false;
+        while (!replied && System.nanoTime() < end) {
+            replied = !query(pg, "SELECT 1 " + walsender + " AND r.reply_time > '" + caughtUpAt
+                    + "'::timestamptz + interval '500 ms'").isEmpty();
+            if (!replied) Thread.sleep(50);
+        }
+        assertTrue(replied, "the task sent status updates after the walsender caught up");
+        connect.stopConnector(p);
+        connect.assertions().assertConnectorIsStopped(p, "connector did not stop");
+        long stored = committedLsn(p);
+        long confirmed = confirmedLsn(pg, "idl_slot");
+        assertTrue(stored > 0, "an offset was committed");
+        assertTrue(Long.compareUnsigned(confirmed, stored) <= 0, "the slot (" + io.pgrepl.codec.Lsn.format(confirmed)
+                + ") was not confirmed past the committed offset (" + io.pgrepl.codec.Lsn.format(stored) + ")");
+        connect.resumeConnector(p);
+        connect.assertions().assertConnectorAndExactlyNumTasksAreRunning(p, 1, "connector did not resume");
+        sql(pg, "INSERT INTO idl_rows VALUES (2)");
+        ConnectHarness.readUntil(connect, "\\Qidl.public.idl_rows\\E", Map.of(), l -> l.size() >= 2, Duration.ofSeconds(60), 0);
+        assertEquals("RUNNING", connect.connectorStatus(p).tasks().get(0).state());
+        connect.deleteConnector(p);
+    }
+
     /** Columns added and dropped while streaming: each Relation that changes them gives the next schema version. */
     @Test
     void schemaChangeDuringStreamingGivesNewSchemaVersions() throws Exception {
