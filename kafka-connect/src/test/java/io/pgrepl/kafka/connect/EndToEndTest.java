@@ -321,7 +321,7 @@ class EndToEndTest {
     void idleSlotWithoutHeartbeatsIsNotConfirmedPastTheOffsets() throws Exception {
         PgServer pg = server(18);
         String p = "idl";
-        sql(pg, "CREATE TABLE idl_rows (id int PRIMARY KEY); CREATE TABLE idl_unpublished (id int)");
+        sql(pg, "CREATE TABLE idl_rows (id int PRIMARY KEY); CREATE TABLE idlx_unpublished (id int)");
         Map<String, String> cfg = connectorConfig(pg, p);
         cfg.put("status.update.interval.ms", "100");
         connect.configureConnector(p, cfg);
@@ -329,8 +329,18 @@ class EndToEndTest {
         awaitSlotActive(pg, p + "_slot");
         sql(pg, "INSERT INTO idl_rows VALUES (1)");
         ConnectHarness.readUntil(connect, "\\Qidl.public.idl_rows\\E", Map.of(), l -> l.size() == 1, Duration.ofSeconds(60), 0);
-        for (int i = 0; i < 5; i++) sql(pg, "INSERT INTO idl_unpublished VALUES (" + i + ")");
-        String target = query(pg, "SELECT pg_current_wal_lsn()::text").get(0).get(0);
+        // The row's transaction is committed in the offsets and confirmed: nothing is outstanding, so
+        // a keepalive now would be confirmed by a stream that confirms idle keepalives.
+        long until = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
+        while (System.nanoTime() < until) {
+            long c = committedLsn(p);
+            if (c != 0 && Long.compareUnsigned(confirmedLsn(pg, "idl_slot"), c) >= 0) break;
+            Thread.sleep(100);
+        }
+        for (int i = 0; i < 5; i++) sql(pg, "INSERT INTO idlx_unpublished VALUES (" + i + ")");
+        // The insert position: with synchronous_commit=off the write position may still lag behind.
+        String target = query(pg, "SELECT pg_current_wal_insert_lsn()::text").get(0).get(0);
+        assertTrue(Long.compareUnsigned(io.pgrepl.codec.Lsn.parse(target), committedLsn(p)) > 0, "the writes lie past the offset");
         // The walsender decoded past the unpublished writes (it then sends a keepalive, being caught
         // up), and the task has sent several status updates since.
         String walsender = "FROM pg_stat_replication r JOIN pg_replication_slots s ON s.active_pid = r.pid"
@@ -354,6 +364,8 @@ class EndToEndTest {
         connect.assertions().assertConnectorIsStopped(p, "connector did not stop");
         long stored = committedLsn(p);
         long confirmed = confirmedLsn(pg, "idl_slot");
+        System.out.printf("idle slot: offset %s, slot %s, unpublished writes up to %s%n", io.pgrepl.codec.Lsn.format(stored),
+                io.pgrepl.codec.Lsn.format(confirmed), target);
         assertTrue(stored > 0, "an offset was committed");
         assertTrue(Long.compareUnsigned(confirmed, stored) <= 0, "the slot (" + io.pgrepl.codec.Lsn.format(confirmed)
                 + ") was not confirmed past the committed offset (" + io.pgrepl.codec.Lsn.format(stored) + ")");
