@@ -23,6 +23,8 @@ import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestInstance;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.MethodSource;
 
 /**
  * The task driven directly (no worker) against a real PostgreSQL 18, starting from the offsets a
@@ -75,15 +77,23 @@ class TaskLifecycleTest {
     }
 
     private Row slot(String name) throws Exception {
+        return slot(pg, name);
+    }
+
+    private static Row slot(PgServer pg, String name) throws Exception {
         List<Row> r = EndToEndTest.query(pg, "SELECT active::text, (confirmed_flush_lsn)::text FROM pg_replication_slots"
                 + " WHERE slot_name = '" + name + "'");
         return r.isEmpty() ? null : r.get(0);
     }
 
     private Row awaitSlotIdle(String name) throws Exception {
+        return awaitSlotIdle(pg, name);
+    }
+
+    private static Row awaitSlotIdle(PgServer pg, String name) throws Exception {
         long end = System.nanoTime() + TimeUnit.SECONDS.toNanos(20);
         while (System.nanoTime() < end) {
-            Row r = slot(name);
+            Row r = slot(pg, name);
             if (r == null || "false".equals(r.get(0))) return r;
             Thread.sleep(50);
         }
@@ -118,16 +128,28 @@ class TaskLifecycleTest {
      * stop() during the copy returns at once and keeps the slot; the next start copies again
      * beside it and its reads carry the first copy's consistent point, where streaming resumes.
      */
-    @Test
-    void stopDuringTheCopyKeepsTheSlotAndTheNextCopyStreamsFromTheFirstPoint() throws Exception {
+    @ParameterizedTest(name = "PostgreSQL {0}")
+    @MethodSource("io.pgrepl.kafka.connect.ConnectHarness#newestAndOldest")
+    void stopDuringTheCopyKeepsTheSlotAndTheNextCopyStreamsFromTheFirstPoint(int major) throws Exception {
+        PgServer pg = major == 18 ? this.pg : PgServer.start(PgServer.builder().version(major).build());
+        try {
+            copyInterruptedByStop(pg);
+        } finally {
+            if (pg != this.pg) pg.close();
+        }
+    }
+
+    private void copyInterruptedByStop(PgServer pg) throws Exception {
         EndToEndTest.sql(pg, "CREATE TABLE tlc_rows (id int PRIMARY KEY, pad text);"
                 + "INSERT INTO tlc_rows SELECT g, repeat('y', 200) FROM generate_series(1, 100000) g");
-        Map<String, String> cfg = config("tlc", "initial");
+        Map<String, String> cfg = EndToEndTest.connectorConfig(pg, "tlc");
+        cfg.put("snapshot.mode", "initial");
+        cfg.put("max.batch.size", "500");
         PgreplSourceTask t = task(cfg, null);
         List<SourceRecord> first = pollUntil(t, l -> l.size() >= 1000);
         long ms = timedStop(t);
         assertTrue(ms < 1000, "stop() during the copy took " + ms + " ms");
-        Row kept = awaitSlotIdle("tlc_slot");
+        Row kept = awaitSlotIdle(pg, "tlc_slot");
         assertTrue(kept != null, "the slot survived the interrupted copy");
         Map<String, ?> interrupted = first.get(first.size() - 1).sourceOffset();
         long c1 = ((Number) interrupted.get(Position.SNAPSHOT_LSN)).longValue();
