@@ -108,7 +108,7 @@ final class SnapshotRun {
             return c.simpleQuery("SET statement_timeout = 0; SET idle_in_transaction_session_timeout = 0;"
                     + " BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY; SELECT pg_catalog.pg_export_snapshot(),"
                     + " (CASE WHEN pg_catalog.pg_is_in_recovery() THEN pg_catalog.pg_last_wal_replay_lsn()"
-                    + " ELSE pg_catalog.pg_current_wal_lsn() END)::text").thenApply(results -> {
+                    + " ELSE pg_catalog.pg_current_wal_insert_lsn() END)::text").thenApply(results -> {
                         var row = results.get(results.size() - 1).singleRow();
                         return new SlotCreated(options.slot().slotName(), io.pgrepl.codec.Lsn.parse(row.get(1)), row.get(0),
                                 "pgoutput");
