@@ -25,7 +25,8 @@ import org.apache.kafka.connect.source.SourceRecord;
 
 /**
  * The task's initial-snapshot phase: the client's {@link SnapshotPublisher} creates the slot with
- * an exported snapshot and copies the publication's tables with snapshot.max.threads workers; the
+ * an exported snapshot (or, beside a slot that is kept, exports a fresh one: see {@link StartPlan})
+ * and copies the publication's tables with snapshot.max.threads workers; the
  * task's poll() drains the rows as {@code op=r} records. Memory is bounded end to end: the
  * publisher pauses the COPY sockets above its high watermark, and the blocking face between it
  * and poll() requests only a small prefetch, so neither the event loops nor the task thread ever
