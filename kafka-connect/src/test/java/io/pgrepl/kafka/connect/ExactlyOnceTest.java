@@ -106,4 +106,25 @@ class ExactlyOnceTest {
         assertEquals("RUNNING", connect.connectorStatus("eoi").tasks().get(0).state());
         connect.deleteConnector("eoi");
     }
+
+    /**
+     * A logical message sent outside any transaction is a Kafka transaction of its own: a
+     * read_committed consumer sees it although no PostgreSQL commit follows (heartbeats off).
+     */
+    @Test
+    void aStandaloneMessageCommitsItsOwnTransaction() throws Exception {
+        EndToEndTest.sql(pg, "CREATE TABLE eom_rows (id int PRIMARY KEY)");
+        Map<String, String> cfg = EndToEndTest.connectorConfig(pg, "eom");
+        cfg.put("exactly.once.support", "required");
+        cfg.put("transaction.boundary", "connector");
+        cfg.put("messages.topic", "eom.messages");
+        connect.configureConnector("eom", cfg);
+        connect.assertions().assertConnectorAndExactlyNumTasksAreRunning("eom", 1, "connector did not start");
+        EndToEndTest.awaitSlotActive(pg, "eom_slot");
+        EndToEndTest.sql(pg, "SELECT pg_logical_emit_message(false, 'eom', 'on its own')");
+        List<Change> m = ConnectHarness.readUntil(connect, "\\Qeom.messages\\E",
+                Map.of(ConsumerConfig.ISOLATION_LEVEL_CONFIG, "read_committed"), l -> l.size() == 1, Duration.ofSeconds(30), 0);
+        assertEquals(1, m.size());
+        connect.deleteConnector("eom");
+    }
 }
