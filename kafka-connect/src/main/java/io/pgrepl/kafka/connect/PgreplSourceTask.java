@@ -14,7 +14,6 @@ import io.pgrepl.client.stream.ReplicationProtocolException;
 import io.pgrepl.client.stream.ReplicationSlotException;
 import io.pgrepl.codec.MalformedMessageException;
 import io.pgrepl.client.stream.StreamMetrics;
-import io.pgrepl.client.stream.StreamingMode;
 import io.pgrepl.client.tx.NonTransactionalMessage;
 import io.pgrepl.client.tx.Transaction;
 import io.pgrepl.client.tx.TxEvent;
@@ -174,15 +173,7 @@ public final class PgreplSourceTask extends SourceTask {
     }
 
     private LogicalReplicationOptions streamOptions(PgConnection c) {
-        return LogicalReplicationOptions.builder(config.slotName())
-                .publications(config.publicationName())
-                .streaming(streaming(c.serverMajor()))
-                .statusInterval(Duration.ofMillis(config.statusUpdateIntervalMs()))
-                .messages(!config.messagesTopic().isEmpty() && c.serverMajor() >= 14 ? Boolean.TRUE : null)
-                // The slot is confirmed only to positions the committed offsets record (see StartPlan):
-                // an idle stream moves it through heartbeats (idlePosition), not through keepalives.
-                .confirmIdleKeepalives(false)
-                .build();
+        return StreamSettings.options(config, c.serverMajor());
     }
 
     /** Streams from the slot's confirmed position (after a snapshot: its consistent point) on {@code c}. */
@@ -249,22 +240,6 @@ public final class PgreplSourceTask extends SourceTask {
             }
         }
         return out.isEmpty() ? null : out;
-    }
-
-    /** streaming=on/parallel asks for what the server offers up to that (14+ on, 16+ parallel). */
-    private StreamingMode streaming(int major) {
-        StreamingMode asked = config.streaming();
-        if (major < 14) {
-            // The option does not exist there: large transactions arrive whole, at commit.
-            if (asked != StreamingMode.OFF) {
-                log.info("streaming={} needs PostgreSQL 14 or later; the server is {}, so transactions arrive at"
-                        + " commit", config.getString(PgreplConnectorConfig.STREAMING), major);
-            }
-            return null;
-        }
-        if (asked == StreamingMode.OFF) return StreamingMode.OFF;
-        if (asked == StreamingMode.PARALLEL && major >= 16) return StreamingMode.PARALLEL;
-        return StreamingMode.ON;
     }
 
     @Override
