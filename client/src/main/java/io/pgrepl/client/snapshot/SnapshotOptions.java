@@ -23,10 +23,16 @@ import java.util.Objects;
  *                          the replication connection's, with {@code replication} off
  * @param progress          progress listener, or null
  * @param progressInterval  how often progress is reported (default 1 s)
+ * @param existingSlot      copy under a fresh snapshot exported by an ordinary REPEATABLE READ
+ *                          connection instead of creating the slot: a slot of that name may exist
+ *                          and is never created, dropped or moved (default false). The result's
+ *                          consistent point is then the WAL position when the snapshot was taken;
+ *                          changes committed before it may also stream from the slot, so a caller
+ *                          streams from the slot's own position and lets later events win.
  */
 public record SnapshotOptions(CreateSlotOptions slot, LogicalReplicationOptions stream, int workers, long unitPages,
                               boolean keepSlotOnFailure, ConnectionConfig workerConfig, SnapshotProgressListener progress,
-                              Duration progressInterval) {
+                              Duration progressInterval, boolean existingSlot) {
     /**
      * Checks the combination.
      *
@@ -56,6 +62,35 @@ public record SnapshotOptions(CreateSlotOptions slot, LogicalReplicationOptions 
         if (workers < 1 || workers > 64) throw new IllegalArgumentException("workers must be 1..64, not " + workers);
         if (unitPages < 1) throw new IllegalArgumentException("unitPages must be positive");
         if (progressInterval.isNegative() || progressInterval.isZero()) throw new IllegalArgumentException("progressInterval");
+    }
+
+    /**
+     * As before {@code existingSlot} existed: the slot is created with an exported snapshot.
+     *
+     * @param slot              the slot to create (logical, pgoutput); its snapshot is always exported
+     * @param stream            the stream that follows (publications, binary, and START_REPLICATION)
+     * @param workers           parallel COPY connections, 1 to 64
+     * @param unitPages         pages per ctid range for splitting large tables, positive
+     * @param keepSlotOnFailure keep a permanent slot created for a snapshot that then failed
+     * @param workerConfig      configuration of the workers' (non-replication) connections, or null
+     * @param progress          progress listener, or null
+     * @param progressInterval  how often progress is reported, positive
+     */
+    public SnapshotOptions(CreateSlotOptions slot, LogicalReplicationOptions stream, int workers, long unitPages,
+                           boolean keepSlotOnFailure, ConnectionConfig workerConfig, SnapshotProgressListener progress,
+                           Duration progressInterval) {
+        this(slot, stream, workers, unitPages, keepSlotOnFailure, workerConfig, progress, progressInterval, false);
+    }
+
+    /**
+     * The same options copying under a fresh exported snapshot while a slot of that name is kept as
+     * it is (never created, dropped or moved), or creating the slot (false, the default).
+     *
+     * @param v copy without creating the slot
+     * @return the new options
+     */
+    public SnapshotOptions withExistingSlot(boolean v) {
+        return new SnapshotOptions(slot, stream, workers, unitPages, keepSlotOnFailure, workerConfig, progress, progressInterval, v);
     }
 
     /**
@@ -104,7 +139,7 @@ public record SnapshotOptions(CreateSlotOptions slot, LogicalReplicationOptions 
      * @return the new options
      */
     public SnapshotOptions withSlot(CreateSlotOptions v) {
-        return new SnapshotOptions(v, stream, workers, unitPages, keepSlotOnFailure, workerConfig, progress, progressInterval);
+        return new SnapshotOptions(v, stream, workers, unitPages, keepSlotOnFailure, workerConfig, progress, progressInterval, existingSlot);
     }
 
     /**
@@ -114,7 +149,7 @@ public record SnapshotOptions(CreateSlotOptions slot, LogicalReplicationOptions 
      * @return the new options
      */
     public SnapshotOptions withWorkers(int v) {
-        return new SnapshotOptions(slot, stream, v, unitPages, keepSlotOnFailure, workerConfig, progress, progressInterval);
+        return new SnapshotOptions(slot, stream, v, unitPages, keepSlotOnFailure, workerConfig, progress, progressInterval, existingSlot);
     }
 
     /**
@@ -124,7 +159,7 @@ public record SnapshotOptions(CreateSlotOptions slot, LogicalReplicationOptions 
      * @return the new options
      */
     public SnapshotOptions withUnitPages(long v) {
-        return new SnapshotOptions(slot, stream, workers, v, keepSlotOnFailure, workerConfig, progress, progressInterval);
+        return new SnapshotOptions(slot, stream, workers, v, keepSlotOnFailure, workerConfig, progress, progressInterval, existingSlot);
     }
 
     /**
@@ -134,7 +169,7 @@ public record SnapshotOptions(CreateSlotOptions slot, LogicalReplicationOptions 
      * @return the new options
      */
     public SnapshotOptions withKeepSlotOnFailure(boolean v) {
-        return new SnapshotOptions(slot, stream, workers, unitPages, v, workerConfig, progress, progressInterval);
+        return new SnapshotOptions(slot, stream, workers, unitPages, v, workerConfig, progress, progressInterval, existingSlot);
     }
 
     /**
@@ -144,7 +179,7 @@ public record SnapshotOptions(CreateSlotOptions slot, LogicalReplicationOptions 
      * @return the new options
      */
     public SnapshotOptions withWorkerConfig(ConnectionConfig v) {
-        return new SnapshotOptions(slot, stream, workers, unitPages, keepSlotOnFailure, v, progress, progressInterval);
+        return new SnapshotOptions(slot, stream, workers, unitPages, keepSlotOnFailure, v, progress, progressInterval, existingSlot);
     }
 
     /**
@@ -155,6 +190,6 @@ public record SnapshotOptions(CreateSlotOptions slot, LogicalReplicationOptions 
      * @return the new options
      */
     public SnapshotOptions withProgress(SnapshotProgressListener v, Duration interval) {
-        return new SnapshotOptions(slot, stream, workers, unitPages, keepSlotOnFailure, workerConfig, v, interval);
+        return new SnapshotOptions(slot, stream, workers, unitPages, keepSlotOnFailure, workerConfig, v, interval, existingSlot);
     }
 }

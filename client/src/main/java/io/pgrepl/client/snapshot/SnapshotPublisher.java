@@ -135,7 +135,8 @@ public final class SnapshotPublisher implements Flow.Publisher<ChangeEvent> {
                 b.complete();
                 return;
             }
-            startStream(b, r.consistentPoint());
+            // Under an existing slot the stream starts where the caller's options say (0: the slot's own position).
+            startStream(b, options.existingSlot() ? options.stream().startLsn() : r.consistentPoint());
         });
     }
 

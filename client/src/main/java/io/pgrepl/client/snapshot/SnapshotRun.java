@@ -51,6 +51,8 @@ final class SnapshotRun {
     private volatile boolean paused;
     private volatile List<SnapshotTable> tables = List.of();
     private volatile SlotCreated slot;
+    /** existingSlot: the session whose transaction exported the snapshot, open until the copy ends. */
+    private volatile PgConnection exporter;
     private long startNanos;
     private long rowsEstimate;
 
@@ -66,13 +68,22 @@ final class SnapshotRun {
         }
         startNanos = System.nanoTime();
         CompletableFuture<SnapshotResult> result = new CompletableFuture<>();
-        replication.createReplicationSlot(options.slot().withSnapshot(SnapshotMode.EXPORT)).handle((created, e) -> {
+        CompletionStage<SlotCreated> begun = options.existingSlot() ? exportSnapshot()
+                : replication.createReplicationSlot(options.slot().withSnapshot(SnapshotMode.EXPORT));
+        begun.handle((created, e) -> {
             if (e != null) {
-                result.completeExceptionally(slotFailure(unwrap(e)));
+                PgConnection x = exporter;
+                if (x != null) x.close();
+                result.completeExceptionally(options.existingSlot()
+                        ? new SnapshotException(SnapshotException.Kind.FAILED, "exporting a snapshot failed: "
+                                + unwrap(e).getMessage(), null, unwrap(e))
+                        : slotFailure(unwrap(e)));
                 return null;
             }
             slot = created;
             copy(created).whenComplete((r, err) -> {
+                PgConnection x = exporter;
+                if (x != null) x.close();
                 if (err == null) {
                     result.complete(r);
                     return;
@@ -83,6 +94,26 @@ final class SnapshotRun {
             return null;
         });
         return result;
+    }
+
+    /**
+     * existingSlot: a snapshot exported by an ordinary REPEATABLE READ transaction, which stays open
+     * (the export lives as long as it) until the workers are done; its WAL position stands in for a
+     * consistent point. No slot is created.
+     */
+    private CompletionStage<SlotCreated> exportSnapshot() {
+        ConnectionConfig cfg = workerConfig();
+        return PgConnection.connect(cfg).thenCompose(c -> {
+            exporter = c;
+            return c.simpleQuery("SET statement_timeout = 0; SET idle_in_transaction_session_timeout = 0;"
+                    + " BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY; SELECT pg_catalog.pg_export_snapshot(),"
+                    + " (CASE WHEN pg_catalog.pg_is_in_recovery() THEN pg_catalog.pg_last_wal_replay_lsn()"
+                    + " ELSE pg_catalog.pg_current_wal_insert_lsn() END)::text").thenApply(results -> {
+                        var row = results.get(results.size() - 1).singleRow();
+                        return new SlotCreated(options.slot().slotName(), io.pgrepl.codec.Lsn.parse(row.get(1)), row.get(0),
+                                "pgoutput");
+                    });
+        });
     }
 
     private SnapshotException slotFailure(Throwable e) {
@@ -154,12 +185,16 @@ final class SnapshotRun {
         });
     }
 
-    private CompletionStage<PgConnection> openWorker(String snapshotName) {
-        ConnectionConfig cfg = options.workerConfig() != null ? options.workerConfig()
+    private ConnectionConfig workerConfig() {
+        return options.workerConfig() != null ? options.workerConfig()
                 : replication.config().toBuilder().replication(ReplicationMode.NONE)
                         // Named after the replication session, so the workers are easy to find in pg_stat_activity.
                         .applicationName((replication.config().applicationName() != null
                                 ? replication.config().applicationName() : "pgrepl") + "-snapshot").build();
+    }
+
+    private CompletionStage<PgConnection> openWorker(String snapshotName) {
+        ConnectionConfig cfg = workerConfig();
         return PgConnection.connect(cfg).thenCompose(c -> {
             workers.add(c);
             if (failure.get() != null) c.close();
@@ -278,7 +313,9 @@ final class SnapshotRun {
         List<CompletableFuture<Void>> closes = new ArrayList<>();
         for (PgConnection w : workers) closes.add(w.closeAsync().toCompletableFuture());
         return CompletableFuture.allOf(closes.toArray(CompletableFuture[]::new)).thenCompose(v -> {
-            if (!options.slot().temporary() && options.keepSlotOnFailure()) return CompletableFuture.completedFuture(null);
+            if (options.existingSlot() || (!options.slot().temporary() && options.keepSlotOnFailure())) {
+                return CompletableFuture.completedFuture(null);
+            }
             return replication.dropReplicationSlot(created.slotName(), false).exceptionally(e -> null);
         });
     }

@@ -31,6 +31,7 @@ public final class PgreplConnectorConfig extends AbstractConfig {
     public static final String TABLE_INCLUDE_LIST = "table.include.list";
     public static final String TABLE_EXCLUDE_LIST = "table.exclude.list";
     public static final String SNAPSHOT_MODE = "snapshot.mode";
+    public static final String SLOT_LOST_HANDLING = "slot.lost.handling";
     public static final String SNAPSHOT_MAX_THREADS = "snapshot.max.threads";
     public static final String TOPIC_PREFIX = "topic.prefix";
     public static final String HEARTBEAT_INTERVAL_MS = "heartbeat.interval.ms";
@@ -48,6 +49,9 @@ public final class PgreplConnectorConfig extends AbstractConfig {
     public enum AutocreateMode { ALL_TABLES, FILTERED, DISABLED }
 
     public enum SnapshotMode { INITIAL, NEVER, INITIAL_ONLY, WHEN_NEEDED }
+
+    /** What a task does when stored offsets exist but the slot cannot serve them (gone, or re-created past them). */
+    public enum SlotLostHandling { FAIL, SNAPSHOT }
 
     public enum DecimalMode { PRECISE, DOUBLE, STRING }
 
@@ -83,6 +87,10 @@ public final class PgreplConnectorConfig extends AbstractConfig {
                     "Regular expressions for schema.table names to capture.")
             .define(TABLE_EXCLUDE_LIST, Type.LIST, "", new TableListValidator(), Importance.MEDIUM,
                     "Regular expressions for schema.table names not to capture.")
+            .define(SLOT_LOST_HANDLING, Type.STRING, "fail", enumValidator(SlotLostHandling.class), Importance.MEDIUM,
+                    "Stored offsets exist but the slot is gone or was confirmed past them (re-created): fail (default,"
+                    + " the task stops with a message naming both positions) or snapshot (copy every table again under"
+                    + " a new slot or the existing one, then stream; changes lost with the old slot are not recovered)")
             .define(SNAPSHOT_MODE, Type.STRING, "initial", enumValidator(SnapshotMode.class), Importance.MEDIUM,
                     "initial, never, initial_only or when_needed.")
             .define(SNAPSHOT_MAX_THREADS, Type.INT, 1, ConfigDef.Range.between(1, 64), Importance.LOW,
@@ -139,6 +147,7 @@ public final class PgreplConnectorConfig extends AbstractConfig {
     public AutocreateMode autocreateMode() { return mode(AutocreateMode.class, PUBLICATION_AUTOCREATE_MODE); }
     public TableFilter tableFilter() { return new TableFilter(getList(TABLE_INCLUDE_LIST), getList(TABLE_EXCLUDE_LIST)); }
     public SnapshotMode snapshotMode() { return mode(SnapshotMode.class, SNAPSHOT_MODE); }
+    public SlotLostHandling slotLostHandling() { return mode(SlotLostHandling.class, SLOT_LOST_HANDLING); }
     public int snapshotMaxThreads() { return getInt(SNAPSHOT_MAX_THREADS); }
     public String topicPrefix() { return getString(TOPIC_PREFIX); }
     public int heartbeatIntervalMs() { return getInt(HEARTBEAT_INTERVAL_MS); }

@@ -9,9 +9,11 @@ import io.pgrepl.client.reactive.ReplicationPublisher;
 import io.pgrepl.client.replication.SnapshotMode;
 import io.pgrepl.client.stream.LogicalReplicationOptions;
 import io.pgrepl.client.stream.LogicalReplicationStream;
+import io.pgrepl.client.stream.ReconnectPolicy;
 import io.pgrepl.client.stream.ReplicationProtocolException;
+import io.pgrepl.client.stream.ReplicationSlotException;
 import io.pgrepl.codec.MalformedMessageException;
-import io.pgrepl.client.stream.StreamingMode;
+import io.pgrepl.client.stream.StreamMetrics;
 import io.pgrepl.client.tx.NonTransactionalMessage;
 import io.pgrepl.client.tx.Transaction;
 import io.pgrepl.client.tx.TxEvent;
@@ -49,13 +51,14 @@ import org.slf4j.LoggerFactory;
  * slot is created by the client's snapshot API with an exported snapshot, the reads are drained
  * by poll() ({@link SnapshotReads}), and streaming starts from the consistent point on the same
  * connection. Reads carry an offset of their own ({@link Position#snapshotRead}); a task that
- * restarts from one knows the copy was interrupted, drops the slot and snapshots again. Heartbeats
- * and slot confirmations start only after the copy.
+ * restarts from one knows the copy was interrupted, keeps the slot, copies again under a fresh
+ * snapshot and streams every change since the first copy's consistent point ({@link StartPlan}
+ * says why that is exact, and decides every start). Heartbeats and slot confirmations start only
+ * after the copy.
  */
 public final class PgreplSourceTask extends SourceTask {
     private static final Logger log = LoggerFactory.getLogger(PgreplSourceTask.class);
     private static final int PREFETCH = 16;
-    private static final int MAX_CONSECUTIVE_FAILURES = 10;
     /** Chunks of records built ahead of poll(); with max.batch.size this bounds what waits in memory. */
     private static final int BUILT_AHEAD = 4;
 
@@ -73,6 +76,8 @@ public final class PgreplSourceTask extends SourceTask {
     private volatile boolean idle;
     /** The last position handed to Connect (or stored in the offsets at start): resends up to it are skipped. */
     private Position written = Position.START;
+    /** Task thread: the end LSN of the last transaction handed over that had no records (heartbeats record it). */
+    private long passed;
 
     /** The last record handed over of the transaction being handed over (for its exactly-once commit). */
     private SourceRecord lastOfCurrent;
@@ -90,7 +95,9 @@ public final class PgreplSourceTask extends SourceTask {
     /** Builder thread only: what was built (resends up to it are skipped), the open transaction, failures in a row. */
     private Position built;
     private Transaction current;
-    private int failures;
+    private final ReconnectBudget budget = ReconnectBudget.defaults();
+    /** Builder thread: why the last reconnect could not even open a stream. */
+    private RuntimeException lastOpenFailure;
 
     /**
      * Records of one transaction (or standalone message) in stream order, at most max.batch.size;
@@ -121,37 +128,40 @@ public final class PgreplSourceTask extends SourceTask {
                 records = new ChangeRecords(config, partition, ReplicationSetup.currentDatabase(c, config),
                         EnumTypes.load(c, config), new PrimaryKeys(config)::of);
             }
-            PgreplConnectorConfig.SnapshotMode mode = config.snapshotMode();
-            // A stored offset that is not an interrupted snapshot's: the snapshot (if any) is done.
-            boolean snapshotDone = stored != null && !interrupted;
-            if (mode == PgreplConnectorConfig.SnapshotMode.INITIAL_ONLY && snapshotDone) {
-                log.info("snapshot.mode=initial_only and the snapshot is complete: the task stays idle");
-                idle = true;
-                c.close();
-                return;
-            }
             ReplicationSetup.SlotInfo slot = ReplicationSetup.slot(c, config);
-            boolean snapshot = switch (mode) {
-                case NEVER -> false;
-                case INITIAL, INITIAL_ONLY -> !snapshotDone;
-                case WHEN_NEEDED -> !snapshotDone || slot == null;
-            };
-            if (!snapshot) {
-                ReplicationSetup.ensureSlot(c, config, SnapshotMode.NOTHING);
-                conn = c;
-                startStreaming(c);
-                return;
+            if (slot != null) ReplicationSetup.requireLogicalPgoutput(slot, config);
+            StartPlan plan = StartPlan.decide(config.snapshotMode(), config.slotLostHandling(), stored,
+                    slot == null ? null : slot.positions(), config.slotName());
+            switch (plan.action()) {
+                case IDLE -> {
+                    log.info("snapshot.mode=initial_only and the snapshot is complete: the task stays idle");
+                    idle = true;
+                    c.close();
+                    return;
+                }
+                case STREAM -> {
+                    ReplicationSetup.ensureSlot(c, config, SnapshotMode.NOTHING);
+                    conn = c;
+                    startStreaming(c);
+                    return;
+                }
+                case SNAPSHOT_NEW_SLOT -> {
+                    if (!config.slotCreate()) {
+                        throw new ConnectException("a snapshot (" + plan.why() + ") needs to create replication slot \""
+                                + config.slotName() + "\" (its exported snapshot exists only at creation), but "
+                                + PgreplConnectorConfig.SLOT_CREATE + " is false");
+                    }
+                }
+                default -> { }
             }
-            if (slot != null) ReplicationSetup.dropSlotForSnapshot(c, config, interrupted);
-            else if (!config.slotCreate()) {
-                throw new ConnectException("snapshot.mode=" + config.getString(PgreplConnectorConfig.SNAPSHOT_MODE)
-                        + " needs to create replication slot \"" + config.slotName() + "\" (its exported snapshot exists"
-                        + " only at creation), but " + PgreplConnectorConfig.SLOT_CREATE + " is false");
+            if (plan.action() == StartPlan.Action.SNAPSHOT_EXISTING_SLOT || written != Position.START) {
+                log.warn("slot {}: {}; copying every table again{}", config.slotName(), plan.why(),
+                        plan.action() == StartPlan.Action.SNAPSHOT_EXISTING_SLOT ? " under a fresh snapshot, keeping the slot,"
+                                + " then streaming from " + Lsn.format(plan.streamFrom()) : "");
             }
             written = Position.START;
             conn = c;
-            snapshotReads = SnapshotReads.start(c, config, streamOptions(c),
-                    mode == PgreplConnectorConfig.SnapshotMode.INITIAL_ONLY, records);
+            snapshotReads = SnapshotReads.start(c, config, streamOptions(c), plan, records);
             log.info("initial snapshot of publication {} started (slot {}, {} worker(s))", config.publicationName(),
                     config.slotName(), config.snapshotMaxThreads());
         } catch (RuntimeException e) {
@@ -162,12 +172,7 @@ public final class PgreplSourceTask extends SourceTask {
     }
 
     private LogicalReplicationOptions streamOptions(PgConnection c) {
-        return LogicalReplicationOptions.builder(config.slotName())
-                .publications(config.publicationName())
-                .streaming(streaming(c.serverMajor()))
-                .statusInterval(Duration.ofMillis(config.statusUpdateIntervalMs()))
-                .messages(!config.messagesTopic().isEmpty() && c.serverMajor() >= 14 ? Boolean.TRUE : null)
-                .build();
+        return StreamSettings.options(config, c.serverMajor());
     }
 
     /** Streams from the slot's confirmed position (after a snapshot: its consistent point) on {@code c}. */
@@ -212,19 +217,21 @@ public final class PgreplSourceTask extends SourceTask {
         try {
             complete = snapshotReads.drain(out, config.maxBatchSize(), Duration.ofMillis(config.pollIntervalMs()));
         } catch (RuntimeException e) {
-            throw new ConnectException("initial snapshot for slot " + config.slotName() + " failed (the slot it created"
-                    + " was dropped; a restart redoes it): " + ReplicationSetup.safeMessage(e, config));
+            throw new ConnectException("initial snapshot for slot " + config.slotName() + " failed (the slot is kept;"
+                    + " a restart copies again and streams every change since the first copy): "
+                    + ReplicationSetup.safeMessage(e, config));
         }
         for (SourceRecord r : out) acks.untracked(AckTracker.ticket(r.sourceOffset()));
         TransactionContext tx = context.transactionContext();
         if (tx != null && !out.isEmpty()) tx.commitTransaction(out.get(out.size() - 1));
         if (complete) {
             var r = snapshotReads.result();
+            long from = snapshotReads.streamFrom();
             snapshotReads = null;
-            written = new Position(r.consistentPoint(), -1);
+            written = new Position(from, -1);
             lastSentMillis = System.currentTimeMillis();
-            log.info("initial snapshot done: {} rows of {} table(s) at {}", r.rows(), r.tables().size(),
-                    Lsn.format(r.consistentPoint()));
+            log.info("initial snapshot done: {} rows of {} table(s); streaming from {}", r.rows(), r.tables().size(),
+                    Lsn.format(from));
             if (config.snapshotMode() == PgreplConnectorConfig.SnapshotMode.INITIAL_ONLY) {
                 idle = true;
                 closeStream();
@@ -233,22 +240,6 @@ public final class PgreplSourceTask extends SourceTask {
             }
         }
         return out.isEmpty() ? null : out;
-    }
-
-    /** streaming=on/parallel asks for what the server offers up to that (14+ on, 16+ parallel). */
-    private StreamingMode streaming(int major) {
-        StreamingMode asked = config.streaming();
-        if (major < 14) {
-            // The option does not exist there: large transactions arrive whole, at commit.
-            if (asked != StreamingMode.OFF) {
-                log.info("streaming={} needs PostgreSQL 14 or later; the server is {}, so transactions arrive at"
-                        + " commit", config.getString(PgreplConnectorConfig.STREAMING), major);
-            }
-            return null;
-        }
-        if (asked == StreamingMode.OFF) return StreamingMode.OFF;
-        if (asked == StreamingMode.PARALLEL && major >= 16) return StreamingMode.PARALLEL;
-        return StreamingMode.ON;
     }
 
     @Override
@@ -282,16 +273,62 @@ public final class PgreplSourceTask extends SourceTask {
             return out;
         }
         int hb = config.heartbeatIntervalMs();
-        if (hb > 0 && System.currentTimeMillis() - lastSentMillis >= hb && records != null) {
-            lastSentMillis = System.currentTimeMillis();
-            SourceRecord h = records.heartbeat(written == Position.START ? null : written);
-            acks.untracked(AckTracker.ticket(h.sourceOffset()));
-            return List.of(h);
-        }
+        if (hb > 0 && System.currentTimeMillis() - lastSentMillis >= hb && records != null) return heartbeat();
         return null;
     }
 
+    /**
+     * A heartbeat: its offset records how far the stream has got, transactions without records
+     * included ({@link #passed}), and only then may the slot be confirmed that far (see
+     * {@link StartPlan}). With transaction.boundary=connector it commits its own Kafka transaction:
+     * left open, it would wait for the next PostgreSQL commit and fail after transaction.timeout.ms
+     * on an idle database. Never inside a transaction handed over in parts (it would split it).
+     */
+    private List<SourceRecord> heartbeat() {
+        TransactionContext tx = context.transactionContext();
+        if (tx != null && lastOfCurrent != null) return null;
+        lastSentMillis = System.currentTimeMillis();
+        long reached = Lsn.max(passed, idlePosition());
+        boolean advanced = Long.compareUnsigned(reached, written.endLsn()) > 0;
+        if (advanced) written = written.max(new Position(reached, -1));
+        SourceRecord r = records.heartbeat(written == Position.START ? null : written);
+        // Connect commits offsets in order, so the heartbeat holds back whatever is opened after it;
+        // registered first, it is what the position it carries waits for: that position is
+        // confirmable only once the heartbeat (its only record) and everything before it are in Kafka.
+        acks.untracked(AckTracker.ticket(r.sourceOffset()));
+        if (advanced && acks.open(reached)) acks.seal(reached);
+        if (tx != null) tx.commitTransaction(r);
+        return List.of(r);
+    }
+
+    /**
+     * How far an idle stream has got (0: not known to be idle). The stream's last status-update
+     * snapshot holds the server's WAL end W (a keepalive's sent position, or a sent change's; every
+     * transaction ending at or below it was sent before that message) and the highest position R
+     * received (a Commit message carries its transaction's end LSN, so a transaction received whole
+     * but not handed over ends at or below R, above every one handed over). Once a transaction
+     * ending at or after R was handed over, everything received by then was handed over, so every transaction ending before W is in Kafka or on its way, and an offset
+     * at W (index -1) covers exactly what was handed over. Called only when nothing waits ahead of poll().
+     */
+    private long idlePosition() {
+        if (pending != null || !builtAhead.isEmpty() || lastOfCurrent != null) return 0;
+        ReplicationPublisher<TxEvent> p = publisher;
+        LogicalReplicationStream s = p == null ? null : p.stream();
+        StreamMetrics m = s == null ? null : s.metrics();
+        if (m == null) return 0;
+        long handed = Lsn.max(written.endLsn(), passed);
+        if (Long.compareUnsigned(handed, m.receivedLsn()) < 0) return 0;
+        return m.serverWalEnd();
+    }
+
     private void handOver(Chunk c, List<SourceRecord> out) {
+        if (c.open() && c.seal() && c.records().isEmpty()) {
+            // Nothing of it goes to Kafka, so no offset would record it: the slot is not confirmed past
+            // it until a later record's or a heartbeat's offset covers it.
+            if (Long.compareUnsigned(c.lsn(), passed) > 0) passed = c.lsn();
+            if (c.through() != null) written = written.max(c.through());
+            return;
+        }
         if (c.open()) {
             acks.open(c.lsn());
             lastOfCurrent = null;
@@ -316,10 +353,13 @@ public final class PgreplSourceTask extends SourceTask {
             while (!stopping) {
                 try {
                     BlockingChanges<TxEvent> e = events;
-                    if (e == null) throw new ConnectException("not connected (the last reconnect failed)");
+                    if (e == null) {
+                        RuntimeException f = lastOpenFailure;
+                        throw f != null ? f : new ConnectException("not connected (the last reconnect failed)");
+                    }
                     TxEvent ev = e.poll(Duration.ofMillis(config.pollIntervalMs()));
                     if (ev == null) continue;
-                    failures = 0;
+                    budget.succeeded();
                     build(ev);
                 } catch (NoSuchElementException ended) {
                     reconnect(new ConnectException("the replication stream ended"));
@@ -363,7 +403,8 @@ public final class PgreplSourceTask extends SourceTask {
             records.accept(m.message(), built, chunk::add);
             Position through = records.through();
             built = built.max(through);
-            deliver(new Chunk(lsn, true, true, false, chunk, through, null));
+            // A message outside any transaction is a transaction of its own in Kafka too.
+            deliver(new Chunk(lsn, true, true, true, chunk, through, null));
         }
         // Two-phase outcomes do not occur: two_phase is not requested.
     }
@@ -375,31 +416,48 @@ public final class PgreplSourceTask extends SourceTask {
         }
     }
 
-    /** A lost stream resumes from the slot; what was handed over already is skipped by position. */
+    /**
+     * A lost stream resumes from the slot; what was handed over already is skipped by position. A
+     * slot held by another connection (a walsender that has not noticed its peer died yet, up to
+     * wal_sender_timeout) is waited for up to {@link ReconnectPolicy#DEFAULT_SLOT_IN_USE_WAIT}
+     * without counting as a failure; a failed reconnect counts once (when its failure comes back here).
+     */
     private void reconnect(RuntimeException cause) throws InterruptedException {
         if (stopping) return;
         String why = ReplicationSetup.safeMessage(cause, config);
         // Deterministic failures (bad frames, options the server refuses, a value that does not fit
-        // its Connect schema: the same change fails again after a reconnect) are not retried.
+        // its Connect schema: the same change fails again after a reconnect; a slot that is gone) are not retried.
+        boolean slotGone = cause instanceof ReplicationSlotException se
+                && (se.condition() == ReplicationSlotException.Condition.MISSING
+                        || se.condition() == ReplicationSlotException.Condition.INVALIDATED);
         if (cause instanceof ReplicationProtocolException || cause instanceof PgClientException
                 || cause instanceof IllegalArgumentException || cause instanceof DataException
-                || cause instanceof MalformedMessageException
-                || ++failures > MAX_CONSECUTIVE_FAILURES) {
+                || cause instanceof MalformedMessageException || slotGone) {
             throw new ConnectException("replication from slot " + config.slotName() + " failed: " + why);
         }
-        log.warn("replication stream of slot {} failed ({}); reconnecting (attempt {})", config.slotName(), why, failures);
+        String giveUp = budget.failed(ReconnectBudget.slotHeld(cause));
+        if (giveUp != null) {
+            throw new ConnectException("replication from slot " + config.slotName() + " failed (" + giveUp + "): " + why);
+        }
+        if (budget.waitingForSlot()) {
+            log.info("replication slot {} is held by another connection ({}); waiting for it", config.slotName(), why);
+        } else {
+            log.warn("replication stream of slot {} failed ({}); reconnecting (attempt {})", config.slotName(), why,
+                    budget.failures());
+        }
+        lastOpenFailure = null;
         closeStream();
         if (current != null) {
             current.close();
             current = null;
         }
-        Thread.sleep(Math.min(5000, 250L << Math.min(failures, 5)));
+        Thread.sleep(Math.min(5000, 250L << Math.min(Math.max(1, budget.failures()), 5)));
         try {
             openStream();
         } catch (RuntimeException e) {
             log.warn("reconnecting slot {} failed: {}", config.slotName(), ReplicationSetup.safeMessage(e, config));
             events = null;
-            if (++failures > MAX_CONSECUTIVE_FAILURES) throw e;
+            lastOpenFailure = e; // counted when buildLoop hands it back here
         }
     }
 
@@ -422,12 +480,26 @@ public final class PgreplSourceTask extends SourceTask {
         if (confirm != 0 && s != null) s.acknowledge(confirm);
     }
 
+    /**
+     * Returns at once (Connect allows 5 s, task.shutdown.graceful.timeout.ms, for the task thread to
+     * finish and commit its offsets): the connection is closed without a goodbye, which ends the
+     * stream or the copy on the server too, and whatever waits for their ends (the copy's workers,
+     * the stream's termination) does so on a thread of its own. A graceful stop of the stream would
+     * wait for the walsender to read our CopyDone, which it does not while it is blocked sending a
+     * large transaction to a socket nobody reads any more.
+     */
     @Override
     public void stop() {
         stopping = true;
         Thread b = builder;
         if (b != null) b.interrupt();
-        closeStream();
+        PgConnection c = conn;
+        if (c != null) c.close();
+        SnapshotReads sr = snapshotReads;
+        if (sr != null) sr.closeNow();
+        Thread closer = new Thread(this::closeStream, "pgrepl-stop-" + (config == null ? "" : config.slotName()));
+        closer.setDaemon(true);
+        closer.start();
     }
 
     private void closeStream() {

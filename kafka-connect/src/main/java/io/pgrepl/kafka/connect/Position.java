@@ -88,6 +88,15 @@ record Position(long endLsn, int index, int part, boolean legacy) {
         return offset != null && Boolean.TRUE.equals(offset.get(SNAPSHOT)) && !(offset.get(LSN_COMMIT) instanceof Number);
     }
 
+    /**
+     * An interrupted copy's offset: where streaming starts once a copy completes, the first copy's
+     * consistent point (every later copy's reads carry it on, so that point survives any number of
+     * interruptions); 0 if the offset has none.
+     */
+    static long snapshotStreamFrom(Map<String, Object> offset) {
+        return offset != null && offset.get(SNAPSHOT_LSN) instanceof Number n ? n.longValue() : 0;
+    }
+
     /** From a stored offset; {@link #START} when there is none. */
     static Position fromOffset(Map<String, Object> offset) {
         if (offset == null || !(offset.get(LSN_COMMIT) instanceof Number lsn)) return START;

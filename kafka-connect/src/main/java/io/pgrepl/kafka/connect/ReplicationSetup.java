@@ -10,9 +10,12 @@ import io.pgrepl.client.replication.Identifiers;
 import io.pgrepl.client.replication.PublicationSpec;
 import io.pgrepl.client.replication.SlotCreated;
 import io.pgrepl.client.replication.SnapshotMode;
+import io.pgrepl.codec.Lsn;
 import io.pgrepl.kafka.connect.PgreplConnectorConfig.AutocreateMode;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.ExecutionException;
@@ -29,8 +32,12 @@ final class ReplicationSetup {
     static final long TIMEOUT_SECONDS = 30;
     private static final org.slf4j.Logger log = org.slf4j.LoggerFactory.getLogger(ReplicationSetup.class);
 
-    /** An existing slot's plugin, type and database. */
-    record SlotInfo(String plugin, String slotType, String database) {}
+    /** An existing slot's plugin, type and database, whether a connection holds it, and its positions (0 where null). */
+    record SlotInfo(String plugin, String slotType, String database, boolean active, long confirmedFlush, long restartLsn) {
+        StartPlan.Slot positions() {
+            return new StartPlan.Slot(active, confirmedFlush, restartLsn);
+        }
+    }
 
     private ReplicationSetup() {}
 
@@ -50,17 +57,43 @@ final class ReplicationSetup {
     }
 
     static <T> T await(CompletionStage<T> stage, PgreplConnectorConfig config, String what) {
+        return await(stage, config, what, Duration.ofSeconds(TIMEOUT_SECONDS));
+    }
+
+    /**
+     * Waits for {@code stage}; when the wait times out or is interrupted, the stage is abandoned:
+     * cancelled (a connect stage closes what it opens after a cancel) and anything that still
+     * arrives and can be closed (a connection) is closed, so nothing is left open with no owner.
+     */
+    static <T> T await(CompletionStage<T> stage, PgreplConnectorConfig config, String what, Duration timeout) {
+        CompletableFuture<T> f = stage.toCompletableFuture();
         try {
-            return stage.toCompletableFuture().get(TIMEOUT_SECONDS, TimeUnit.SECONDS);
+            return f.get(timeout.toNanos(), TimeUnit.NANOSECONDS);
         } catch (InterruptedException e) {
+            abandon(stage, f);
             Thread.currentThread().interrupt();
             throw new ConnectException("interrupted while " + what);
         } catch (TimeoutException e) {
-            throw new ConnectException("timed out after " + TIMEOUT_SECONDS + " s " + what);
+            abandon(stage, f);
+            throw new ConnectException("timed out after " + timeout.toSeconds() + " s " + what);
         } catch (ExecutionException | CompletionException e) {
             Throwable c = e.getCause() != null ? e.getCause() : e;
             throw new ConnectException(what + " failed: " + safeMessage(c, config));
         }
+    }
+
+    private static void abandon(CompletionStage<?> stage, CompletableFuture<?> f) {
+        f.cancel(false);
+        // If the cancel lost the race (or f is a copy of the stage), what arrives is closed here.
+        stage.whenComplete((v, e) -> {
+            if (v instanceof AutoCloseable c) {
+                try {
+                    c.close();
+                } catch (Exception ignored) {
+                    // closing an abandoned connection: nothing more to do
+                }
+            }
+        });
     }
 
     /** A failure's message with any password in the configuration masked. */
@@ -72,11 +105,24 @@ final class ReplicationSetup {
     }
 
     static SlotInfo slot(PgConnection conn, PgreplConnectorConfig config) {
-        QueryResult r = await(conn.query("SELECT plugin, slot_type, database FROM pg_catalog.pg_replication_slots"
-                + " WHERE slot_name = " + Identifiers.quoteLiteral(config.slotName())), config, "looking up the slot");
+        QueryResult r = await(conn.query("SELECT plugin, slot_type, database, active::text, confirmed_flush_lsn::text,"
+                + " restart_lsn::text FROM pg_catalog.pg_replication_slots WHERE slot_name = "
+                + Identifiers.quoteLiteral(config.slotName())), config, "looking up the slot");
         if (r.rows().isEmpty()) return null;
         Row row = r.rows().get(0);
-        return new SlotInfo(row.get(0), row.get(1), row.get(2));
+        return new SlotInfo(row.get(0), row.get(1), row.get(2), "true".equals(row.get(3)), lsn(row.get(4)), lsn(row.get(5)));
+    }
+
+    private static long lsn(String text) {
+        return text == null ? 0 : Lsn.parse(text);
+    }
+
+    /** An existing slot must be a logical pgoutput slot to stream from or copy beside. */
+    static void requireLogicalPgoutput(SlotInfo s, PgreplConnectorConfig config) {
+        if (!"logical".equals(s.slotType()) || !"pgoutput".equals(s.plugin())) {
+            throw new ConnectException("replication slot \"" + config.slotName() + "\" exists but is "
+                    + s.slotType() + "/" + s.plugin() + ", not a logical pgoutput slot");
+        }
     }
 
     static boolean publicationExists(PgConnection conn, PgreplConnectorConfig config) {
@@ -91,10 +137,7 @@ final class ReplicationSetup {
     static SlotCreated ensureSlot(PgConnection conn, PgreplConnectorConfig config, SnapshotMode snapshot) {
         SlotInfo s = slot(conn, config);
         if (s != null) {
-            if (!"logical".equals(s.slotType()) || !"pgoutput".equals(s.plugin())) {
-                throw new ConnectException("replication slot \"" + config.slotName() + "\" exists but is "
-                        + s.slotType() + "/" + s.plugin() + ", not a logical pgoutput slot");
-            }
+            requireLogicalPgoutput(s, config);
             return null;
         }
         if (!config.slotCreate()) {
@@ -104,25 +147,6 @@ final class ReplicationSetup {
         CreateSlotOptions o = CreateSlotOptions.logical(config.slotName(), "pgoutput").withSnapshot(snapshot);
         if (config.slotFailover()) o = o.withFailover(true);
         return await(conn.createReplicationSlot(o), config, "creating slot \"" + config.slotName() + "\"");
-    }
-
-    /**
-     * Drops the slot so that an initial snapshot can create it again with an exported snapshot.
-     * Called only when the stored offsets show that no snapshot was completed through this
-     * connector (none stored, or an interrupted snapshot's), so nothing this connector wrote
-     * depends on the slot's position; the new snapshot covers everything it retained. A slot in
-     * use by another consumer cannot be dropped: that fails clearly.
-     */
-    static void dropSlotForSnapshot(PgConnection conn, PgreplConnectorConfig config, boolean interrupted) {
-        if (!config.slotCreate()) {
-            throw new ConnectException("snapshot.mode=" + config.getString(PgreplConnectorConfig.SNAPSHOT_MODE)
-                    + " needs to snapshot, which means re-creating replication slot \"" + config.slotName()
-                    + "\" with an exported snapshot, but " + PgreplConnectorConfig.SLOT_CREATE + " is false");
-        }
-        log.warn("dropping replication slot {} to re-create it with"
-                + " an exported snapshot ({})", config.slotName(), interrupted ? "the previous snapshot was interrupted"
-                : "no offsets are stored, so no snapshot was taken through this connector");
-        await(conn.dropReplicationSlot(config.slotName(), false), config, "dropping slot \"" + config.slotName() + "\"");
     }
 
     /** Makes the publication exist (and, in filtered mode, cover the filtered tables). */

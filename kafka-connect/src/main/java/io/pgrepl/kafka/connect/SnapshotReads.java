@@ -25,7 +25,8 @@ import org.apache.kafka.connect.source.SourceRecord;
 
 /**
  * The task's initial-snapshot phase: the client's {@link SnapshotPublisher} creates the slot with
- * an exported snapshot and copies the publication's tables with snapshot.max.threads workers; the
+ * an exported snapshot (or, beside a slot that is kept, exports a fresh one: see {@link StartPlan})
+ * and copies the publication's tables with snapshot.max.threads workers; the
  * task's poll() drains the rows as {@code op=r} records. Memory is bounded end to end: the
  * publisher pauses the COPY sockets above its high watermark, and the blocking face between it
  * and poll() requests only a small prefetch, so neither the event loops nor the task thread ever
@@ -53,6 +54,8 @@ final class SnapshotReads implements AutoCloseable {
     private final BlockingChanges<ChangeEvent> rows;
     private final ChangeRecords records;
     private final int chunkSize;
+    /** The existing slot's stream-from point, or 0: the new slot's consistent point. */
+    private final long streamFrom;
     private final long startedMicros = System.currentTimeMillis() * 1000;
     /** Chunks of reads, the last one followed by {@link #COMPLETE}, or the copy's failure; builder to poll(). */
     private final BlockingQueue<Object> builtAhead = new ArrayBlockingQueue<>(BUILT_AHEAD + 1);
@@ -65,8 +68,9 @@ final class SnapshotReads implements AutoCloseable {
     /** Builder thread only: whether a read was handed over (the first gets {@code "first"}). */
     private boolean handedOver;
 
-    private SnapshotReads(SnapshotPublisher publisher, ChangeRecords records, int chunkSize, String slot) {
+    private SnapshotReads(SnapshotPublisher publisher, ChangeRecords records, int chunkSize, String slot, long streamFrom) {
         this.publisher = publisher;
+        this.streamFrom = streamFrom;
         this.records = records;
         this.chunkSize = Math.max(1, chunkSize);
         this.rows = BlockingChanges.of(publisher, PREFETCH, publisher.snapshot().handle((r, e) -> null));
@@ -76,19 +80,33 @@ final class SnapshotReads implements AutoCloseable {
 
     /**
      * Starts the copy on {@code replication} (which must not be streaming; once the copy is done it
-     * is free to stream). The slot must not exist: the snapshot API refuses an existing slot.
-     *
-     * @param temporary create a temporary slot (initial_only: nothing streams from it afterwards)
+     * is free to stream), as {@code plan} says: creating the slot with an exported snapshot
+     * (permanent, and kept if the copy fails: it may already hold changes the topics need; or
+     * temporary for initial_only), or beside the existing slot under a fresh snapshot. Every read
+     * carries {@link #streamFrom()} as its LSN and in its offset.
      */
     static SnapshotReads start(PgConnection replication, PgreplConnectorConfig config, LogicalReplicationOptions stream,
-                               boolean temporary, ChangeRecords records) {
+                               StartPlan plan, ChangeRecords records) {
+        boolean temporary = plan.action() == StartPlan.Action.SNAPSHOT_TEMPORARY;
+        boolean existing = plan.action() == StartPlan.Action.SNAPSHOT_EXISTING_SLOT
+                || plan.action() == StartPlan.Action.SNAPSHOT_BESIDE_SLOT;
         CreateSlotOptions slot = CreateSlotOptions.logical(config.slotName(), "pgoutput").withTemporary(temporary);
         if (config.slotFailover() && !temporary) slot = slot.withFailover(true);
-        SnapshotOptions options = SnapshotOptions.of(stream).withSlot(slot).withWorkers(config.snapshotMaxThreads());
+        SnapshotOptions options = SnapshotOptions.of(stream).withSlot(slot).withWorkers(config.snapshotMaxThreads())
+                .withKeepSlotOnFailure(true).withExistingSlot(existing);
+        long from = plan.action() == StartPlan.Action.SNAPSHOT_EXISTING_SLOT ? plan.streamFrom() : 0;
         SnapshotReads r = new SnapshotReads(new SnapshotPublisher(replication, InitialSnapshotMode.INITIAL_ONLY, options, FLOW),
-                records, config.maxBatchSize(), config.slotName());
+                records, config.maxBatchSize(), config.slotName(), from);
         r.builder.start();
         return r;
+    }
+
+    /**
+     * Where streaming starts after the copy (and the LSN every read carries): the existing slot's
+     * position the plan named, else the new slot's consistent point (once the copy completed).
+     */
+    long streamFrom() {
+        return streamFrom != 0 ? streamFrom : result().consistentPoint();
     }
 
     /**
@@ -141,11 +159,10 @@ final class SnapshotReads implements AutoCloseable {
                 try {
                     ev = rows.poll(chunk.isEmpty() ? IDLE_WAIT : Duration.ZERO);
                 } catch (NoSuchElementException complete) {
-                    SnapshotResult r = result();
                     // Every table's last read (beyond chunkSize, by at most one per table); the very last one says the copy is done.
                     for (Iterator<Held> it = held.values().iterator(); it.hasNext(); ) {
                         Held h = it.next();
-                        chunk.add(it.hasNext() ? marked(h, true) : ChangeRecords.lastRead(h.read(), r.consistentPoint()));
+                        chunk.add(it.hasNext() ? marked(h, true) : ChangeRecords.lastRead(h.read(), streamFrom()));
                     }
                     if (!chunk.isEmpty()) deliver(chunk);
                     deliver(COMPLETE);
@@ -159,7 +176,7 @@ final class SnapshotReads implements AutoCloseable {
                     continue;
                 }
                 List<SourceRecord> into = chunk;
-                records.read(ev.relation(), (Insert) ev.record(), ev.walStart(), index++, startedMicros, r -> {
+                records.read(ev.relation(), (Insert) ev.record(), streamFrom != 0 ? streamFrom : ev.walStart(), index++, startedMicros, r -> {
                     Held previous = held.put(r.topic(), new Held(r, !held.containsKey(r.topic())));
                     if (previous != null) into.add(marked(previous, false));
                 });
@@ -201,11 +218,16 @@ final class SnapshotReads implements AutoCloseable {
         return publisher.snapshot().toCompletableFuture().join();
     }
 
-    /** Stops the copy if it is still running (the snapshot API then drops the slot it created). */
+    /** Stops the copy if it is still running and waits for its end (the slot stays). */
     @Override
     public void close() {
+        closeNow();
+        rows.close();
+    }
+
+    /** Asks the copy to stop without waiting for it (stop(): Connect allows seconds). */
+    void closeNow() {
         closed = true;
         builder.interrupt();
-        rows.close();
     }
 }

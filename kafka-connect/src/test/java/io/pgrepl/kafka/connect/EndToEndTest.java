@@ -213,12 +213,14 @@ class EndToEndTest {
         awaitSlotActive(pg, p + "_slot");
         int n = 300;
         long committedAtStop = -1;
+        long confirmedAtStop = -1;
         for (int i = 1; i <= n; i++) {
             sql(pg, "INSERT INTO kill_rows VALUES (" + i + ")");
             if (i == 100) {
                 connect.stopConnector(p);
                 connect.assertions().assertConnectorIsStopped(p, "connector did not stop");
                 committedAtStop = committedLsn(p);
+                confirmedAtStop = confirmedLsn(pg, p + "_slot");
                 connect.resumeConnector(p);
             }
             if (i == 200) {
@@ -240,12 +242,25 @@ class EndToEndTest {
         }
         assertEquals(n, seen.size());
         assertTrue(floor > 0, "an offset was committed before the stop");
+        // The resend happened: the slot stood behind the committed offset, so the resumed task was
+        // sent the transactions between the two and skipped them (none of them arrived twice above).
+        long confirmed = confirmedAtStop;
+        long resent = all.stream().map(c -> c.value().getStruct("source").getInt64("lsn"))
+                .filter(l -> Long.compareUnsigned(l, confirmed) > 0 && Long.compareUnsigned(l, floor) < 0).count();
+        assertTrue(resent > 0, "transactions between the slot's confirmed position (" + confirmedAtStop
+                + ") and the committed offset (" + floor + ") were sent again to the resumed task");
         connect.deleteConnector(p);
+    }
+
+    static long confirmedLsn(PgServer pg, String slot) throws Exception {
+        return io.pgrepl.codec.Lsn.parse(query(pg, "SELECT confirmed_flush_lsn::text FROM pg_replication_slots WHERE slot_name = '"
+                + slot + "'").get(0).get(0));
     }
 
     /**
      * Only unpublished tables change: the slot's confirmed position still moves past those writes
-     * (nothing is in flight, so keepalives are confirmed), and heartbeat records flow.
+     * (nothing is in flight, so a heartbeat records the stream's WAL end and the slot is confirmed
+     * up to it once that offset was committed), and heartbeat records flow.
      */
     @Test
     void slotAdvancesOnUnpublishedWritesAndHeartbeatsFlow() throws Exception {
@@ -276,11 +291,90 @@ class EndToEndTest {
             List<Change> hb = ConnectHarness.readUntil(connect, "\\Q__debezium-heartbeat.hb\\E", Map.of(),
                     l -> l.stream().anyMatch(c -> c.value().getInt64("ts_ms") >= advancedAt),
                     Duration.ofSeconds(60), 0);
+            // The offsets recorded the idle position before the slot was confirmed there: a restart finds
+            // the slot not past them (no false "slot lost" alarm) and streams on.
+            connect.stopConnector(p);
+            connect.assertions().assertConnectorIsStopped(p, "connector did not stop");
+            long stored = committedLsn(p);
+            long confirmed = confirmedLsn(pg, "hb_slot");
+            assertTrue(Long.compareUnsigned(confirmed, stored) <= 0, "the slot (" + confirmed
+                    + ") was not confirmed past the committed offset (" + stored + ")");
+            connect.resumeConnector(p);
+            connect.assertions().assertConnectorAndExactlyNumTasksAreRunning(p, 1, "connector did not resume");
+            awaitSlotActive(pg, "hb_slot");
+            sql(pg, "INSERT INTO hb_rows VALUES (2)");
+            ConnectHarness.readUntil(connect, "\\Qhb.public.hb_rows\\E", Map.of(), l -> l.size() >= 2, Duration.ofSeconds(60), 0);
+            assertEquals("RUNNING", connect.connectorStatus(p).tasks().get(0).state());
             connect.deleteConnector(p);
             Change last = hb.get(hb.size() - 1);
             assertEquals("hb", last.key().getString("serverName"));
             assertTrue(last.value().getInt64("ts_ms") >= advancedAt);
         }
+    }
+
+    /**
+     * Without heartbeats, writes to unpublished tables must not move the slot past the committed
+     * offsets (the stream's idle keepalive confirmation would): otherwise a restart cannot tell an
+     * idle slot from a re-created one, and slot.lost.handling=fail would stop the task.
+     */
+    @Test
+    void idleSlotWithoutHeartbeatsIsNotConfirmedPastTheOffsets() throws Exception {
+        PgServer pg = server(18);
+        String p = "idl";
+        sql(pg, "CREATE TABLE idl_rows (id int PRIMARY KEY); CREATE TABLE idlx_unpublished (id int)");
+        Map<String, String> cfg = connectorConfig(pg, p);
+        cfg.put("status.update.interval.ms", "100");
+        connect.configureConnector(p, cfg);
+        connect.assertions().assertConnectorAndExactlyNumTasksAreRunning(p, 1, "connector did not start");
+        awaitSlotActive(pg, p + "_slot");
+        sql(pg, "INSERT INTO idl_rows VALUES (1)");
+        ConnectHarness.readUntil(connect, "\\Qidl.public.idl_rows\\E", Map.of(), l -> l.size() == 1, Duration.ofSeconds(60), 0);
+        // The row's transaction is committed in the offsets and confirmed: nothing is outstanding, so
+        // a keepalive now would be confirmed by a stream that confirms idle keepalives.
+        long until = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
+        while (System.nanoTime() < until) {
+            long c = committedLsn(p);
+            if (c != 0 && Long.compareUnsigned(confirmedLsn(pg, "idl_slot"), c) >= 0) break;
+            Thread.sleep(100);
+        }
+        for (int i = 0; i < 5; i++) sql(pg, "INSERT INTO idlx_unpublished VALUES (" + i + ")");
+        // The insert position: with synchronous_commit=off the write position may still lag behind.
+        String target = query(pg, "SELECT pg_current_wal_insert_lsn()::text").get(0).get(0);
+        assertTrue(Long.compareUnsigned(io.pgrepl.codec.Lsn.parse(target), committedLsn(p)) > 0, "the writes lie past the offset");
+        // The walsender decoded past the unpublished writes (it then sends a keepalive, being caught
+        // up), and the task has sent several status updates since.
+        String walsender = "FROM pg_stat_replication r JOIN pg_replication_slots s ON s.active_pid = r.pid"
+                + " WHERE s.slot_name = 'idl_slot'";
+        String caughtUpAt = null;
+        long end = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
+        while (caughtUpAt == null && System.nanoTime() < end) {
+            List<Row> r = query(pg, "SELECT now()::text " + walsender + " AND r.sent_lsn >= '" + target + "'::pg_lsn");
+            if (r.isEmpty()) Thread.sleep(50);
+            else caughtUpAt = r.get(0).get(0);
+        }
+        assertTrue(caughtUpAt != null, "the walsender reached " + target);
+        boolean replied = false;
+        while (!replied && System.nanoTime() < end) {
+            replied = !query(pg, "SELECT 1 " + walsender + " AND r.reply_time > '" + caughtUpAt
+                    + "'::timestamptz + interval '500 ms'").isEmpty();
+            if (!replied) Thread.sleep(50);
+        }
+        assertTrue(replied, "the task sent status updates after the walsender caught up");
+        connect.stopConnector(p);
+        connect.assertions().assertConnectorIsStopped(p, "connector did not stop");
+        long stored = committedLsn(p);
+        long confirmed = confirmedLsn(pg, "idl_slot");
+        System.out.printf("idle slot: offset %s, slot %s, unpublished writes up to %s%n", io.pgrepl.codec.Lsn.format(stored),
+                io.pgrepl.codec.Lsn.format(confirmed), target);
+        assertTrue(stored > 0, "an offset was committed");
+        assertTrue(Long.compareUnsigned(confirmed, stored) <= 0, "the slot (" + io.pgrepl.codec.Lsn.format(confirmed)
+                + ") was not confirmed past the committed offset (" + io.pgrepl.codec.Lsn.format(stored) + ")");
+        connect.resumeConnector(p);
+        connect.assertions().assertConnectorAndExactlyNumTasksAreRunning(p, 1, "connector did not resume");
+        sql(pg, "INSERT INTO idl_rows VALUES (2)");
+        ConnectHarness.readUntil(connect, "\\Qidl.public.idl_rows\\E", Map.of(), l -> l.size() >= 2, Duration.ofSeconds(60), 0);
+        assertEquals("RUNNING", connect.connectorStatus(p).tasks().get(0).state());
+        connect.deleteConnector(p);
     }
 
     /** Columns added and dropped while streaming: each Relation that changes them gives the next schema version. */

@@ -1,6 +1,7 @@
 package io.pgrepl.kafka.connect;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.pgrepl.kafka.connect.ConnectHarness.Change;
 import io.pgrepl.testkit.PgServer;
@@ -18,7 +19,9 @@ import org.junit.jupiter.api.TestInstance;
 /**
  * KIP-618: a worker with exactly.once.source.support=enabled, the connector defining transaction
  * boundaries (one Kafka transaction per PostgreSQL transaction): a read_committed consumer sees
- * each change exactly once although the task is killed mid-stream.
+ * each change exactly once across a task restart that lands mid-stream (a graceful one, through
+ * the REST API; WorkerKillTest and SnapshotKillTest kill workers for real), and an idle database
+ * with heartbeats does not leave a Kafka transaction open past transaction.timeout.ms.
  */
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
 class ExactlyOnceTest {
@@ -38,7 +41,7 @@ class ExactlyOnceTest {
     }
 
     @Test
-    void readCommittedConsumerSeesEachChangeOnceAcrossATaskKill() throws Exception {
+    void readCommittedConsumerSeesEachChangeOnceAcrossATaskRestart() throws Exception {
         EndToEndTest.sql(pg, "CREATE TABLE eos_rows (id int PRIMARY KEY, tx int)");
         Map<String, String> cfg = EndToEndTest.connectorConfig(pg, "eos");
         cfg.put("exactly.once.support", "required");
@@ -48,19 +51,80 @@ class ExactlyOnceTest {
         EndToEndTest.awaitSlotActive(pg, "eos_slot");
         int txs = 60;
         int perTx = 4;
+        Map<String, Object> readCommitted = Map.of(ConsumerConfig.ISOLATION_LEVEL_CONFIG, "read_committed");
         for (int t = 0; t < txs; t++) {
             EndToEndTest.sql(pg, "INSERT INTO eos_rows SELECT g, " + t + " FROM generate_series("
                     + (t * perTx + 1) + ", " + (t * perTx + perTx) + ") g");
-            if (t == 25) connect.restartTask("eos", 0);
+            if (t == 25) {
+                // Mid-stream: the first transactions are committed in Kafka, later ones are still to come.
+                ConnectHarness.readUntil(connect, "\\Qeos.public.eos_rows\\E", readCommitted,
+                        l -> l.size() >= 10 * perTx, Duration.ofSeconds(60), 0);
+                connect.restartTask("eos", 0);
+            }
         }
         int n = txs * perTx;
-        List<Change> all = ConnectHarness.readUntil(connect, "\\Qeos.public.eos_rows\\E",
-                Map.of(ConsumerConfig.ISOLATION_LEVEL_CONFIG, "read_committed"),
+        List<Change> all = ConnectHarness.readUntil(connect, "\\Qeos.public.eos_rows\\E", readCommitted,
                 l -> l.size() >= n, Duration.ofSeconds(90));
         Map<Object, Integer> seen = new HashMap<>();
         for (Change c : all) seen.merge(c.value().getStruct("after").get("id"), 1, Integer::sum);
         assertEquals(n, seen.size(), "every change arrived");
         assertEquals(n, all.size(), "no change arrived twice: " + seen.entrySet().stream()
                 .filter(e -> e.getValue() > 1).limit(5).toList());
+        connect.deleteConnector("eos");
+    }
+
+    /**
+     * Issue 19, defect 3: heartbeats every second, a producer transaction timeout of 10 s and a
+     * database idle for longer. Each heartbeat must commit its Kafka transaction (a read_committed
+     * consumer sees them), the task stays RUNNING, and the next change arrives.
+     */
+    @Test
+    void heartbeatsOnAnIdleDatabaseCommitTheirTransactions() throws Exception {
+        EndToEndTest.sql(pg, "CREATE TABLE eoi_rows (id int PRIMARY KEY)");
+        Map<String, String> cfg = EndToEndTest.connectorConfig(pg, "eoi");
+        cfg.put("exactly.once.support", "required");
+        cfg.put("transaction.boundary", "connector");
+        cfg.put("heartbeat.interval.ms", "1000");
+        cfg.put("producer.override.transaction.timeout.ms", "10000");
+        connect.configureConnector("eoi", cfg);
+        connect.assertions().assertConnectorAndExactlyNumTasksAreRunning("eoi", 1, "connector did not start");
+        EndToEndTest.awaitSlotActive(pg, "eoi_slot");
+        Map<String, Object> readCommitted = Map.of(ConsumerConfig.ISOLATION_LEVEL_CONFIG, "read_committed");
+        EndToEndTest.sql(pg, "INSERT INTO eoi_rows VALUES (1)");
+        ConnectHarness.readUntil(connect, "\\Qeoi.public.eoi_rows\\E", readCommitted, l -> l.size() == 1,
+                Duration.ofSeconds(60), 0);
+        long idleFrom = System.currentTimeMillis();
+        // Idle for longer than transaction.timeout.ms: wait until committed heartbeats span 14 s.
+        List<Change> hb = ConnectHarness.readUntil(connect, "\\Q__debezium-heartbeat.eoi\\E", readCommitted,
+                l -> l.stream().anyMatch(c -> c.value().getInt64("ts_ms") >= idleFrom + 14_000), Duration.ofSeconds(60), 0);
+        assertTrue(hb.size() >= 10, "heartbeats were committed one by one: " + hb.size());
+        connect.assertions().assertConnectorAndExactlyNumTasksAreRunning("eoi", 1, "the task failed while idle");
+        EndToEndTest.sql(pg, "INSERT INTO eoi_rows VALUES (2)");
+        List<Change> rows = ConnectHarness.readUntil(connect, "\\Qeoi.public.eoi_rows\\E", readCommitted,
+                l -> l.size() == 2, Duration.ofSeconds(60));
+        assertEquals(2, rows.size());
+        assertEquals("RUNNING", connect.connectorStatus("eoi").tasks().get(0).state());
+        connect.deleteConnector("eoi");
+    }
+
+    /**
+     * A logical message sent outside any transaction is a Kafka transaction of its own: a
+     * read_committed consumer sees it although no PostgreSQL commit follows (heartbeats off).
+     */
+    @Test
+    void aStandaloneMessageCommitsItsOwnTransaction() throws Exception {
+        EndToEndTest.sql(pg, "CREATE TABLE eom_rows (id int PRIMARY KEY)");
+        Map<String, String> cfg = EndToEndTest.connectorConfig(pg, "eom");
+        cfg.put("exactly.once.support", "required");
+        cfg.put("transaction.boundary", "connector");
+        cfg.put("messages.topic", "eom.messages");
+        connect.configureConnector("eom", cfg);
+        connect.assertions().assertConnectorAndExactlyNumTasksAreRunning("eom", 1, "connector did not start");
+        EndToEndTest.awaitSlotActive(pg, "eom_slot");
+        EndToEndTest.sql(pg, "SELECT pg_logical_emit_message(false, 'eom', 'on its own')");
+        List<Change> m = ConnectHarness.readUntil(connect, "\\Qeom.messages\\E",
+                Map.of(ConsumerConfig.ISOLATION_LEVEL_CONFIG, "read_committed"), l -> l.size() == 1, Duration.ofSeconds(30), 0);
+        assertEquals(1, m.size());
+        connect.deleteConnector("eom");
     }
 }

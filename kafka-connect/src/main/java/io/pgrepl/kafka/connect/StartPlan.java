@@ -1,0 +1,115 @@
+package io.pgrepl.kafka.connect;
+
+import io.pgrepl.codec.Lsn;
+import io.pgrepl.kafka.connect.PgreplConnectorConfig.SlotLostHandling;
+import io.pgrepl.kafka.connect.PgreplConnectorConfig.SnapshotMode;
+import java.util.Map;
+import org.apache.kafka.connect.errors.ConnectException;
+
+/**
+ * What a starting task does, decided from the snapshot mode, slot.lost.handling, the stored
+ * offsets and the slot as the catalog shows it; no I/O, so every rule is tested on its own.
+ *
+ * <p>The one rule behind all cases: a slot that may hold changes the topics need is never dropped.
+ * When a copy has to be taken while the slot exists (an interrupted copy, a slot found without
+ * offsets, a slot confirmed past the offsets), the tables are copied again under a fresh exported
+ * snapshot and the slot then streams from {@code streamFrom}: the first copy's consistent point
+ * after an interruption (kept in every read's offset, across any number of interruptions), else
+ * the slot's confirmed_flush_lsn. Why the end state is exact: the second copy shows each row as
+ * of its snapshot S2, taken after {@code streamFrom}; the stream then re-emits every change
+ * committed after {@code streamFrom}, those before S2 included. So for each key the last event
+ * in its topic is its newest state: a row changed after {@code streamFrom} ends with its last
+ * change (a delete included, also for rows read only by the first, interrupted copy), and a row
+ * not changed since then is as both copies read it. A key's state may step back for a moment
+ * (a read of S2, then a re-emitted older change), never at the end.
+ *
+ * <p>A stored streaming offset {@code S} and the slot must agree: the slot's confirmed_flush_lsn
+ * never passes what the offsets cover, because the task confirms only positions its committed
+ * offsets record (records, or heartbeats that carry the position of transactions without
+ * records) and turns off the stream's idle keepalive confirmation. A slot that is gone, or
+ * confirmed past {@code S}, lost changes (or is another slot of the same name): the task fails
+ * unless slot.lost.handling=snapshot, or snapshot.mode=when_needed, asks for a new copy.
+ */
+record StartPlan(Action action, long streamFrom, String why) {
+    enum Action {
+        /** initial_only after its copy: nothing to do. */
+        IDLE,
+        /** Stream from the slot (created first if missing, snapshot.mode=never without offsets). */
+        STREAM,
+        /** Create the slot with an exported snapshot, copy, stream from its consistent point. */
+        SNAPSHOT_NEW_SLOT,
+        /** Keep the slot, copy under a fresh snapshot, stream from {@code streamFrom}. */
+        SNAPSHOT_EXISTING_SLOT,
+        /** initial_only: copy under a temporary slot's snapshot (no slot of that name exists). */
+        SNAPSHOT_TEMPORARY,
+        /** initial_only beside an existing slot of that name, which is not touched. */
+        SNAPSHOT_BESIDE_SLOT
+    }
+
+    /** The slot as pg_replication_slots shows it; LSNs 0 where null. */
+    record Slot(boolean active, long confirmedFlush, long restartLsn) {}
+
+    static StartPlan decide(SnapshotMode mode, SlotLostHandling handling, Map<String, Object> stored, Slot slot,
+                            String slotName) {
+        boolean interrupted = Position.snapshotInterrupted(stored);
+        boolean snapshotDone = stored != null && !interrupted;
+        if (mode == SnapshotMode.INITIAL_ONLY) {
+            if (snapshotDone) return new StartPlan(Action.IDLE, 0, "initial_only and the snapshot is complete");
+            return slot == null ? new StartPlan(Action.SNAPSHOT_TEMPORARY, 0, "initial_only")
+                    : new StartPlan(Action.SNAPSHOT_BESIDE_SLOT, 0, "initial_only beside the existing slot");
+        }
+        if (snapshotDone) {
+            Position s = Position.fromOffset(stored);
+            String lost = lost(slot, s.endLsn(), slotName);
+            if (lost == null) return new StartPlan(Action.STREAM, 0, "offsets and slot agree");
+            return snapshotAgain(mode, handling, slot, slot == null ? 0 : slot.confirmedFlush(), lost, slotName);
+        }
+        if (mode == SnapshotMode.NEVER) return new StartPlan(Action.STREAM, 0, "snapshot.mode=never");
+        if (!interrupted) {
+            if (slot == null) return new StartPlan(Action.SNAPSHOT_NEW_SLOT, 0, "no offsets stored");
+            requireIdle(slot, slotName);
+            return new StartPlan(Action.SNAPSHOT_EXISTING_SLOT, slot.confirmedFlush(),
+                    "no offsets stored and the slot exists: it is kept, copied beside and streamed from its position");
+        }
+        long first = Position.snapshotStreamFrom(stored);
+        String lost = lost(slot, first, slotName);
+        if (lost == null) {
+            // Held, if at all, by the interrupted task's walsender: streaming waits for it (slotInUseWait).
+            return new StartPlan(Action.SNAPSHOT_EXISTING_SLOT, first, "the previous copy was interrupted");
+        }
+        return snapshotAgain(mode, handling, slot, slot == null ? 0 : slot.confirmedFlush(), lost, slotName);
+    }
+
+    /** Why the slot cannot serve everything after {@code covered}; null if it can. */
+    static String lost(Slot slot, long covered, String slotName) {
+        if (slot == null) {
+            return "replication slot \"" + slotName + "\" does not exist, but the stored offsets need the changes after "
+                    + Lsn.format(covered) + " from it";
+        }
+        if (slot.confirmedFlush() != 0 && Lsn.compare(slot.confirmedFlush(), covered) > 0) {
+            return "replication slot \"" + slotName + "\" is confirmed up to " + Lsn.format(slot.confirmedFlush())
+                    + ", past the stored offsets (" + Lsn.format(covered) + "): it was re-created, or another consumer"
+                    + " advanced it, and the changes between may be missing";
+        }
+        return null;
+    }
+
+    private static StartPlan snapshotAgain(SnapshotMode mode, SlotLostHandling handling, Slot slot, long from, String lost,
+                                           String slotName) {
+        if (mode != SnapshotMode.WHEN_NEEDED && handling != SlotLostHandling.SNAPSHOT) {
+            throw new ConnectException(lost + ". Set " + PgreplConnectorConfig.SLOT_LOST_HANDLING + "=snapshot to copy"
+                    + " every table again (rows deleted while the slot was missing stay in the topics), or reset the"
+                    + " connector's offsets");
+        }
+        if (slot == null) return new StartPlan(Action.SNAPSHOT_NEW_SLOT, 0, lost);
+        requireIdle(slot, slotName);
+        return new StartPlan(Action.SNAPSHOT_EXISTING_SLOT, from, lost);
+    }
+
+    private static void requireIdle(Slot slot, String slotName) {
+        if (slot.active()) {
+            throw new ConnectException("replication slot \"" + slotName + "\" is in use by another connection: a copy"
+                    + " that then streams from it needs it to itself (stop the other consumer, or use another slot.name)");
+        }
+    }
+}

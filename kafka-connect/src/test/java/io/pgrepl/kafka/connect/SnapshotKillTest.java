@@ -1,0 +1,221 @@
+package io.pgrepl.kafka.connect;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import io.pgrepl.client.PgConnection;
+import io.pgrepl.client.Row;
+import io.pgrepl.kafka.connect.ConnectHarness.Change;
+import io.pgrepl.testkit.PgServer;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicReference;
+import java.util.stream.Collectors;
+import org.apache.kafka.connect.json.JsonConverter;
+import org.apache.kafka.connect.util.clusters.EmbeddedConnectCluster;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.TestInstance;
+
+/**
+ * Issue 19, defect 1: the worker running two initial snapshots is SIGKILLed while one copy is in
+ * its middle (a table thirty times larger than the other's) and the other has just handed over
+ * its last read, with deletes, updates and inserts running all along.
+ * Another worker takes both tasks over. Every table rebuilt from its topic, reads and changes in
+ * topic order, must equal the source: a row read by the first copy and deleted before the second
+ * must be deleted in the topic too (no ghost rows). Reads are counted, not folded by key: the
+ * interrupted copy's rows must show up twice (it really was copied again).
+ */
+@TestInstance(TestInstance.Lifecycle.PER_CLASS)
+class SnapshotKillTest {
+    private static final ObjectMapper JSON = new ObjectMapper();
+    private static final Map<String, String> GROUP = Map.of(
+            "group.id", "sk-group",
+            "config.storage.topic", "sk-configs",
+            "offset.storage.topic", "sk-offsets",
+            "status.storage.topic", "sk-status",
+            "offset.storage.partitions", "1",
+            "session.timeout.ms", "6000",
+            "heartbeat.interval.ms", "1000",
+            "scheduled.rebalance.max.delay.ms", "1000");
+
+    private EmbeddedConnectCluster connect;
+    private PgServer pg;
+
+    @BeforeAll
+    void start() {
+        pg = PgServer.start(PgServer.builder().version(18).build());
+        connect = ConnectHarness.start("sk", 1, GROUP);
+    }
+
+    @AfterAll
+    void stop() {
+        if (connect != null) connect.stop();
+        if (pg != null) pg.close();
+    }
+
+    private Map<String, String> childProps() {
+        Map<String, String> p = new HashMap<>(GROUP);
+        p.put("bootstrap.servers", connect.kafka().bootstrapServers());
+        p.put("plugin.discovery", "service_load");
+        p.put("offset.flush.interval.ms", "500");
+        p.put("key.converter", JsonConverter.class.getName());
+        p.put("value.converter", JsonConverter.class.getName());
+        p.put("key.converter.schemas.enable", "true");
+        p.put("value.converter.schemas.enable", "true");
+        for (String s : List.of("config", "offset", "status")) p.put(s + ".storage.replication.factor", "1");
+        return p;
+    }
+
+    private Map<String, String> config(String p, int threads) {
+        Map<String, String> c = EndToEndTest.connectorConfig(pg, p);
+        c.put("snapshot.mode", "initial");
+        c.put("snapshot.max.threads", Integer.toString(threads));
+        c.put("publication.autocreate.mode", "disabled"); // created here
+        c.put("max.batch.size", "200");
+        return c;
+    }
+
+    @Test
+    void killMidCopyAndRightAfterTheLastReadLeavesNoGhostRows() throws Exception {
+        EndToEndTest.sql(pg, "CREATE TABLE ska_big (id int PRIMARY KEY, v text, n int);"
+                + "INSERT INTO ska_big SELECT g, 'v' || g, g FROM generate_series(1, 100000) g;"
+                + "CREATE TABLE ska_end (id int PRIMARY KEY, v text, n int);"
+                + "CREATE TABLE skb_t (id int PRIMARY KEY, v text, n int);"
+                + "INSERT INTO skb_t SELECT g, 'w' || g, g FROM generate_series(1, 3000) g;"
+                + "CREATE TABLE skb_end (id int PRIMARY KEY, v text, n int);"
+                + "CREATE PUBLICATION ska_pub FOR TABLE ska_big, ska_end;"
+                + "CREATE PUBLICATION skb_pub FOR TABLE skb_t, skb_end");
+
+        AtomicBoolean running = new AtomicBoolean(true);
+        AtomicInteger ops = new AtomicInteger();
+        AtomicReference<Throwable> failed = new AtomicReference<>();
+        Thread workload = new Thread(() -> workload(running, ops, failed), "sk-workload");
+        ChildWorker child = ChildWorker.start(childProps(), Path.of("target", "snapshot-kill"), "sk-child");
+        try {
+            // Only the child in the group: both tasks run there.
+            connect.removeWorker();
+            workload.start();
+            put(child, "ska", config("ska", 1));
+            put(child, "skb", config("skb", 2));
+            awaitRunning(child, "ska");
+            awaitRunning(child, "skb");
+            // skb: its last read handed over; ska: in the middle of its copy (checked below: read twice).
+            ConnectHarness.readUntil(connect, "\\Qskb.public.skb_t\\E", Map.of(), l -> l.stream().anyMatch(
+                    c -> c.value() != null && "last".equals(c.value().getStruct("source").getString("snapshot"))),
+                    Duration.ofSeconds(60), 0);
+            child.kill();
+            int opsAtKill = ops.get();
+
+            connect.addWorker();
+            connect.assertions().assertConnectorAndExactlyNumTasksAreRunning("ska", 1, "ska did not move");
+            connect.assertions().assertConnectorAndExactlyNumTasksAreRunning("skb", 1, "skb did not move");
+            // The second copy of ska completes; then more changes stream.
+            ConnectHarness.readUntil(connect, "\\Qska.public.ska_big\\E", Map.of(), l -> l.stream().anyMatch(
+                    c -> c.value() != null && "last".equals(c.value().getStruct("source").getString("snapshot"))),
+                    Duration.ofSeconds(120), 0);
+            int opsAfter = ops.get();
+            while (ops.get() < opsAfter + 100 && failed.get() == null) Thread.sleep(10);
+            assertTrue(ops.get() > opsAtKill, "changes ran between the copies");
+        } finally {
+            running.set(false);
+            workload.join(30_000);
+            child.close();
+        }
+        assertNull(failed.get(), () -> "workload failed: " + failed.get());
+        EndToEndTest.sql(pg, "INSERT INTO ska_end VALUES (1, 'end', 1); INSERT INTO skb_end VALUES (1, 'end', 1)");
+
+        for (String p : List.of("ska", "skb")) {
+            List<Change> all = ConnectHarness.readUntil(connect, "\\Q" + p + ".public." + p + "_\\E.*", Map.of(),
+                    l -> l.stream().anyMatch(c -> c.topic().endsWith("_end")), Duration.ofSeconds(90));
+            for (String t : p.equals("ska") ? List.of("ska_big") : List.of("skb_t")) {
+                String topic = p + ".public." + t;
+                assertEquals(expected(t), EndToEndTest.rebuilt(all, topic), t + " rebuilt from its topic");
+                Map<Object, Long> reads = all.stream().filter(c -> c.topic().equals(topic) && "r".equals(c.op()))
+                        .collect(Collectors.groupingBy(c -> c.value().getStruct("after").get("id"), Collectors.counting()));
+                long twice = reads.values().stream().filter(n -> n > 1).count();
+                long max = reads.values().stream().mapToLong(Long::longValue).max().orElse(0);
+                System.out.printf("snapshot kill: %s: %d rows read, %d of them twice, %d records%n", t, reads.size(), twice,
+                        all.stream().filter(c -> c.topic().equals(topic)).count());
+                assertTrue(max <= 2, t + ": a row was read " + max + " times");
+                if (t.equals("ska_big")) assertTrue(twice > 0, "the interrupted copy was taken again (reads counted)");
+            }
+        }
+        connect.deleteConnector("ska");
+        connect.deleteConnector("skb");
+    }
+
+    /** Deletes, updates and inserts on both connectors' tables, until told to stop. */
+    private void workload(AtomicBoolean running, AtomicInteger ops, AtomicReference<Throwable> failed) {
+        try (PgConnection c = PgConnection.connect(pg.url(pg.superuser(), "postgres")).toCompletableFuture()
+                .get(30, TimeUnit.SECONDS)) {
+            for (int i = 1; running.get(); i++) {
+                String t = i % 3 == 0 ? "skb_t" : "ska_big";
+                int n = t.equals("skb_t") ? 3000 : 100_000;
+                String sql = switch (i % 4) {
+                    case 0 -> "INSERT INTO " + t + " VALUES (" + (100_000 + i) + ", 'i" + i + "', " + i + ")";
+                    case 1 -> "UPDATE " + t + " SET v = 'u" + i + "', n = n + 1 WHERE id = " + (i * 7919 % n + 1);
+                    default -> "DELETE FROM " + t + " WHERE id = " + (i * 104_729 % n + 1);
+                };
+                c.query(sql).toCompletableFuture().get(30, TimeUnit.SECONDS);
+                ops.incrementAndGet();
+                Thread.sleep(2);
+            }
+        } catch (Throwable e) {
+            failed.set(e);
+        }
+    }
+
+    private Map<Object, Map<String, Object>> expected(String table) throws Exception {
+        Map<Object, Map<String, Object>> out = new TreeMap<>();
+        for (Row r : EndToEndTest.query(pg, "SELECT id, v, n FROM " + table)) {
+            Map<String, Object> row = new TreeMap<>();
+            row.put("id", Integer.parseInt(r.get(0)));
+            row.put("v", r.get(1));
+            row.put("n", Integer.parseInt(r.get(2)));
+            out.put(Integer.parseInt(r.get(0)), row);
+        }
+        return out;
+    }
+
+    private static void put(ChildWorker w, String name, Map<String, String> cfg) throws Exception {
+        HttpRequest req = HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + w.port + "/connectors/" + name + "/config"))
+                .header("Content-Type", "application/json").timeout(Duration.ofSeconds(30))
+                .PUT(HttpRequest.BodyPublishers.ofString(JSON.writeValueAsString(cfg))).build();
+        HttpResponse<String> r = HttpClient.newHttpClient().send(req, HttpResponse.BodyHandlers.ofString());
+        assertTrue(r.statusCode() / 100 == 2, "PUT " + name + ": " + r.statusCode());
+    }
+
+    private static void awaitRunning(ChildWorker w, String name) throws Exception {
+        HttpClient http = HttpClient.newHttpClient();
+        long end = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
+        String last = "";
+        while (System.nanoTime() < end) {
+            HttpRequest req = HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + w.port + "/connectors/" + name + "/status"))
+                    .timeout(Duration.ofSeconds(10)).build();
+            HttpResponse<String> r = http.send(req, HttpResponse.BodyHandlers.ofString());
+            last = r.body();
+            if (r.statusCode() == 200) {
+                JsonNode tasks = JSON.readTree(r.body()).get("tasks");
+                if (tasks != null && tasks.size() == 1 && "RUNNING".equals(tasks.get(0).get("state").asText())) return;
+            }
+            Thread.sleep(200);
+        }
+        throw new AssertionError(name + " is not running in the child: " + last);
+    }
+}
