@@ -45,6 +45,7 @@ public final class PgreplConnectorConfig extends AbstractConfig {
     public static final String TOMBSTONES_ON_DELETE = "tombstones.on.delete";
     public static final String MESSAGES_TOPIC = "messages.topic";
     public static final String STATUS_UPDATE_INTERVAL_MS = "status.update.interval.ms";
+    public static final String SLOT_METRICS_INTERVAL_MS = "slot.metrics.interval.ms";
 
     public enum AutocreateMode { ALL_TABLES, FILTERED, DISABLED }
 
@@ -119,6 +120,10 @@ public final class PgreplConnectorConfig extends AbstractConfig {
                     "Send a tombstone (null value) after each delete, for log compaction.")
             .define(MESSAGES_TOPIC, Type.STRING, "", Importance.LOW,
                     "Topic for logical decoding messages (pg_logical_emit_message); empty = not requested.")
+            .define(SLOT_METRICS_INTERVAL_MS, Type.INT, 10_000, ConfigDef.Range.between(0, 3_600_000), Importance.LOW,
+                    "How often the slot's own figures (retained WAL, safe_wal_size, wal_status, lag, spill) are read"
+                            + " from pg_replication_slots over a separate ordinary connection and published as the task's"
+                            + " metrics (SlotRetainedWalBytes, MilliSecondsBehindSource, ...); 0 turns that off.")
             .define(STATUS_UPDATE_INTERVAL_MS, Type.INT, 10_000, ConfigDef.Range.between(1, 3_600_000), Importance.LOW,
                     "How often the confirmed position is reported to the server (standby status updates); "
                             + "the server also asks for one when wal_sender_timeout nears.");
@@ -160,6 +165,8 @@ public final class PgreplConnectorConfig extends AbstractConfig {
     public boolean tombstonesOnDelete() { return getBoolean(TOMBSTONES_ON_DELETE); }
     public String messagesTopic() { return getString(MESSAGES_TOPIC); }
     public int statusUpdateIntervalMs() { return getInt(STATUS_UPDATE_INTERVAL_MS); }
+
+    public int slotMetricsIntervalMs() { return getInt(SLOT_METRICS_INTERVAL_MS); }
 
     public StreamingMode streaming() {
         return StreamingMode.valueOf(getString(STREAMING).toUpperCase(Locale.ROOT));

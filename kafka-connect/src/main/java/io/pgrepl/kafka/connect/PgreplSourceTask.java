@@ -70,6 +70,8 @@ public final class PgreplSourceTask extends SourceTask {
     private volatile ReplicationPublisher<TxEvent> publisher;
     private volatile BlockingChanges<TxEvent> events;
     private volatile boolean stopping;
+    /** The slot's own figures as task metrics (slot.metrics.interval.ms), or null. */
+    private volatile SlotConnectMetrics slotMetrics;
     /** The initial snapshot while it runs; heartbeats and slot confirmations wait for it. */
     private volatile SnapshotReads snapshotReads;
     /** initial_only after its snapshot: nothing more to produce. */
@@ -116,6 +118,7 @@ public final class PgreplSourceTask extends SourceTask {
     public void start(Map<String, String> props) {
         config = new PgreplConnectorConfig(props);
         partition = Map.of("server", config.topicPrefix());
+        slotMetrics = SlotConnectMetrics.start(context, config);
         Map<String, Object> stored = context.offsetStorageReader().offset(partition);
         boolean interrupted = Position.snapshotInterrupted(stored);
         written = interrupted ? Position.START : Position.fromOffset(stored);
@@ -491,6 +494,8 @@ public final class PgreplSourceTask extends SourceTask {
     @Override
     public void stop() {
         stopping = true;
+        SlotConnectMetrics sm = slotMetrics;
+        if (sm != null) java.util.concurrent.CompletableFuture.runAsync(sm::close); // a poll may be under way: stop() does not wait for it
         Thread b = builder;
         if (b != null) b.interrupt();
         PgConnection c = conn;

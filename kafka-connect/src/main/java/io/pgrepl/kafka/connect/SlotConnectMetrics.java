@@ -44,6 +44,8 @@ public final class SlotConnectMetrics implements SlotHealthListener, AutoCloseab
     private final String slot;
     private final List<MetricName> names = new ArrayList<>();
     private volatile SlotHealth latest;
+    /** Started by {@link #start}: closed with the registration. */
+    private boolean ownsMonitor;
 
     private SlotConnectMetrics(PluginMetrics metrics, SlotMonitor monitor, String slot) {
         this.metrics = metrics;
@@ -75,6 +77,27 @@ public final class SlotConnectMetrics implements SlotHealthListener, AutoCloseab
         return m;
     }
 
+    /**
+     * What a task runs: a monitor of the task's slot over an ordinary connection of its own, every
+     * slot.metrics.interval.ms, published through {@code context.pluginMetrics()}; null when the
+     * interval is 0 or the context has no metrics (a task driven outside a worker).
+     *
+     * @param context the task's context
+     * @param config  the connector's settings
+     * @return the running registration (closing it stops the monitor), or null
+     */
+    static SlotConnectMetrics start(org.apache.kafka.connect.source.SourceTaskContext context, PgreplConnectorConfig config) {
+        PluginMetrics pm = context.pluginMetrics();
+        if (config.slotMetricsIntervalMs() == 0 || pm == null) return null;
+        SlotMonitor monitor = SlotMonitor.builder(config.connectionConfig().toBuilder()
+                        .replication(io.pgrepl.client.ReplicationMode.NONE).build())
+                .slot(config.slotName()).interval(java.time.Duration.ofMillis(config.slotMetricsIntervalMs())).build();
+        SlotConnectMetrics m = register(pm, monitor, config.slotName());
+        m.ownsMonitor = true;
+        monitor.start();
+        return m;
+    }
+
     private void add(String name, String description, Function<SlotHealth, Object> f) {
         LinkedHashMap<String, String> tags = new LinkedHashMap<>();
         tags.put("slot", slot);
@@ -98,6 +121,7 @@ public final class SlotConnectMetrics implements SlotHealthListener, AutoCloseab
     public void close() {
         monitor.removeListener(this);
         names.forEach(metrics::removeMetric);
+        if (ownsMonitor) monitor.close();
         names.clear();
     }
 }

@@ -133,7 +133,9 @@ class EndToEndTest {
         PgServer pg = server(major);
         String p = "e2e" + major;
         sql(pg, TYPES_DDL.formatted(p));
-        connect.configureConnector(p, connectorConfig(pg, p));
+        Map<String, String> cfg = connectorConfig(pg, p);
+        cfg.put("slot.metrics.interval.ms", "500");
+        connect.configureConnector(p, cfg);
         connect.assertions().assertConnectorAndExactlyNumTasksAreRunning(p, 1, "connector did not start");
         awaitSlotActive(pg, p + "_slot");
 
@@ -175,7 +177,40 @@ class EndToEndTest {
             // 1 and 2 were inserted before the table joined the publication
             assertEquals(List.of(3, 4), List.copyOf(trunc.keySet()));
         }
+        // The task publishes its slot's own figures through the worker's metrics (JMX): the retained
+        // WAL it reports lies between the server's figure before and after it was read.
+        long before = retainedWal(pg, p + "_slot");
+        Object reported = awaitTaskMetric(p + "_slot", SlotConnectMetrics.RETAINED_WAL, before);
+        long after = retainedWal(pg, p + "_slot");
+        assertTrue(reported instanceof Number n && n.longValue() >= Math.min(before, after) - 16 * 1024 * 1024
+                && n.longValue() <= Math.max(before, after) + 16 * 1024 * 1024,
+                "SlotRetainedWalBytes " + reported + " vs the server's " + before + ".." + after);
+        assertEquals(Boolean.TRUE, awaitTaskMetric(p + "_slot", SlotConnectMetrics.ACTIVE, null));
         connect.deleteConnector(p);
+    }
+
+    private static long retainedWal(PgServer pg, String slot) throws Exception {
+        return Long.parseLong(query(pg, "SELECT pg_current_wal_lsn() - restart_lsn FROM pg_replication_slots WHERE slot_name = '"
+                + slot + "'").get(0).get(0).split("\\.")[0]);
+    }
+
+    /** A metric of the task tagged with {@code slot}, read from the platform MBean server once it has a value. */
+    private static Object awaitTaskMetric(String slot, String attribute, Object ignored) throws Exception {
+        javax.management.MBeanServer mbs = java.lang.management.ManagementFactory.getPlatformMBeanServer();
+        long end = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
+        while (System.nanoTime() < end) {
+            for (javax.management.ObjectName n : mbs.queryNames(new javax.management.ObjectName("kafka.connect:*"), null)) {
+                if (!slot.equals(n.getKeyProperty("slot"))) continue;
+                for (javax.management.MBeanAttributeInfo a : mbs.getMBeanInfo(n).getAttributes()) {
+                    if (a.getName().equals(attribute)) {
+                        Object v = mbs.getAttribute(n, attribute);
+                        if (v != null) return v;
+                    }
+                }
+            }
+            Thread.sleep(200);
+        }
+        throw new AssertionError("no " + attribute + " metric for slot " + slot + " on the worker's MBean server");
     }
 
     /** slot.failover on a server older than 17 (the oldest of the matrix): validate() names the setting. */
