@@ -1,0 +1,162 @@
+package io.pgrepl.it.incremental;
+
+import io.pgrepl.client.snapshot.incremental.SnapshotReadHandler;
+import io.pgrepl.client.snapshot.incremental.TableProgress;
+import io.pgrepl.client.stream.LogicalReplicationStream;
+import io.pgrepl.codec.pgoutput.CommitMessage;
+import io.pgrepl.codec.pgoutput.DeleteMessage;
+import io.pgrepl.codec.pgoutput.InsertMessage;
+import io.pgrepl.codec.pgoutput.RelationInfo;
+import io.pgrepl.codec.pgoutput.TruncateMessage;
+import io.pgrepl.codec.pgoutput.TupleView;
+import io.pgrepl.codec.pgoutput.UpdateMessage;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+
+/**
+ * Rebuilds one table {@code (id, v, n)} from a stream's changes and an incremental snapshot's
+ * reads, applied in the order they arrive, and checks the ordering promise on the way: a read of
+ * a key whose change was delivered before must equal what those changes left (a stale read would
+ * overwrite a newer state). Callbacks run on the stream's event loop; the test reads under the lock.
+ */
+class Rebuild implements SnapshotReadHandler {
+    private final String table;
+    final Map<String, String> rows = new HashMap<>();
+    private final Set<String> changed = new HashSet<>();
+    private boolean truncated;
+    final List<String> violations = new ArrayList<>();
+    long reads;
+    long changes;
+    long truncates;
+    /** Reads delivered while the chunk position of the reads was before the truncate. */
+    long readsBeforeTruncate;
+    volatile int lastReadKey;
+    volatile boolean sentinelSeen;
+    final Map<String, TableProgress> progress = new ConcurrentHashMap<>();
+    final List<TableProgress> progressEvents = java.util.Collections.synchronizedList(new ArrayList<>());
+    volatile LogicalReplicationStream stream;
+    volatile long lastCommitEnd;
+
+    Rebuild(String table) {
+        this.table = table;
+    }
+
+    private boolean ours(RelationInfo r) {
+        return r.name().equals(table);
+    }
+
+    private static String value(TupleView t) {
+        return (t.isNull(1) ? "\\N" : t.text(1)) + "|" + (t.isNull(2) ? "\\N" : t.text(2));
+    }
+
+    @Override
+    public void onStarted(LogicalReplicationStream s) {
+        stream = s;
+    }
+
+    @Override
+    public synchronized void onInsert(InsertMessage m) {
+        if (!ours(m.relation())) return;
+        String id = m.newTuple().text(0);
+        if (id.equals("-1")) sentinelSeen = true;
+        rows.put(id, value(m.newTuple()));
+        changed.add(id);
+        changes++;
+    }
+
+    @Override
+    public synchronized void onUpdate(UpdateMessage m) {
+        if (!ours(m.relation())) return;
+        String id = m.newTuple().text(0);
+        if (m.hasOldTuple()) {
+            String old = m.oldTuple().text(0);
+            if (!old.equals(id)) {
+                rows.remove(old);
+                changed.add(old);
+            }
+        }
+        rows.put(id, value(m.newTuple()));
+        changed.add(id);
+        changes++;
+    }
+
+    @Override
+    public synchronized void onDelete(DeleteMessage m) {
+        if (!ours(m.relation())) return;
+        String id = m.oldTuple().text(0);
+        rows.remove(id);
+        changed.add(id);
+        changes++;
+    }
+
+    @Override
+    public synchronized void onTruncate(TruncateMessage m) {
+        for (int i = 0; i < m.relationCount(); i++) {
+            if (ours(m.relation(i))) {
+                rows.clear();
+                truncated = true;
+                truncates++;
+                readsBeforeTruncate = reads;
+            }
+        }
+    }
+
+    /** An acknowledged position and the snapshot state stored with it, as an application would keep them. */
+    record Checkpoint(long lsn, String state) {}
+
+    /** When set, every commit is acknowledged here and stored with the engine's state. */
+    volatile io.pgrepl.client.snapshot.incremental.IncrementalSnapshots checkpointing;
+    volatile Checkpoint checkpoint;
+    volatile int firstReadKey = -1;
+
+    @Override
+    public void onCommit(CommitMessage m) {
+        lastCommitEnd = m.endLsn();
+        io.pgrepl.client.snapshot.incremental.IncrementalSnapshots e = checkpointing;
+        if (e != null) {
+            checkpoint = new Checkpoint(m.endLsn(), e.state());
+            stream.acknowledge(m.endLsn());
+        }
+    }
+
+    @Override
+    public synchronized void onSnapshotRead(TupleView row, long position) {
+        if (!ours(row.relation())) return;
+        String id = row.text(0);
+        String v = value(row);
+        if (truncated || changed.contains(id)) {
+            String current = rows.get(id);
+            if (!v.equals(current) && violations.size() < 20) {
+                violations.add("read of " + id + " = " + v + " after changes left " + current);
+            }
+        }
+        rows.put(id, v);
+        reads++;
+        lastReadKey = Integer.parseInt(id);
+        if (firstReadKey < 0) firstReadKey = lastReadKey;
+    }
+
+    @Override
+    public void onSnapshotProgress(TableProgress p) {
+        progress.put(p.table(), p);
+        progressEvents.add(p);
+    }
+
+    synchronized Map<String, String> rowsCopy() {
+        return new HashMap<>(rows);
+    }
+
+    synchronized long reads() {
+        return reads;
+    }
+
+    boolean status(String t, TableProgress.Status s) {
+        TableProgress p = progress.get(t);
+        return p != null && p.status() == s;
+    }
+}
