@@ -179,8 +179,10 @@ final class Engine {
     private CompletionStage<ChunkReader> openReader() {
         String signal = options.signalTable() == null ? null : Identifiers.quoteQualifiedName(options.signalTable());
         return PgConnection.connect(options.ordinary()).thenCompose(c -> {
-            String set = "SET application_name = 'pgrepl-incremental'" + (timeZone == null ? ""
-                    : "; SET TimeZone = " + Identifiers.quoteLiteral(timeZone));
+            // synchronous_commit on: the walsender sends only flushed WAL, and an asynchronous
+            // high mark would wait for the WAL writer (up to wal_writer_delay) before the stream sees it.
+            String set = "SET application_name = 'pgrepl-incremental'" + (mode == WatermarkMode.READ_ONLY ? ""
+                    : "; SET synchronous_commit = on") + (timeZone == null ? "" : "; SET TimeZone = " + Identifiers.quoteLiteral(timeZone));
             return c.simpleQuery(set).handle((v, e) -> {
                 if (e != null) {
                     c.close();
@@ -324,10 +326,16 @@ final class Engine {
             ch.release();
             return;
         }
+        if (t.touches.truncatedSince(ch.lowLsn, s)) {
+            // TRUNCATE is not MVCC-safe: a read under an older snapshot may have seen the table
+            // empty and ended it early. The whole chunk goes; it is read again after the truncate.
+            log.debug("slot {}: chunk {} of {} read again after a truncate", slot, ch.token, t.name);
+            ch.release();
+            return;
+        }
         ChunkRows rows = r.rows();
         long emitted = 0;
         try {
-            boolean truncated = t.touches.truncatedSince(ch.lowLsn, s);
             ByteBuf response = ChunkRows.copyOutResponse(t.relation);
             try {
                 decoder.start(response, t.relation, false);
@@ -335,7 +343,7 @@ final class Engine {
                 response.release();
             }
             for (int i = 0; i < rows.count(); i++) {
-                if (truncated || t.touches.conflicts(rows.key(i), ch.lowLsn, s)) continue;
+                if (t.touches.conflicts(rows.key(i), ch.lowLsn, s)) continue;
                 rows.emit(i, decoder, row -> handler.onSnapshotRead(row, ch.position));
                 emitted++;
             }
