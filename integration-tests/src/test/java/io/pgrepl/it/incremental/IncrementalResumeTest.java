@@ -75,6 +75,7 @@ class IncrementalResumeTest {
             waitUntil("the stream's end", Duration.ofSeconds(30), () -> stream.completion().toCompletableFuture().isDone());
             first.close();
             long readsBefore = rebuild.reads();
+            rebuild.progress.clear();
             rebuild.firstReadKey = -1;
 
             try (PgConnection repl2 = connect(s, ReplicationMode.DATABASE)) {

@@ -25,6 +25,8 @@ import org.slf4j.LoggerFactory;
  */
 final class Engine {
     private static final Logger log = LoggerFactory.getLogger(IncrementalSnapshots.class);
+    /** Consecutive transient failures of one worker's chunk before its table fails. */
+    private static final int MAX_RETRIES = 3;
     final IncrementalOptions options;
     final SnapshotReadHandler handler;
     final StreamWindow window = new StreamWindow();
@@ -42,6 +44,7 @@ final class Engine {
     private String modeError;
     private String timeZone;
     private volatile String state;
+    private boolean closed;
 
     Engine(IncrementalOptions options, SnapshotReadHandler handler) {
         this.options = options;
@@ -100,6 +103,7 @@ final class Engine {
     }
 
     void close() {
+        closed = true;
         for (TableRun t : new ArrayList<>(tables.values())) closeReaders(t);
     }
 
@@ -153,7 +157,7 @@ final class Engine {
     // ---- scheduling
 
     void schedule() {
-        if (stream == null) return;
+        if (stream == null || closed) return;
         int active = 0;
         List<TableRun> finished = new ArrayList<>();
         for (TableRun t : tables.values()) {
@@ -258,9 +262,21 @@ final class Engine {
             return;
         }
         if (e != null) {
-            fail(ch.table, e);
+            chunks.remove(ch.token);
+            ch.cursor.inFlight = null;
+            if (isTransient(e) && ++ch.cursor.failures <= MAX_RETRIES) {
+                // The connection went (terminated, network): a new one reads the chunk again.
+                log.warn("slot {}: chunk of {} failed ({}); reading it again on a new connection", slot, ch.table.name, message(e));
+                CompletionStage<ChunkReader> dead = ch.cursor.reader;
+                ch.cursor.reader = null;
+                if (dead != null) dead.thenAccept(r -> r.connection().close());
+                schedule();
+            } else {
+                fail(ch.table, e);
+            }
             return;
         }
+        ch.cursor.failures = 0;
         ch.read = read;
         ch.table.lastSnapshot = read.snapshot();
         if (mode == WatermarkMode.READ_ONLY) {
@@ -404,6 +420,24 @@ final class Engine {
         end(t, TableProgress.Status.FAILED);
         updateState();
         schedule();
+    }
+
+    /** A lost connection or a terminated session: worth a new connection. Errors of the query itself are not. */
+    private static boolean isTransient(Throwable e) {
+        Throwable c = e instanceof CompletionException && e.getCause() != null ? e.getCause() : e;
+        if (c instanceof io.pgrepl.client.PgClientException p) {
+            return p.kind() == io.pgrepl.client.PgClientException.Kind.CONNECTION || p.kind() == io.pgrepl.client.PgClientException.Kind.TIMEOUT;
+        }
+        if (c instanceof io.pgrepl.client.PgException p && p.sqlState() != null) {
+            String st = p.sqlState();
+            return st.startsWith("08") || st.equals("57P01") || st.equals("57P02") || st.equals("57P03") || st.equals("40001");
+        }
+        return false;
+    }
+
+    private static String message(Throwable e) {
+        Throwable c = e instanceof CompletionException && e.getCause() != null ? e.getCause() : e;
+        return c.getMessage();
     }
 
     private static void closeReaders(TableRun t) {

@@ -18,6 +18,8 @@ final class TableRun {
         List<String> lastKey;
         boolean done;
         Chunk inFlight;
+        /** Consecutive transient failures. */
+        int failures;
         CompletionStage<ChunkReader> reader;
 
         Cursor(KeyRange range, List<String> lastKey, boolean done) {
