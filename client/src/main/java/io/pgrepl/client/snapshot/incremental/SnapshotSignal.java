@@ -55,6 +55,8 @@ public record SnapshotSignal(Type type, List<String> dataCollections, Map<String
      * @param surrogateKey         the surrogate key column, or null
      */
     public SnapshotSignal {
+        java.util.Objects.requireNonNull(type, "type");
+        java.util.Objects.requireNonNull(snapshotType, "snapshotType");
         dataCollections = List.copyOf(dataCollections);
         additionalConditions = java.util.Collections.unmodifiableMap(new java.util.LinkedHashMap<>(additionalConditions));
     }
@@ -67,7 +69,11 @@ public record SnapshotSignal(Type type, List<String> dataCollections, Map<String
      * @return whether the signal names the table
      */
     public boolean matches(String schemaTable) {
-        throw new UnsupportedOperationException("not yet");
+        if (dataCollections.isEmpty()) return true;
+        for (String c : dataCollections) {
+            if (c.equals(schemaTable) || fullMatch(c, schemaTable, 0)) return true;
+        }
+        return false;
     }
 
     /**
@@ -78,6 +84,75 @@ public record SnapshotSignal(Type type, List<String> dataCollections, Map<String
      * @return the condition, or null for none
      */
     public String conditionFor(String schemaTable) {
-        throw new UnsupportedOperationException("not yet");
+        String exact = additionalConditions.get(schemaTable);
+        if (exact != null) return exact;
+        for (Map.Entry<String, String> e : additionalConditions.entrySet()) {
+            if (fullMatch(e.getKey(), schemaTable, java.util.regex.Pattern.CASE_INSENSITIVE)) return e.getValue();
+        }
+        return null;
+    }
+
+    /**
+     * A data collection read as a regular expression (Debezium's reading), matched against the
+     * whole name. A name that is no valid expression matches only itself. A signal comes from
+     * outside, so matching runs on a step budget: an expression that backtracks without end
+     * matches nothing instead of holding the stream.
+     */
+    private static boolean fullMatch(String regex, String name, int flags) {
+        java.util.regex.Pattern p;
+        try {
+            p = java.util.regex.Pattern.compile(regex, flags);
+        } catch (java.util.regex.PatternSyntaxException e) {
+            return false;
+        }
+        try {
+            return p.matcher(new Budgeted(name, 1_000_000)).matches();
+        } catch (Budgeted.Exhausted e) {
+            return false;
+        }
+    }
+
+    /** A name whose characters may be read only so many times in all. */
+    private static final class Budgeted implements CharSequence {
+        static final class Exhausted extends RuntimeException {
+            private static final long serialVersionUID = 1L;
+
+            Exhausted() {
+                super(null, null, false, false);
+            }
+        }
+
+        private final String s;
+        private final int[] budget;
+
+        Budgeted(String s, int budget) {
+            this(s, new int[] {budget});
+        }
+
+        private Budgeted(String s, int[] budget) {
+            this.s = s;
+            this.budget = budget;
+        }
+
+        @Override
+        public char charAt(int i) {
+            if (--budget[0] < 0) throw new Exhausted();
+            return s.charAt(i);
+        }
+
+        @Override
+        public int length() {
+            return s.length();
+        }
+
+        @Override
+        public CharSequence subSequence(int start, int end) {
+            return new Budgeted(s.substring(start, end), budget);
+        }
+
+        @Override
+        public String toString() {
+            return s;
+        }
     }
 }
