@@ -74,7 +74,7 @@ final class Engine {
             resolveMode(s);
             if (options.resumeState() != null) {
                 for (ProgressState.Table t : ProgressState.decode(options.resumeState())) {
-                    tables.putIfAbsent(t.name(), new TableRun(t.name(), t.condition(), t.ranges()));
+                    tables.putIfAbsent(t.name(), new TableRun(t.name(), t.condition(), t.surrogateKey(), t.ranges()));
                 }
             }
         } else {
@@ -109,14 +109,14 @@ final class Engine {
 
     // ---- control
 
-    void execute(String table, String condition) {
+    void execute(String table, String condition, String surrogateKey) {
         String name = table.contains(".") ? table : "public." + table;
         TableRun old = tables.get(name);
         if (old != null) {
             log.info("slot {}: incremental snapshot of {} already {}; request ignored", slot, name, old.status);
             return;
         }
-        TableRun t = new TableRun(name, condition, null);
+        TableRun t = new TableRun(name, condition, surrogateKey, null);
         tables.put(name, t);
         if (modeError != null) {
             fail(t, new IllegalStateException(modeError));
@@ -200,7 +200,8 @@ final class Engine {
     private void plan(TableRun t) {
         t.planning = true;
         CompletionStage<ChunkReader> first = openReader();
-        first.thenCompose(r -> TablePlanner.plan(r.connection(), publications, t.name, t.condition).thenCompose(kt -> {
+        first.thenCompose(r -> TablePlanner.plan(r.connection(), publications, t.name, t.condition,
+                t.surrogateKey == null ? null : List.of(t.surrogateKey)).thenCompose(kt -> {
             String rel = Identifiers.quoteLiteral(Identifiers.quoteIdentifier(kt.schema()) + "." + Identifiers.quoteIdentifier(kt.table()));
             // The stream names a partition's changes by the leaf unless published via the root: track them all.
             String oids = "WITH RECURSIVE t(oid) AS (SELECT " + rel + "::regclass::oid UNION ALL SELECT i.inhrelid"

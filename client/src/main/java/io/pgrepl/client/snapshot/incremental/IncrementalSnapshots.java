@@ -145,7 +145,7 @@ public final class IncrementalSnapshots implements LogicalStreamHandler {
      */
     public void execute(Map<String, String> tablesAndConditions) {
         Map<String, String> copy = new LinkedHashMap<>(tablesAndConditions);
-        run(() -> copy.forEach(engine::execute));
+        run(() -> copy.forEach((t, c) -> engine.execute(t, c, null)));
     }
 
     /**

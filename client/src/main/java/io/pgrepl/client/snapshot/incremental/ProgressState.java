@@ -9,8 +9,8 @@ import java.util.List;
 
 /**
  * The resumable progress of incremental snapshots as one small string, to store with the LSN the
- * application acknowledges: per table (running first, then queued) its name, additional condition
- * and key ranges, each range with the last key emitted. Chunks read but not yet emitted are not in
+ * application acknowledges: per table (running first, then queued) its name, additional condition,
+ * surrogate key and key ranges, each range with the last key emitted. Chunks read but not yet emitted are not in
  * it: a restart reads them again. Format: lines of space-separated, URL-encoded fields,
  * {@code pgrepl-inc 1} first; keys as their column texts.
  */
@@ -22,14 +22,14 @@ final class ProgressState {
     record Range(List<String> after, List<String> upTo, List<String> lastKey, boolean done) {}
 
     /** One table: null ranges while it was still queued or planning. */
-    record Table(String name, String condition, List<Range> ranges) {}
+    record Table(String name, String condition, String surrogateKey, List<Range> ranges) {}
 
     private ProgressState() {}
 
     static String encode(List<Table> tables) {
         StringBuilder b = new StringBuilder(HEADER);
         for (Table t : tables) {
-            b.append("\nt ").append(field(t.name())).append(' ').append(field(t.condition()));
+            b.append("\nt ").append(field(t.name())).append(' ').append(field(t.condition())).append(' ').append(field(t.surrogateKey()));
             if (t.ranges() == null) continue;
             for (Range r : t.ranges()) {
                 b.append("\nr ").append(key(r.after())).append(' ').append(key(r.upTo())).append(' ').append(key(r.lastKey()))
@@ -50,13 +50,15 @@ final class ProgressState {
         List<Table> out = new ArrayList<>();
         String name = null;
         String condition = null;
+        String surrogate = null;
         List<Range> ranges = null;
         for (int i = 1; i < lines.length; i++) {
             String[] f = lines[i].split(" ", -1);
-            if (f[0].equals("t") && f.length == 3) {
-                if (name != null) out.add(new Table(name, condition, ranges));
+            if (f[0].equals("t") && f.length == 4) {
+                if (name != null) out.add(new Table(name, condition, surrogate, ranges));
                 name = unfield(f[1]);
                 condition = unfield(f[2]);
+                surrogate = unfield(f[3]);
                 ranges = null;
             } else if (f[0].equals("r") && f.length == 5 && name != null && (f[4].equals("0") || f[4].equals("1"))) {
                 if (ranges == null) ranges = new ArrayList<>();
@@ -65,7 +67,7 @@ final class ProgressState {
                 throw new IllegalArgumentException("incremental snapshot state, line " + (i + 1) + ": not a table or range");
             }
         }
-        if (name != null) out.add(new Table(name, condition, ranges));
+        if (name != null) out.add(new Table(name, condition, surrogate, ranges));
         return out;
     }
 

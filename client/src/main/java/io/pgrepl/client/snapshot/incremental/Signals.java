@@ -54,9 +54,14 @@ final class Signals {
             try {
                 apply(SnapshotSignals.parseMessage(m.content().toString(StandardCharsets.UTF_8)), where);
             } catch (MalformedSignalException e) {
-                log.error("slot {}: malformed snapshot signal ({}): {}; ignored, the stream goes on", engine.slot, where, e.getMessage());
+                refused(where, e);
             }
         }
+    }
+
+    private void refused(String where, MalformedSignalException e) {
+        log.error("slot {}: malformed snapshot signal ({}): {}; ignored, the stream goes on", engine.slot, where, e.getMessage());
+        engine.handler.onSignalRefused(where, e.getMessage());
     }
 
     void maybeSignalRow(InsertMessage m) {
@@ -76,7 +81,7 @@ final class Signals {
         try {
             apply(SnapshotSignals.parse(id, type, data), where);
         } catch (MalformedSignalException e) {
-            log.error("slot {}: malformed snapshot signal ({}): {}; ignored, the stream goes on", engine.slot, where, e.getMessage());
+            refused(where, e);
         }
     }
 
@@ -108,7 +113,7 @@ final class Signals {
             return;
         }
         if (s.dataCollections().stream().allMatch(c -> PLAIN.matcher(c).matches())) {
-            for (String c : s.dataCollections()) engine.execute(c, s.conditionFor(c));
+            for (String c : s.dataCollections()) engine.execute(c, s.conditionFor(c), s.surrogateKey());
             return;
         }
         // Regular expressions: matched against the tables the publications cover.
@@ -121,7 +126,7 @@ final class Signals {
                         log.error("slot {}: execute-snapshot ({}): listing the publications' tables failed: {}", engine.slot, where, e.getMessage());
                         return;
                     }
-                    q.rows().stream().map(r -> r.get(0)).filter(s::matches).forEach(t -> engine.execute(t, s.conditionFor(t)));
+                    q.rows().stream().map(r -> r.get(0)).filter(s::matches).forEach(t -> engine.execute(t, s.conditionFor(t), s.surrogateKey()));
                 }));
     }
 }

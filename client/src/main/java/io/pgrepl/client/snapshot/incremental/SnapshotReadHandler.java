@@ -26,4 +26,13 @@ public interface SnapshotReadHandler extends LogicalStreamHandler {
      * @param progress the table's progress
      */
     default void onSnapshotProgress(TableProgress progress) {}
+
+    /**
+     * A snapshot signal from the stream (a {@code pgrepl} logical message or a signal table row)
+     * could not be read; it was ignored and the stream goes on. Also logged at ERROR.
+     *
+     * @param source where it came from, e.g. {@code logical message at 0/1A2B3C4}
+     * @param reason what is wrong, naming the field
+     */
+    default void onSignalRefused(String source, String reason) {}
 }

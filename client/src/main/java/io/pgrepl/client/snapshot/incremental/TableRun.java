@@ -35,6 +35,8 @@ final class TableRun {
 
     final String name;
     final String condition;
+    /** A column to walk by instead of the table's key, or null. */
+    final String surrogateKey;
     /** Ranges from a saved state, used instead of planning new ones. */
     final List<ProgressState.Range> resumed;
     final TouchLog touches = new TouchLog();
@@ -60,9 +62,10 @@ final class TableRun {
     private RelationInfo keyedRelation;
     private int[] streamKeyIdx;
 
-    TableRun(String name, String condition, List<ProgressState.Range> resumed) {
+    TableRun(String name, String condition, String surrogateKey, List<ProgressState.Range> resumed) {
         this.name = name;
         this.condition = condition;
+        this.surrogateKey = surrogateKey;
         this.resumed = resumed;
     }
 
@@ -118,11 +121,11 @@ final class TableRun {
     }
 
     ProgressState.Table state() {
-        if (plan == null && resumed == null) return new ProgressState.Table(name, condition, null);
-        if (cursors.isEmpty()) return new ProgressState.Table(name, condition, resumed);
+        if (plan == null && resumed == null) return new ProgressState.Table(name, condition, surrogateKey, null);
+        if (cursors.isEmpty()) return new ProgressState.Table(name, condition, surrogateKey, resumed);
         List<ProgressState.Range> rs = new ArrayList<>();
         for (Cursor c : cursors) rs.add(new ProgressState.Range(c.range.after(), c.range.upTo(), c.lastKey, c.done));
-        return new ProgressState.Table(name, condition, rs);
+        return new ProgressState.Table(name, condition, surrogateKey, rs);
     }
 
     TableProgress progress() {

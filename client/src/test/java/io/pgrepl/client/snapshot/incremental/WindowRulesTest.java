@@ -80,15 +80,15 @@ class WindowRulesTest {
     @Test
     void stateRoundTripsAndRejectsGarbage() {
         List<ProgressState.Table> tables = List.of(
-                new ProgressState.Table("public.a b", "x = 'y z'", List.of(
+                new ProgressState.Table("public.a b", "x = 'y z'", "k", List.of(
                         new ProgressState.Range(null, List.of("500"), List.of("499"), false),
                         new ProgressState.Range(List.of("500"), null, null, true))),
-                new ProgressState.Table("s.t", null, null),
-                new ProgressState.Table("s.\"Q\"", null, List.of(new ProgressState.Range(null, null, Arrays.asList("1", "a,b\n\t%"), false))));
+                new ProgressState.Table("s.t", null, null, null),
+                new ProgressState.Table("s.\"Q\"", null, null, List.of(new ProgressState.Range(null, null, Arrays.asList("1", "a,b\n\t%"), false))));
         String enc = ProgressState.encode(tables);
         assertEquals(tables, ProgressState.decode(enc));
         assertThrows(IllegalArgumentException.class, () -> ProgressState.decode("nope"));
         assertThrows(IllegalArgumentException.class, () -> ProgressState.decode(ProgressState.HEADER + "\nr - - - 0"));
-        assertThrows(IllegalArgumentException.class, () -> ProgressState.decode(ProgressState.HEADER + "\nt a -\nr - - - 2"));
+        assertThrows(IllegalArgumentException.class, () -> ProgressState.decode(ProgressState.HEADER + "\nt a - -\nr - - - 2"));
     }
 }
