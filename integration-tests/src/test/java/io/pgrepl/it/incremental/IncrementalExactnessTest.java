@@ -37,12 +37,18 @@ class IncrementalExactnessTest {
 
     @Test
     void exactUnderConcurrentWorkloadOn18(@PgServerConfig(version = 18) PgServer s) throws Exception {
-        run(s, "inc_x18");
+        run(s, "inc_x18", false);
     }
 
     @Test
     void exactUnderConcurrentWorkloadOn14(@PgServerConfig(version = 14) PgServer s) throws Exception {
-        run(s, "inc_x14");
+        run(s, "inc_x14", false);
+    }
+
+    /** 10: no logical messages; the watermarks are signal table rows, and the snapshot is asked for by one. */
+    @Test
+    void exactWithSignalTableWatermarksOn10(@PgServerConfig(version = 10) PgServer s) throws Exception {
+        run(s, "inc_x10", true);
     }
 
     static void setup(PgServer s, String table, int rows) throws Exception {
@@ -95,10 +101,14 @@ class IncrementalExactnessTest {
         return t;
     }
 
-    private static void run(PgServer s, String slot) throws Exception {
+    private static void run(PgServer s, String slot, boolean signalTable) throws Exception {
         String table = "inc_big";
         int rows = 20_000;
         setup(s, table, rows);
+        if (signalTable) {
+            s.sql("postgres", "DROP TABLE IF EXISTS inc_signal; CREATE TABLE inc_signal (id varchar(42) PRIMARY KEY,"
+                    + " type varchar(32) NOT NULL, data varchar(2048)); ALTER PUBLICATION " + PUB + " ADD TABLE inc_signal");
+        }
         Rebuild rebuild = new Rebuild(table);
         AtomicBoolean stop = new AtomicBoolean();
         AtomicBoolean truncateNow = new AtomicBoolean();
@@ -106,21 +116,28 @@ class IncrementalExactnessTest {
         try (PgConnection sql = connect(s, ReplicationMode.NONE); PgConnection work = connect(s, ReplicationMode.NONE);
              PgConnection repl = connect(s, ReplicationMode.DATABASE)) {
             IncSupport.createSlot(repl, slot);
-            LogicalReplicationOptions o = LogicalReplicationOptions.builder(slot).publications(PUB).messages(true)
+            LogicalReplicationOptions o = LogicalReplicationOptions.builder(slot).publications(PUB).messages(signalTable ? null : Boolean.TRUE)
                     .autoAcknowledge(true).statusInterval(Duration.ofMillis(200)).build();
-            IncrementalSnapshots snaps = IncrementalSnapshots.create(
-                    IncrementalOptions.of(config(s, ReplicationMode.NONE)).withChunkSize(200), rebuild);
+            IncrementalOptions io = IncrementalOptions.of(config(s, ReplicationMode.NONE)).withChunkSize(200);
+            IncrementalSnapshots snaps = IncrementalSnapshots.create(signalTable ? io.withSignalTable("public.inc_signal") : io, rebuild);
             LogicalReplicationStream stream = repl.startLogical(o, snaps);
             await(stream.started());
             Thread w = workload(work, table, rebuild, stop, txs, truncateNow, rows);
             waitUntil("the workload", Duration.ofSeconds(30), () -> txs.get() > 20);
             long before = txs.get();
-            snaps.execute("public." + table);
+            if (signalTable) {
+                // Debezium's signal row, verbatim.
+                await(sql.query("INSERT INTO inc_signal VALUES ('ad-hoc-1', 'execute-snapshot',"
+                        + " '{\"data-collections\": [\"public." + table + "\"], \"type\": \"incremental\"}')"));
+            } else {
+                snaps.execute("public." + table);
+            }
             waitUntil("half the chunks", Duration.ofSeconds(90), () -> {
                 TableProgress p = rebuild.progress.get("public." + table);
                 return p != null && p.chunks() >= 45 || rebuild.status("public." + table, TableProgress.Status.COMPLETED);
             });
-            truncateNow.set(true);
+            boolean truncates = s.majorVersion() >= 11; // 10's pgoutput does not decode TRUNCATE at all
+            truncateNow.set(truncates);
             waitUntil("the snapshot's end", Duration.ofSeconds(90), () -> rebuild.status("public." + table, TableProgress.Status.COMPLETED)
                     || rebuild.status("public." + table, TableProgress.Status.FAILED));
             long during = txs.get() - before;
@@ -136,9 +153,11 @@ class IncrementalExactnessTest {
             Map<String, String> got = rebuild.rowsCopy();
             synchronized (rebuild) {
                 assertTrue(rebuild.violations.isEmpty(), "reads that follow a newer change of their key: " + rebuild.violations);
-                assertEquals(1, rebuild.truncates, "the truncate streamed");
-                assertTrue(rebuild.readsBeforeTruncate > 0 && rebuild.reads > rebuild.readsBeforeTruncate,
-                        "reads on both sides of the truncate: " + rebuild.readsBeforeTruncate + " / " + rebuild.reads);
+                if (truncates) {
+                    assertEquals(1, rebuild.truncates, "the truncate streamed");
+                    assertTrue(rebuild.readsBeforeTruncate > 0 && rebuild.reads > rebuild.readsBeforeTruncate,
+                            "reads on both sides of the truncate: " + rebuild.readsBeforeTruncate + " / " + rebuild.reads);
+                }
                 assertTrue(rebuild.changes > 100, "changes streamed: " + rebuild.changes);
             }
             assertTrue(during > 50, "the workload ran during the snapshot: " + during + " transactions");
