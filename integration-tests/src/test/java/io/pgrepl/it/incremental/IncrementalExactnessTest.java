@@ -12,6 +12,7 @@ import io.pgrepl.client.ReplicationMode;
 import io.pgrepl.client.snapshot.incremental.IncrementalOptions;
 import io.pgrepl.client.snapshot.incremental.IncrementalSnapshots;
 import io.pgrepl.client.snapshot.incremental.TableProgress;
+import io.pgrepl.client.snapshot.incremental.WatermarkMode;
 import io.pgrepl.client.stream.LogicalReplicationOptions;
 import io.pgrepl.client.stream.LogicalReplicationStream;
 import io.pgrepl.testkit.PgServer;
@@ -37,18 +38,27 @@ class IncrementalExactnessTest {
 
     @Test
     void exactUnderConcurrentWorkloadOn18(@PgServerConfig(version = 18) PgServer s) throws Exception {
-        run(s, "inc_x18", false);
+        run(s, "inc_x18", Mode.MESSAGE);
     }
 
     @Test
     void exactUnderConcurrentWorkloadOn14(@PgServerConfig(version = 14) PgServer s) throws Exception {
-        run(s, "inc_x14", false);
+        run(s, "inc_x14", Mode.MESSAGE);
+    }
+
+    /**
+     * Read-only mode: the chunks are read by a role whose transactions are read-only
+     * (default_transaction_read_only), so any write the engine tried would fail the table.
+     */
+    @Test
+    void exactReadOnlyOn18(@PgServerConfig(version = 18) PgServer s) throws Exception {
+        run(s, "inc_ro18", Mode.READ_ONLY);
     }
 
     /** 10: no logical messages; the watermarks are signal table rows, and the snapshot is asked for by one. */
     @Test
     void exactWithSignalTableWatermarksOn10(@PgServerConfig(version = 10) PgServer s) throws Exception {
-        run(s, "inc_x10", true);
+        run(s, "inc_x10", Mode.SIGNAL_TABLE);
     }
 
     static void setup(PgServer s, String table, int rows) throws Exception {
@@ -101,7 +111,10 @@ class IncrementalExactnessTest {
         return t;
     }
 
-    private static void run(PgServer s, String slot, boolean signalTable) throws Exception {
+    enum Mode { MESSAGE, SIGNAL_TABLE, READ_ONLY }
+
+    private static void run(PgServer s, String slot, Mode mode) throws Exception {
+        boolean signalTable = mode == Mode.SIGNAL_TABLE;
         String table = "inc_big";
         int rows = 20_000;
         setup(s, table, rows);
@@ -116,12 +129,23 @@ class IncrementalExactnessTest {
         try (PgConnection sql = connect(s, ReplicationMode.NONE); PgConnection work = connect(s, ReplicationMode.NONE);
              PgConnection repl = connect(s, ReplicationMode.DATABASE)) {
             IncSupport.createSlot(repl, slot);
-            LogicalReplicationOptions o = LogicalReplicationOptions.builder(slot).publications(PUB).messages(signalTable ? null : Boolean.TRUE)
+            LogicalReplicationOptions o = LogicalReplicationOptions.builder(slot).publications(PUB).messages(mode == Mode.MESSAGE ? Boolean.TRUE : null)
                     .autoAcknowledge(true).statusInterval(Duration.ofMillis(200)).build();
             IncrementalOptions io = IncrementalOptions.of(config(s, ReplicationMode.NONE)).withChunkSize(200);
+            if (mode == Mode.READ_ONLY) {
+                s.sql("postgres", "DROP ROLE IF EXISTS inc_ro; CREATE ROLE inc_ro LOGIN PASSWORD 'inc-ro-secret';"
+                        + " ALTER ROLE inc_ro SET default_transaction_read_only = on; GRANT SELECT ON " + table + " TO inc_ro");
+                io = IncrementalOptions.of(config(s, ReplicationMode.NONE).toBuilder().user("inc_ro").password("inc-ro-secret").build())
+                        .withChunkSize(200).withWatermarks(WatermarkMode.READ_ONLY);
+            }
             IncrementalSnapshots snaps = IncrementalSnapshots.create(signalTable ? io.withSignalTable("public.inc_signal") : io, rebuild);
             LogicalReplicationStream stream = repl.startLogical(o, snaps);
             await(stream.started());
+            if (mode == Mode.READ_ONLY) {
+                // The read-only high mark is a WAL position the walsender sends once flushed; the test
+                // servers commit asynchronously, so the workload commits as production does by default.
+                await(work.query("SET synchronous_commit = on"));
+            }
             Thread w = workload(work, table, rebuild, stop, txs, truncateNow, rows);
             waitUntil("the workload", Duration.ofSeconds(30), () -> txs.get() > 20);
             long before = txs.get();

@@ -60,7 +60,7 @@ final class ChunkReader {
         connection.submit(copy);
         // Ends the transaction whatever happened inside it (COMMIT of a failed one rolls back).
         CompletableFuture<List<QueryResult>> end = connection.simpleQuery("COMMIT; " + (mode == WatermarkMode.READ_ONLY
-                ? "SELECT " + LSN : mark(token, false))).toCompletableFuture();
+                ? "SELECT " + LSN + ", current_setting('wal_block_size')" : mark(token, false))).toCompletableFuture();
         CompletableFuture<ChunkRead> out = new CompletableFuture<>();
         CompletableFuture.allOf(low, begin, copy.future(), end).whenComplete((v, e) -> {
             if (e != null) {
@@ -72,7 +72,7 @@ final class ChunkReader {
                 QueryResult snap = begin.join().get(1);
                 XidSnapshot s = XidSnapshot.parse(snap.singleRow().get(0));
                 long lowLsn = Lsn.parse(snap.singleRow().get(1));
-                long highLsn = mode == WatermarkMode.READ_ONLY ? Lsn.parse(end.join().get(1).singleRow().get(0)) : 0;
+                long highLsn = mode == WatermarkMode.READ_ONLY ? readOnlyMark(end.join().get(1)) : 0;
                 out.complete(new ChunkRead(copy.future().join(), s, lowLsn, highLsn));
             } catch (RuntimeException ex) {
                 copy.future().thenAccept(ChunkRows::release);
@@ -80,6 +80,19 @@ final class ChunkReader {
             }
         });
         return out;
+    }
+
+    /**
+     * The position the stream must reach. The insert position of an idle primary may sit just past
+     * a page header, where no record ends: the walsender stops at the page boundary, so the mark is
+     * moved back to it (a record is at least 24 bytes after a header of 24 or 40, so none ends
+     * between the boundary and 40 bytes after it).
+     */
+    private static long readOnlyMark(QueryResult r) {
+        long lsn = Lsn.parse(r.singleRow().get(0));
+        long block = Long.parseLong(r.singleRow().get(1));
+        long into = Long.remainderUnsigned(lsn, block);
+        return into <= 40 ? lsn - into : lsn;
     }
 
     private String mark(String token, boolean open) {

@@ -45,6 +45,7 @@ final class Engine {
     private String timeZone;
     private volatile String state;
     private boolean closed;
+    private boolean keepaliveAsked;
 
     Engine(IncrementalOptions options, SnapshotReadHandler handler) {
         this.options = options;
@@ -320,6 +321,25 @@ final class Engine {
         if (mode != WatermarkMode.READ_ONLY) return;
         for (Chunk ch : chunks.values()) {
             if (ch.read != null && !ch.passed && Long.compareUnsigned(lsn, ch.markLsn) >= 0) ch.passed = true;
+        }
+    }
+
+    /**
+     * After a keepalive: a read-only chunk still short of its mark asks for another soon (the WAL
+     * up to the mark may not be flushed yet, and the walsender sends only flushed WAL).
+     */
+    void keepaliveSeen() {
+        if (mode != WatermarkMode.READ_ONLY || keepaliveAsked) return;
+        for (Chunk ch : chunks.values()) {
+            if (ch.read != null && !ch.passed) {
+                keepaliveAsked = true;
+                LogicalReplicationStream s = stream;
+                loop.schedule(() -> {
+                    keepaliveAsked = false;
+                    if (s == stream && !closed) s.requestKeepalive();
+                }, 20, java.util.concurrent.TimeUnit.MILLISECONDS);
+                return;
+            }
         }
     }
 

@@ -235,6 +235,7 @@ public final class IncrementalSnapshots implements LogicalStreamHandler {
         user.onKeepalive(keepalive);
         if (engine.window.atBoundary()) engine.passedLsn(keepalive.walEnd());
         engine.emitReady();
+        engine.keepaliveSeen();
     }
 
     @Override
