@@ -25,7 +25,10 @@ import java.util.concurrent.ConcurrentHashMap;
  * overwrite a newer state). Callbacks run on the stream's event loop; the test reads under the lock.
  */
 class Rebuild implements SnapshotReadHandler {
-    private final String table;
+    private final java.util.List<String> tables;
+    /** Tables RUNNING at once, at most (from the progress reports). */
+    volatile int maxRunning;
+    private final Set<String> running = ConcurrentHashMap.newKeySet();
     final Map<String, String> rows = new HashMap<>();
     private final Set<String> changed = new HashSet<>();
     private boolean truncated;
@@ -42,12 +45,17 @@ class Rebuild implements SnapshotReadHandler {
     volatile LogicalReplicationStream stream;
     volatile long lastCommitEnd;
 
-    Rebuild(String table) {
-        this.table = table;
+    /** Rebuilds these tables (unqualified names); keys are kept as {@code table:id}, except for a single table. */
+    Rebuild(String... tables) {
+        this.tables = java.util.List.of(tables);
     }
 
     private boolean ours(RelationInfo r) {
-        return r.name().equals(table);
+        return tables.contains(r.name());
+    }
+
+    private String key(RelationInfo r, String id) {
+        return tables.size() == 1 ? id : r.name() + ":" + id;
     }
 
     private static String value(TupleView t) {
@@ -62,8 +70,8 @@ class Rebuild implements SnapshotReadHandler {
     @Override
     public synchronized void onInsert(InsertMessage m) {
         if (!ours(m.relation())) return;
-        String id = m.newTuple().text(0);
-        if (id.equals("-1")) sentinelSeen = true;
+        String id = key(m.relation(), m.newTuple().text(0));
+        if (m.newTuple().text(0).equals("-1")) sentinelSeen = true;
         rows.put(id, value(m.newTuple()));
         changed.add(id);
         changes++;
@@ -72,9 +80,9 @@ class Rebuild implements SnapshotReadHandler {
     @Override
     public synchronized void onUpdate(UpdateMessage m) {
         if (!ours(m.relation())) return;
-        String id = m.newTuple().text(0);
+        String id = key(m.relation(), m.newTuple().text(0));
         if (m.hasOldTuple()) {
-            String old = m.oldTuple().text(0);
+            String old = key(m.relation(), m.oldTuple().text(0));
             if (!old.equals(id)) {
                 rows.remove(old);
                 changed.add(old);
@@ -88,7 +96,7 @@ class Rebuild implements SnapshotReadHandler {
     @Override
     public synchronized void onDelete(DeleteMessage m) {
         if (!ours(m.relation())) return;
-        String id = m.oldTuple().text(0);
+        String id = key(m.relation(), m.oldTuple().text(0));
         rows.remove(id);
         changed.add(id);
         changes++;
@@ -98,7 +106,9 @@ class Rebuild implements SnapshotReadHandler {
     public synchronized void onTruncate(TruncateMessage m) {
         for (int i = 0; i < m.relationCount(); i++) {
             if (ours(m.relation(i))) {
-                rows.clear();
+                String prefix = m.relation(i).name() + ":";
+                if (tables.size() == 1) rows.clear();
+                else rows.keySet().removeIf(k -> k.startsWith(prefix));
                 truncated = true;
                 truncates++;
                 readsBeforeTruncate = reads;
@@ -127,7 +137,7 @@ class Rebuild implements SnapshotReadHandler {
     @Override
     public synchronized void onSnapshotRead(TupleView row, long position) {
         if (!ours(row.relation())) return;
-        String id = row.text(0);
+        String id = key(row.relation(), row.text(0));
         String v = value(row);
         if (truncated || changed.contains(id)) {
             String current = rows.get(id);
@@ -137,13 +147,16 @@ class Rebuild implements SnapshotReadHandler {
         }
         rows.put(id, v);
         reads++;
-        lastReadKey = Integer.parseInt(id);
+        if (row.relation().name().equals(tables.get(0))) lastReadKey = Integer.parseInt(row.text(0));
         if (firstReadKey < 0) firstReadKey = lastReadKey;
     }
 
     @Override
     public void onSnapshotProgress(TableProgress p) {
         progress.put(p.table(), p);
+        if (p.status() == TableProgress.Status.RUNNING) running.add(p.table());
+        else running.remove(p.table());
+        maxRunning = Math.max(maxRunning, running.size());
         progressEvents.add(p);
     }
 
