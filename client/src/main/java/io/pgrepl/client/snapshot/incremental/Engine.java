@@ -1,12 +1,10 @@
 package io.pgrepl.client.snapshot.incremental;
 
-import io.netty.buffer.ByteBuf;
 import io.netty.channel.EventLoop;
 import io.pgrepl.client.PgConnection;
 import io.pgrepl.client.replication.Identifiers;
 import io.pgrepl.client.stream.LogicalReplicationStream;
 import io.pgrepl.codec.Lsn;
-import io.pgrepl.codec.copy.CopyOutDecoder;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.LinkedHashMap;
@@ -33,7 +31,7 @@ final class Engine {
     private final String engineId = String.format("%08x", ThreadLocalRandom.current().nextInt());
     private final LinkedHashMap<String, TableRun> tables = new LinkedHashMap<>();
     final Map<String, Chunk> chunks = new HashMap<>();
-    private final CopyOutDecoder decoder = new CopyOutDecoder();
+    private final ChunkEmitter emitter = new ChunkEmitter();
     private long chunkSeq;
     private boolean pausedAll;
     private LogicalReplicationStream stream;
@@ -266,9 +264,9 @@ final class Engine {
         if (e != null) {
             chunks.remove(ch.token);
             ch.cursor.inFlight = null;
-            if (isTransient(e) && ++ch.cursor.failures <= MAX_RETRIES) {
+            if (Failures.isTransient(e) && ++ch.cursor.failures <= MAX_RETRIES) {
                 // The connection went (terminated, network): a new one reads the chunk again.
-                log.warn("slot {}: chunk of {} failed ({}); reading it again on a new connection", slot, ch.table.name, message(e));
+                log.warn("slot {}: chunk of {} failed ({}); reading it again on a new connection", slot, ch.table.name, Failures.message(e));
                 CompletionStage<ChunkReader> dead = ch.cursor.reader;
                 ch.cursor.reader = null;
                 if (dead != null) dead.thenAccept(r -> r.connection().close());
@@ -371,47 +369,18 @@ final class Engine {
             return;
         }
         ChunkRows rows = r.rows();
-        long emitted = 0;
         try {
-            ByteBuf response = ChunkRows.copyOutResponse(t.relation);
-            try {
-                decoder.start(response, t.relation, false);
-            } finally {
-                response.release();
-            }
-            for (int i = 0; i < rows.count(); i++) {
-                if (t.touches.conflicts(rows.key(i), ch.lowLsn, s)) continue;
-                rows.emit(i, decoder, row -> handler.onSnapshotRead(row, ch.position));
-                emitted++;
-            }
-            decoder.finish();
+            long emitted = emitter.emit(ch, handler);
             if (rows.count() > 0) ch.cursor.lastKey = rows.lastKey();
             if (rows.count() < options.chunkSize()) ch.cursor.done = true;
             t.chunks++;
             t.rows += emitted;
-            prune(t);
+            t.pruneTouches(window.lastCommitLsn);
         } finally {
             ch.release();
         }
         updateState();
         progress(t);
-    }
-
-    /** Forgets touches no open or later chunk of the table can be affected by (see {@link TouchLog#prune}). */
-    private void prune(TableRun t) {
-        XidSnapshot floor = null;
-        long lsnFloor = window.lastCommitLsn;
-        if (!t.inFlight()) {
-            floor = t.lastSnapshot;
-        } else {
-            for (TableRun.Cursor c : t.cursors) {
-                if (c.inFlight == null) continue;
-                if (c.inFlight.safeSnapshot == null) return;
-                if (floor == null || c.inFlight.safeSnapshot.xmin() < floor.xmin()) floor = c.inFlight.safeSnapshot;
-                if (Long.compareUnsigned(c.inFlight.lsnFloor, lsnFloor) < 0) lsnFloor = c.inFlight.lsnFloor;
-            }
-        }
-        if (floor != null) t.touches.prune(floor, lsnFloor);
     }
 
     // ---- endings
@@ -435,30 +404,11 @@ final class Engine {
     }
 
     private void fail(TableRun t, Throwable e) {
-        Throwable cause = e instanceof CompletionException && e.getCause() != null ? e.getCause() : e;
-        t.error = cause.getMessage();
+        t.error = Failures.message(e);
         log.error("slot {}: incremental snapshot of {} failed: {}", slot, t.name, t.error);
         end(t, TableProgress.Status.FAILED);
         updateState();
         schedule();
-    }
-
-    /** A lost connection or a terminated session: worth a new connection. Errors of the query itself are not. */
-    private static boolean isTransient(Throwable e) {
-        Throwable c = e instanceof CompletionException && e.getCause() != null ? e.getCause() : e;
-        if (c instanceof io.pgrepl.client.PgClientException p) {
-            return p.kind() == io.pgrepl.client.PgClientException.Kind.CONNECTION || p.kind() == io.pgrepl.client.PgClientException.Kind.TIMEOUT;
-        }
-        if (c instanceof io.pgrepl.client.PgException p && p.sqlState() != null) {
-            String st = p.sqlState();
-            return st.startsWith("08") || st.equals("57P01") || st.equals("57P02") || st.equals("57P03") || st.equals("40001");
-        }
-        return false;
-    }
-
-    private static String message(Throwable e) {
-        Throwable c = e instanceof CompletionException && e.getCause() != null ? e.getCause() : e;
-        return c.getMessage();
     }
 
     private static void closeReaders(TableRun t) {

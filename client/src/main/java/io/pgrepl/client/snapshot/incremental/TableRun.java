@@ -110,6 +110,27 @@ final class TableRun {
         return streamKeyIdx;
     }
 
+    /**
+     * Forgets touches no open or later chunk can be affected by (see {@link TouchLog#prune}): the
+     * floor is a snapshot read before every open chunk started (its xmin is at most theirs), and
+     * the LSN up to which every commit was delivered before they started.
+     */
+    void pruneTouches(long lastCommitLsn) {
+        XidSnapshot floor = null;
+        long lsnFloor = lastCommitLsn;
+        if (!inFlight()) {
+            floor = lastSnapshot;
+        } else {
+            for (Cursor c : cursors) {
+                if (c.inFlight == null) continue;
+                if (c.inFlight.safeSnapshot == null) return;
+                if (floor == null || c.inFlight.safeSnapshot.xmin() < floor.xmin()) floor = c.inFlight.safeSnapshot;
+                if (Long.compareUnsigned(c.inFlight.lsnFloor, lsnFloor) < 0) lsnFloor = c.inFlight.lsnFloor;
+            }
+        }
+        if (floor != null) touches.prune(floor, lsnFloor);
+    }
+
     boolean inFlight() {
         for (Cursor c : cursors) if (c.inFlight != null) return true;
         return false;
