@@ -35,7 +35,8 @@ final class Engine {
     private long chunkSeq;
     private boolean pausedAll;
     private LogicalReplicationStream stream;
-    EventLoop loop;
+    /** The stream's event loop; volatile: a reconnect may move to another, and control methods read it from any thread. */
+    volatile EventLoop loop;
     private List<String> publications;
     String slot;
     WatermarkMode mode;

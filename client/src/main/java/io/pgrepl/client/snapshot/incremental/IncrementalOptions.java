@@ -25,7 +25,8 @@ public record IncrementalOptions(ConnectionConfig ordinary, int chunkSize, Water
     public static final int DEFAULT_CHUNK_SIZE = 1024;
 
     /**
-     * Checks the values; the connection is made ordinary.
+     * Checks the values (a resume state that does not parse throws {@link IllegalArgumentException}
+     * naming the line); the connection is made ordinary.
      */
     public IncrementalOptions {
         Objects.requireNonNull(ordinary, "ordinary");
@@ -34,6 +35,7 @@ public record IncrementalOptions(ConnectionConfig ordinary, int chunkSize, Water
         if (chunkSize < 1) throw new IllegalArgumentException("chunkSize must be at least 1: " + chunkSize);
         if (workersPerTable < 1) throw new IllegalArgumentException("workersPerTable must be at least 1: " + workersPerTable);
         if (parallelTables < 1) throw new IllegalArgumentException("parallelTables must be at least 1: " + parallelTables);
+        if (resumeState != null) ProgressState.decode(resumeState); // refuse a bad state here, not on the stream
         if (watermarks == WatermarkMode.SIGNAL_TABLE && signalTable == null) {
             throw new IllegalArgumentException("SIGNAL_TABLE watermarks need a signal table");
         }
