@@ -33,6 +33,7 @@ public final class Main {
         m.put("demo", new DemoCommand());
         m.put("identify", new IdentifyCommand());
         m.put("slot", new SlotCommand());
+        m.put("snapshot", new SnapshotCommand());
         m.put("stream", new StreamCommand());
         m.put("completion", new CompletionCommand(m));
         return m;

@@ -57,7 +57,7 @@ class CompletionTest {
     @Test
     void commandsSubcommandsOptionsAndFixedValuesComplete() throws Exception {
         assertEquals(List.of("stream"), complete("pgrepl", "str"));
-        assertEquals(List.of("slot", "stream"), complete("pgrepl", "s"));
+        assertEquals(List.of("slot", "snapshot", "stream"), complete("pgrepl", "s"));
         assertEquals(List.of("create"), complete("pgrepl", "slot", "cr"));
         assertEquals(List.of("--if-not-exists"), complete("pgrepl", "slot", "create", "postgresql://db/app", "s1", "--if"));
         assertEquals(List.of("--wait"), complete("pgrepl", "slot", "drop", "--w"));
