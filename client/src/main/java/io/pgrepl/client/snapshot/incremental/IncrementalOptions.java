@@ -27,6 +27,15 @@ public record IncrementalOptions(ConnectionConfig ordinary, int chunkSize, Water
     /**
      * Checks the values (a resume state that does not parse throws {@link IllegalArgumentException}
      * naming the line); the connection is made ordinary.
+     *
+     * @param ordinary        where chunks are read
+     * @param chunkSize       rows per chunk, at least 1
+     * @param watermarks      how chunks are bracketed
+     * @param signalTable     the signal table, or null
+     * @param workersPerTable key ranges per table, at least 1
+     * @param parallelTables  tables at once, at least 1
+     * @param resumeState     a saved state, or null
+     * @param acceptSignals   whether signals from the stream are acted on
      */
     public IncrementalOptions {
         Objects.requireNonNull(ordinary, "ordinary");
@@ -52,37 +61,72 @@ public record IncrementalOptions(ConnectionConfig ordinary, int chunkSize, Water
         return new IncrementalOptions(ordinary, DEFAULT_CHUNK_SIZE, WatermarkMode.AUTO, null, 1, 1, null, true);
     }
 
-    /** @param n rows per chunk @return a copy */
+    /**
+     * A copy with another value.
+     *
+     * @param n rows per chunk
+     * @return the copy
+     */
     public IncrementalOptions withChunkSize(int n) {
         return new IncrementalOptions(ordinary, n, watermarks, signalTable, workersPerTable, parallelTables, resumeState, acceptSignals);
     }
 
-    /** @param m the watermark mode @return a copy */
+    /**
+     * A copy with another value.
+     *
+     * @param m the watermark mode
+     * @return the copy
+     */
     public IncrementalOptions withWatermarks(WatermarkMode m) {
         return new IncrementalOptions(ordinary, chunkSize, m, signalTable, workersPerTable, parallelTables, resumeState, acceptSignals);
     }
 
-    /** @param table {@code schema.table} of a signal table, or null @return a copy */
+    /**
+     * A copy with another value.
+     *
+     * @param table {@code schema.table} of a signal table, or null
+     * @return the copy
+     */
     public IncrementalOptions withSignalTable(String table) {
         return new IncrementalOptions(ordinary, chunkSize, watermarks, table, workersPerTable, parallelTables, resumeState, acceptSignals);
     }
 
-    /** @param n key ranges per table @return a copy */
+    /**
+     * A copy with another value.
+     *
+     * @param n key ranges per table
+     * @return the copy
+     */
     public IncrementalOptions withWorkersPerTable(int n) {
         return new IncrementalOptions(ordinary, chunkSize, watermarks, signalTable, n, parallelTables, resumeState, acceptSignals);
     }
 
-    /** @param n tables at once @return a copy */
+    /**
+     * A copy with another value.
+     *
+     * @param n tables at once
+     * @return the copy
+     */
     public IncrementalOptions withParallelTables(int n) {
         return new IncrementalOptions(ordinary, chunkSize, watermarks, signalTable, workersPerTable, n, resumeState, acceptSignals);
     }
 
-    /** @param state a saved {@link IncrementalSnapshots#state()}, or null @return a copy */
+    /**
+     * A copy with another value.
+     *
+     * @param state a saved {@link IncrementalSnapshots#state()}, or null
+     * @return the copy
+     */
     public IncrementalOptions withResumeState(String state) {
         return new IncrementalOptions(ordinary, chunkSize, watermarks, signalTable, workersPerTable, parallelTables, state, acceptSignals);
     }
 
-    /** @param accept whether signals from the stream are acted on @return a copy */
+    /**
+     * A copy with another value.
+     *
+     * @param accept whether signals from the stream are acted on
+     * @return the copy
+     */
     public IncrementalOptions withAcceptSignals(boolean accept) {
         return new IncrementalOptions(ordinary, chunkSize, watermarks, signalTable, workersPerTable, parallelTables, resumeState, accept);
     }
