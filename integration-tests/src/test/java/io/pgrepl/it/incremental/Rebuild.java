@@ -67,39 +67,75 @@ class Rebuild implements SnapshotReadHandler {
         stream = s;
     }
 
+    /** Changes of streamed (in-progress) transactions, applied at their Stream Commit, dropped at Stream Abort. */
+    private final Map<Long, List<Runnable>> streamed = new HashMap<>();
+    private long blockXid = -1;
+    long streamedCommits;
+
+    private void apply(io.pgrepl.codec.pgoutput.StreamableMessage m, Runnable op) {
+        if (m.hasXid()) streamed.computeIfAbsent(blockXid, x -> new ArrayList<>()).add(op);
+        else op.run();
+    }
+
     @Override
     public synchronized void onInsert(InsertMessage m) {
         if (!ours(m.relation())) return;
         String id = key(m.relation(), m.newTuple().text(0));
-        if (m.newTuple().text(0).equals("-1")) sentinelSeen = true;
-        rows.put(id, value(m.newTuple()));
-        changed.add(id);
-        changes++;
+        boolean sentinel = m.newTuple().text(0).equals("-1");
+        String v = value(m.newTuple());
+        apply(m, () -> {
+            if (sentinel) sentinelSeen = true;
+            rows.put(id, v);
+            changed.add(id);
+            changes++;
+        });
     }
 
     @Override
     public synchronized void onUpdate(UpdateMessage m) {
         if (!ours(m.relation())) return;
         String id = key(m.relation(), m.newTuple().text(0));
-        if (m.hasOldTuple()) {
-            String old = key(m.relation(), m.oldTuple().text(0));
-            if (!old.equals(id)) {
+        String old = m.hasOldTuple() ? key(m.relation(), m.oldTuple().text(0)) : null;
+        String v = value(m.newTuple());
+        apply(m, () -> {
+            if (old != null && !old.equals(id)) {
                 rows.remove(old);
                 changed.add(old);
             }
-        }
-        rows.put(id, value(m.newTuple()));
-        changed.add(id);
-        changes++;
+            rows.put(id, v);
+            changed.add(id);
+            changes++;
+        });
     }
 
     @Override
     public synchronized void onDelete(DeleteMessage m) {
         if (!ours(m.relation())) return;
         String id = key(m.relation(), m.oldTuple().text(0));
-        rows.remove(id);
-        changed.add(id);
-        changes++;
+        apply(m, () -> {
+            rows.remove(id);
+            changed.add(id);
+            changes++;
+        });
+    }
+
+    @Override
+    public synchronized void onStreamStart(io.pgrepl.codec.pgoutput.StreamStartMessage m) {
+        blockXid = m.xid();
+    }
+
+    @Override
+    public synchronized void onStreamCommit(io.pgrepl.codec.pgoutput.StreamCommitMessage m) {
+        List<Runnable> ops = streamed.remove(m.xid());
+        if (ops != null) {
+            ops.forEach(Runnable::run);
+            streamedCommits++;
+        }
+    }
+
+    @Override
+    public synchronized void onStreamAbort(io.pgrepl.codec.pgoutput.StreamAbortMessage m) {
+        if (m.xid() == m.subXid()) streamed.remove(m.xid());
     }
 
     @Override
