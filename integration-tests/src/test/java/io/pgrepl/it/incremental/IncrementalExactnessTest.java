@@ -227,7 +227,7 @@ class IncrementalExactnessTest {
                 assertTrue(rebuild.changes > 100, "changes streamed: " + rebuild.changes);
                 if (mode == Mode.STREAMING) assertTrue(rebuild.streamedCommits > 0, "transactions were streamed in progress");
             }
-            assertTrue(during > 50, "the workload ran during the snapshot: " + during + " transactions");
+            assertTrue(during > 20, "the workload ran during the snapshot: " + during + " transactions");
             assertEquals(expected.size(), got.size(), "row count");
             int diff = 0;
             StringBuilder sample = new StringBuilder();
