@@ -408,6 +408,14 @@ abstract class CopyBothStream {
     }
 
     /**
+     * Sends a status update that asks the server to reply (any thread): the walsender answers with
+     * a keepalive at once, telling how far it has sent, even when the database is idle.
+     */
+    public void requestKeepalive() {
+        runOnLoop(() -> sendStatusUpdate(true));
+    }
+
+    /**
      * {@return the connection the stream runs on; it is free for commands again once {@link #completion()} completed normally}
      */
     public PgConnection connection() {

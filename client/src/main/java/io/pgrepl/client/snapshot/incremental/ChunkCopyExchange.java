@@ -1,0 +1,98 @@
+package io.pgrepl.client.snapshot.incremental;
+
+import io.netty.buffer.ByteBuf;
+import io.pgrepl.client.PgClientException;
+import io.pgrepl.client.PgException;
+import io.pgrepl.client.internal.Exchange;
+import io.pgrepl.client.internal.ExchangeContext;
+import io.pgrepl.client.internal.Frontend;
+import io.pgrepl.codec.backend.BackendMessage;
+import io.pgrepl.codec.backend.ErrorFields;
+import io.pgrepl.codec.copy.CopyOutDecoder;
+import io.pgrepl.codec.pgoutput.RelationInfo;
+import io.pgrepl.codec.pgoutput.TupleView;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+
+/**
+ * One chunk's {@code COPY (SELECT ...) TO STDOUT} in text format, as a simple query. Each row is
+ * decoded in place to take its key texts, then its line, cut after the published columns (a
+ * planned table may select unpublished key columns after them), is stored in {@link ChunkRows}.
+ * An error drains to ReadyForQuery, so the connection stays in step.
+ */
+final class ChunkCopyExchange implements Exchange {
+    private final String sql;
+    private final RelationInfo selected;
+    private final int published;
+    private final int[] keyIdx;
+    private final ChunkRows rows;
+    private final CopyOutDecoder decoder = new CopyOutDecoder();
+    private final CompletableFuture<ChunkRows> future = new CompletableFuture<>();
+    private Throwable error;
+    private ByteBuf current;
+
+    ChunkCopyExchange(String select, RelationInfo selected, int published, int[] keyIdx, ChunkRows rows) {
+        this.sql = "COPY (" + select + ") TO STDOUT";
+        this.selected = selected;
+        this.published = published;
+        this.keyIdx = keyIdx;
+        this.rows = rows;
+    }
+
+    CompletableFuture<ChunkRows> future() {
+        return future;
+    }
+
+    @Override
+    public void start(ExchangeContext ctx) {
+        ctx.writeAndFlush(Frontend.query(ctx.alloc(), sql));
+    }
+
+    @Override
+    public boolean onFrame(byte type, ByteBuf payload) {
+        switch (type) {
+            case BackendMessage.COPY_OUT_RESPONSE -> decoder.start(payload, selected, false);
+            case BackendMessage.COPY_DATA -> {
+                if (error == null) {
+                    current = payload;
+                    decoder.decode(payload, this::row);
+                }
+            }
+            case BackendMessage.COPY_DONE -> decoder.finish();
+            case BackendMessage.COMMAND_COMPLETE, BackendMessage.EMPTY_QUERY_RESPONSE -> { }
+            case BackendMessage.ERROR_RESPONSE -> {
+                if (error == null) error = new PgException(ErrorFields.decode(payload, type));
+            }
+            case BackendMessage.READY_FOR_QUERY -> {
+                if (error != null) future.completeExceptionally(error);
+                else future.complete(rows);
+                return true;
+            }
+            default -> throw new PgClientException(PgClientException.Kind.PROTOCOL,
+                    "protocol violation: unexpected " + BackendMessage.name(type) + " during COPY TO STDOUT");
+        }
+        return false;
+    }
+
+    private void row(TupleView t) {
+        List<String> texts = new ArrayList<>(keyIdx.length);
+        for (int i : keyIdx) texts.add(t.text(i));
+        int from = current.readerIndex();
+        int end = current.writerIndex();
+        if (published == selected.columnCount()) {
+            rows.add(current, from, end - from, false, ChunkRows.key(texts), texts);
+            return;
+        }
+        // Fields are tab-separated and a tab inside a value is escaped, so the published prefix
+        // ends at the published-th tab.
+        int cut = from - 1;
+        for (int i = 0; i < published; i++) cut = current.indexOf(cut + 1, end, (byte) '\t');
+        rows.add(current, from, cut - from, true, ChunkRows.key(texts), texts);
+    }
+
+    @Override
+    public void fail(Throwable cause) {
+        future.completeExceptionally(error != null ? error : cause);
+    }
+}

@@ -1,0 +1,106 @@
+package io.pgrepl.client.snapshot.incremental;
+
+import io.pgrepl.client.PgConnection;
+import io.pgrepl.client.QueryResult;
+import io.pgrepl.codec.Lsn;
+import io.pgrepl.codec.pgoutput.RelationInfo;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionStage;
+
+/**
+ * Reads chunks of one table on one ordinary connection: the low watermark, then in one REPEATABLE
+ * READ transaction the snapshot and the chunk's COPY, then the high watermark. The four commands
+ * are queued at once; the connection runs them in order, so the low mark commits before the
+ * snapshot is taken and the high mark after the read transaction ended.
+ */
+final class ChunkReader {
+    /** The logical message prefix of watermarks. */
+    static final String WATERMARK_PREFIX = "pgrepl-wm";
+    /** Debezium's signal types for the window marks, so its tooling ignores them as it does its own. */
+    static final String OPEN_TYPE = "snapshot-window-open";
+    static final String CLOSE_TYPE = "snapshot-window-close";
+    private static final String LSN = "(CASE WHEN pg_is_in_recovery() THEN pg_last_wal_replay_lsn() ELSE pg_current_wal_insert_lsn() END)::text";
+
+    private final PgConnection connection;
+    private final WatermarkMode mode;
+    private final String signalTable;
+    private final String snapshotFunction;
+
+    ChunkReader(PgConnection connection, WatermarkMode mode, String signalTable) {
+        this.connection = connection;
+        this.mode = mode;
+        this.signalTable = signalTable;
+        this.snapshotFunction = connection.serverMajor() >= 13 ? "pg_current_snapshot()" : "txid_current_snapshot()";
+    }
+
+    PgConnection connection() {
+        return connection;
+    }
+
+    /**
+     * Reads one chunk.
+     *
+     * @param token    identifies this chunk's marks in the stream
+     * @param table    the planned table
+     * @param selected the selected columns as a relation, for decoding
+     * @param after    the exclusive lower key, or null
+     * @param upTo     the inclusive upper key, or null
+     * @param limit    the chunk size
+     * @return the chunk, once the high mark committed
+     */
+    CompletionStage<ChunkRead> read(String token, KeyedTable table, RelationInfo selected, List<String> after,
+                                    List<String> upTo, int limit) {
+        CompletableFuture<?> low = mode == WatermarkMode.READ_ONLY ? CompletableFuture.completedFuture(null)
+                : connection.simpleQuery(mark(token, true)).toCompletableFuture();
+        CompletableFuture<List<QueryResult>> begin = connection.simpleQuery(
+                "BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY; SELECT " + snapshotFunction + "::text, " + LSN).toCompletableFuture();
+        ChunkCopyExchange copy = new ChunkCopyExchange(table.chunkSql(after, upTo, limit), selected,
+                table.publishedColumnCount(), table.keyColumnIndexes(), new ChunkRows());
+        connection.submit(copy);
+        // Ends the transaction whatever happened inside it (COMMIT of a failed one rolls back).
+        CompletableFuture<List<QueryResult>> end = connection.simpleQuery("COMMIT; " + (mode == WatermarkMode.READ_ONLY
+                ? "SELECT " + LSN + ", current_setting('wal_block_size')" : mark(token, false))).toCompletableFuture();
+        CompletableFuture<ChunkRead> out = new CompletableFuture<>();
+        CompletableFuture.allOf(low, begin, copy.future(), end).whenComplete((v, e) -> {
+            if (e != null) {
+                copy.future().thenAccept(ChunkRows::release);
+                out.completeExceptionally(e instanceof java.util.concurrent.CompletionException c && c.getCause() != null ? c.getCause() : e);
+                return;
+            }
+            try {
+                QueryResult snap = begin.join().get(1);
+                XidSnapshot s = XidSnapshot.parse(snap.singleRow().get(0));
+                long lowLsn = Lsn.parse(snap.singleRow().get(1));
+                long highLsn = mode == WatermarkMode.READ_ONLY ? readOnlyMark(end.join().get(1)) : 0;
+                out.complete(new ChunkRead(copy.future().join(), s, lowLsn, highLsn));
+            } catch (RuntimeException ex) {
+                copy.future().thenAccept(ChunkRows::release);
+                out.completeExceptionally(ex);
+            }
+        });
+        return out;
+    }
+
+    /**
+     * The position the stream must reach. The insert position of an idle primary may sit just past
+     * a page header, where no record ends: the walsender stops at the page boundary, so the mark is
+     * moved back to it (a record is at least 24 bytes after a header of 24 or 40, so none ends
+     * between the boundary and 40 bytes after it).
+     */
+    private static long readOnlyMark(QueryResult r) {
+        long lsn = Lsn.parse(r.singleRow().get(0));
+        long block = Long.parseLong(r.singleRow().get(1));
+        long into = Long.remainderUnsigned(lsn, block);
+        return into <= 40 ? lsn - into : lsn;
+    }
+
+    private String mark(String token, boolean open) {
+        String content = token + (open ? ":low" : ":high");
+        if (mode == WatermarkMode.MESSAGE) {
+            return "SELECT pg_logical_emit_message(true, '" + WATERMARK_PREFIX + "', '" + content + "')";
+        }
+        return "INSERT INTO " + signalTable + " (id, type, data) VALUES ('" + content + "', '"
+                + (open ? OPEN_TYPE : CLOSE_TYPE) + "', NULL)";
+    }
+}

@@ -1,0 +1,93 @@
+package io.pgrepl.client.snapshot.incremental;
+
+import io.netty.buffer.ByteBuf;
+import io.netty.buffer.Unpooled;
+import io.pgrepl.codec.copy.CopyOutDecoder;
+import io.pgrepl.codec.pgoutput.RelationInfo;
+import io.pgrepl.codec.pgoutput.TupleView;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+
+/**
+ * One chunk's rows, held between the read and the high watermark: the COPY text lines (cut to the
+ * published columns) back to back in one heap buffer, and each row's key as one string (the key
+ * columns' texts joined by NUL, a byte no PostgreSQL text holds). Emitting decodes each kept line
+ * again into a {@link TupleView}, so a row is stored once, as the server sent it.
+ */
+final class ChunkRows {
+    /** Separates key column texts in a key string. */
+    static final char KEY_SEPARATOR = '\0';
+
+    private final ByteBuf lines = Unpooled.buffer(64 * 1024);
+    private int[] ends = new int[256];
+    private String[] keys = new String[256];
+    private int count;
+    private List<String> lastKey;
+
+    /** Appends one line (ending with its newline, else {@code newline} adds one) and its key. */
+    void add(ByteBuf line, int from, int length, boolean newline, String key, List<String> keyTexts) {
+        if (count == ends.length) {
+            ends = Arrays.copyOf(ends, count * 2);
+            keys = Arrays.copyOf(keys, count * 2);
+        }
+        lines.writeBytes(line, from, length);
+        if (newline) lines.writeByte('\n');
+        ends[count] = lines.writerIndex();
+        keys[count++] = key;
+        lastKey = keyTexts;
+    }
+
+    int count() {
+        return count;
+    }
+
+    String key(int i) {
+        return keys[i];
+    }
+
+    /** {@return the last row's key texts, the next chunk's lower bound; null when empty} */
+    List<String> lastKey() {
+        return lastKey;
+    }
+
+    /** Decodes row {@code i} and hands it to {@code handler}; the view is valid during the call only. */
+    void emit(int i, CopyOutDecoder decoder, CopyOutDecoder.RowHandler handler) {
+        int from = i == 0 ? 0 : ends[i - 1];
+        decoder.decode(lines.slice(from, ends[i] - from), handler);
+    }
+
+    void release() {
+        lines.release();
+    }
+
+    /** A text-format CopyOutResponse for {@code relation}, to start a decoder over the stored lines. */
+    static ByteBuf copyOutResponse(RelationInfo relation) {
+        int n = relation.columnCount();
+        ByteBuf b = Unpooled.buffer(3 + 2 * n).writeByte(0).writeShort(n);
+        for (int i = 0; i < n; i++) b.writeShort(0);
+        return b;
+    }
+
+    /** Joins key texts into the key string the touch log uses. */
+    static String key(List<String> texts) {
+        if (texts.size() == 1) return texts.get(0);
+        StringBuilder b = new StringBuilder();
+        for (int i = 0; i < texts.size(); i++) {
+            if (i > 0) b.append(KEY_SEPARATOR);
+            b.append(texts.get(i));
+        }
+        return b.toString();
+    }
+
+    /** The key string of a tuple whose key columns are at {@code idx}; null if one is absent (unchanged TOAST, NULL). */
+    static String key(TupleView t, int[] idx) {
+        if (idx.length == 1) return t.hasValue(idx[0]) ? t.text(idx[0]) : null;
+        List<String> parts = new ArrayList<>(idx.length);
+        for (int i : idx) {
+            if (!t.hasValue(i)) return null;
+            parts.add(t.text(i));
+        }
+        return key(parts);
+    }
+}

@@ -1,0 +1,438 @@
+package io.pgrepl.client.snapshot.incremental;
+
+import io.netty.channel.EventLoop;
+import io.pgrepl.client.PgConnection;
+import io.pgrepl.client.replication.Identifiers;
+import io.pgrepl.client.stream.LogicalReplicationStream;
+import io.pgrepl.codec.Lsn;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
+import java.util.concurrent.CompletionStage;
+import java.util.concurrent.ThreadLocalRandom;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The tables, their workers and chunks (event loop of the stream only): plans tables, starts
+ * chunks, and emits each once it is read and the stream has passed its high mark.
+ */
+final class Engine {
+    private static final Logger log = LoggerFactory.getLogger(IncrementalSnapshots.class);
+    /** Consecutive transient failures of one worker's chunk before its table fails. */
+    private static final int MAX_RETRIES = 3;
+    final IncrementalOptions options;
+    final SnapshotReadHandler handler;
+    final StreamWindow window = new StreamWindow();
+    private final String engineId = String.format("%08x", ThreadLocalRandom.current().nextInt());
+    private final LinkedHashMap<String, TableRun> tables = new LinkedHashMap<>();
+    final Map<String, Chunk> chunks = new HashMap<>();
+    private final ChunkEmitter emitter = new ChunkEmitter();
+    private long chunkSeq;
+    private boolean pausedAll;
+    private LogicalReplicationStream stream;
+    /** The stream's event loop; volatile: a reconnect may move to another, and control methods read it from any thread. */
+    volatile EventLoop loop;
+    private List<String> publications;
+    String slot;
+    WatermarkMode mode;
+    private String modeError;
+    private String timeZone;
+    private volatile String state;
+    private boolean closed;
+    private boolean keepaliveAsked;
+
+    Engine(IncrementalOptions options, SnapshotReadHandler handler) {
+        this.options = options;
+        this.handler = handler;
+        this.state = options.resumeState() != null ? options.resumeState() : ProgressState.HEADER;
+    }
+
+    List<String> publications() {
+        return publications;
+    }
+
+    String state() {
+        return state;
+    }
+
+    // ---- lifecycle
+
+    void started(LogicalReplicationStream s) {
+        boolean first = stream == null;
+        stream = s;
+        loop = s.eventLoop();
+        window.reset();
+        if (first) {
+            publications = s.options().publicationNames();
+            slot = s.options().slotName();
+            timeZone = s.connection().parameters().get("TimeZone");
+            resolveMode(s);
+            if (options.resumeState() != null) {
+                for (ProgressState.Table t : ProgressState.decode(options.resumeState())) {
+                    tables.putIfAbsent(t.name(), new TableRun(t.name(), t.condition(), t.surrogateKey(), t.ranges()));
+                }
+            }
+        } else {
+            // A new connection resends from the acknowledged position: marks of chunks in flight
+            // may or may not come again, so those chunks are read again.
+            for (Chunk c : new ArrayList<>(chunks.values())) abandon(c);
+        }
+        schedule();
+    }
+
+    private void resolveMode(LogicalReplicationStream s) {
+        int major = s.connection().serverMajor();
+        boolean messages = Boolean.TRUE.equals(s.options().messages());
+        mode = options.watermarks();
+        if (mode == WatermarkMode.AUTO) {
+            mode = major >= 14 && messages ? WatermarkMode.MESSAGE : options.signalTable() != null ? WatermarkMode.SIGNAL_TABLE : null;
+            if (mode == null) modeError = "no watermarks available: message watermarks need PostgreSQL 14+ and the stream's"
+                    + " messages option (server " + major + ", messages " + messages + "); configure a signal table or READ_ONLY";
+        } else if (mode == WatermarkMode.MESSAGE && (major < 14 || !messages)) {
+            modeError = "MESSAGE watermarks need PostgreSQL 14+ and the stream's messages option (server " + major
+                    + ", messages " + messages + ")";
+        }
+        if (Boolean.TRUE.equals(s.options().binary())) {
+            modeError = "incremental snapshots compare keys as text: start the stream without the binary option";
+        }
+    }
+
+    void close() {
+        closed = true;
+        for (TableRun t : new ArrayList<>(tables.values())) closeReaders(t);
+    }
+
+    // ---- control
+
+    void execute(String table, String condition, String surrogateKey) {
+        String name = table.contains(".") ? table : "public." + table;
+        TableRun old = tables.get(name);
+        if (old != null) {
+            log.info("slot {}: incremental snapshot of {} already {}; request ignored", slot, name, old.status);
+            return;
+        }
+        TableRun t = new TableRun(name, condition, surrogateKey, null);
+        tables.put(name, t);
+        if (modeError != null) {
+            fail(t, new IllegalStateException(modeError));
+            return;
+        }
+        updateState();
+        schedule();
+    }
+
+    void stop(java.util.function.Predicate<String> which) {
+        for (TableRun t : new ArrayList<>(tables.values())) {
+            if (!which.test(t.name)) continue;
+            end(t, TableProgress.Status.STOPPED);
+        }
+        updateState();
+        schedule();
+    }
+
+    void pause(java.util.function.Predicate<String> which, boolean all, boolean pause) {
+        if (all) pausedAll = pause;
+        for (TableRun t : tables.values()) {
+            if (all || which.test(t.name)) t.paused = pause;
+            if (t.plan != null && t.status != TableProgress.Status.FAILED) {
+                TableProgress.Status s = t.paused || pausedAll ? TableProgress.Status.PAUSED : TableProgress.Status.RUNNING;
+                if (s != t.status) {
+                    t.status = s;
+                    progress(t);
+                }
+            }
+        }
+        schedule();
+    }
+
+    List<TableProgress> progress() {
+        return tables.values().stream().map(TableRun::progress).toList();
+    }
+
+    // ---- scheduling
+
+    void schedule() {
+        if (stream == null || closed) return;
+        int active = 0;
+        List<TableRun> finished = new ArrayList<>();
+        for (TableRun t : tables.values()) {
+            if (active++ >= options.parallelTables()) break;
+            if (t.status == TableProgress.Status.PLANNING) {
+                if (t.cursors.isEmpty() && !t.planning) plan(t);
+                continue;
+            }
+            if (t.allDone() && !t.inFlight()) {
+                finished.add(t);
+                continue;
+            }
+            if (t.paused || pausedAll) continue;
+            for (TableRun.Cursor c : t.cursors) if (!c.done && c.inFlight == null) startChunk(t, c);
+        }
+        for (TableRun t : finished) end(t, TableProgress.Status.COMPLETED);
+        if (!finished.isEmpty()) {
+            updateState();
+            schedule();
+        }
+    }
+
+    private CompletionStage<ChunkReader> openReader() {
+        String signal = options.signalTable() == null ? null : Identifiers.quoteQualifiedName(options.signalTable());
+        return PgConnection.connect(options.ordinary()).thenCompose(c -> {
+            // synchronous_commit on: the walsender sends only flushed WAL, and an asynchronous
+            // high mark would wait for the WAL writer (up to wal_writer_delay) before the stream sees it.
+            String set = "SET application_name = 'pgrepl-incremental'" + (mode == WatermarkMode.READ_ONLY ? ""
+                    : "; SET synchronous_commit = on") + (timeZone == null ? "" : "; SET TimeZone = " + Identifiers.quoteLiteral(timeZone));
+            return c.simpleQuery(set).handle((v, e) -> {
+                if (e != null) {
+                    c.close();
+                    throw e instanceof CompletionException ce ? ce : new CompletionException(e);
+                }
+                return new ChunkReader(c, mode, signal);
+            });
+        });
+    }
+
+    private void plan(TableRun t) {
+        t.planning = true;
+        CompletionStage<ChunkReader> first = openReader();
+        first.thenCompose(r -> TablePlanner.plan(r.connection(), publications, t.name, t.condition,
+                t.surrogateKey == null ? null : List.of(t.surrogateKey)).thenCompose(kt -> {
+            String rel = Identifiers.quoteLiteral(Identifiers.quoteIdentifier(kt.schema()) + "." + Identifiers.quoteIdentifier(kt.table()));
+            // The stream names a partition's changes by the leaf unless published via the root: track them all.
+            String oids = "WITH RECURSIVE t(oid) AS (SELECT " + rel + "::regclass::oid UNION ALL SELECT i.inhrelid"
+                    + " FROM pg_catalog.pg_inherits i JOIN t ON i.inhparent = t.oid) SELECT oid FROM t";
+            return r.connection().query(oids).thenCompose(q -> {
+                int[] all = q.rows().stream().mapToInt(row -> (int) Long.parseLong(row.get(0))).toArray();
+                if (t.resumed != null || options.workersPerTable() == 1) {
+                    return CompletableFuture.completedFuture(new Object[] {kt, all, null});
+                }
+                return TablePlanner.ranges(r.connection(), kt, options.workersPerTable()).thenApply(rs -> new Object[] {kt, all, rs});
+            });
+        })).whenComplete((p, e) -> loop.execute(() -> planned(t, first, p, e)));
+    }
+
+    @SuppressWarnings("unchecked")
+    private void planned(TableRun t, CompletionStage<ChunkReader> first, Object[] p, Throwable e) {
+        if (tables.get(t.name) != t) {
+            first.thenAccept(r -> r.connection().close());
+            return;
+        }
+        if (e != null) {
+            first.thenAccept(r -> r.connection().close());
+            fail(t, e);
+            return;
+        }
+        int[] oids = (int[]) p[1];
+        t.planned((KeyedTable) p[0], oids[0], oids);
+        if (t.resumed != null) {
+            for (ProgressState.Range r : t.resumed) t.cursors.add(new TableRun.Cursor(new KeyRange(r.after(), r.upTo()), r.lastKey(), r.done()));
+        } else if (p[2] != null) {
+            for (KeyRange r : (List<KeyRange>) p[2]) t.cursors.add(new TableRun.Cursor(r, null, false));
+        } else {
+            t.cursors.add(new TableRun.Cursor(new KeyRange(null, null), null, false));
+        }
+        t.cursors.get(0).reader = first;
+        for (int oid : oids) window.register(oid, t);
+        t.trackStartLsn = window.lastCommitLsn;
+        t.status = t.paused || pausedAll ? TableProgress.Status.PAUSED : TableProgress.Status.RUNNING;
+        log.info("slot {}: incremental snapshot of {} started: {} key range(s), about {} rows, {} watermarks", slot, t.name,
+                t.cursors.size(), t.plan.estimatedRows(), mode);
+        updateState();
+        progress(t);
+        schedule();
+    }
+
+    private void startChunk(TableRun t, TableRun.Cursor c) {
+        if (c.reader == null) c.reader = openReader();
+        Chunk ch = new Chunk(engineId + "-" + (++chunkSeq), t, c, window.lastCommitLsn, t.lastSnapshot);
+        c.inFlight = ch;
+        chunks.put(ch.token, ch);
+        List<String> after = c.after();
+        c.reader.thenCompose(r -> r.read(ch.token, t.plan, t.selected, after, c.range.upTo(), options.chunkSize()))
+                .whenComplete((read, e) -> loop.execute(() -> onRead(ch, read, e)));
+    }
+
+    private void onRead(Chunk ch, ChunkRead read, Throwable e) {
+        if (ch.abandoned) {
+            if (read != null) read.rows().release();
+            return;
+        }
+        if (e != null) {
+            chunks.remove(ch.token);
+            ch.cursor.inFlight = null;
+            if (Failures.isTransient(e) && ++ch.cursor.failures <= MAX_RETRIES) {
+                // The connection went (terminated, network): a new one reads the chunk again.
+                log.warn("slot {}: chunk of {} failed ({}); reading it again on a new connection", slot, ch.table.name, Failures.message(e));
+                CompletionStage<ChunkReader> dead = ch.cursor.reader;
+                ch.cursor.reader = null;
+                if (dead != null) dead.thenAccept(r -> r.connection().close());
+                schedule();
+            } else {
+                fail(ch.table, e);
+            }
+            return;
+        }
+        ch.cursor.failures = 0;
+        ch.read = read;
+        ch.table.lastSnapshot = read.snapshot();
+        if (mode == WatermarkMode.READ_ONLY) {
+            ch.lowLsn = read.lowLsn();
+            ch.markLsn = read.highLsn();
+            ch.position = ch.markLsn;
+            if (Long.compareUnsigned(window.lastCommitLsn, ch.markLsn) >= 0) ch.passed = true;
+        }
+        // Emitted from a stream callback, where a handler exception ends the stream as documented;
+        // the keepalive asked for here comes at once even when the database is idle.
+        stream.requestKeepalive();
+    }
+
+    // ---- stream positions (called by IncrementalSnapshots around the user's callbacks)
+
+    /** A watermark arrived (message content or signal-table id): {@code token:low} or {@code token:high}. */
+    void mark(String content) {
+        int colon = content.lastIndexOf(':');
+        if (colon < 0) return;
+        Chunk ch = chunks.get(content.substring(0, colon));
+        if (ch == null) return; // another engine's, or an abandoned chunk's
+        if (content.endsWith(":low")) ch.lowLsn = window.txCommitLsn();
+        else if (content.endsWith(":high")) ch.highInTx = true;
+    }
+
+    /** After a Commit was delivered. */
+    void committed(long commitLsn, long endLsn) {
+        for (Chunk ch : chunks.values()) {
+            if (ch.highInTx) {
+                ch.highInTx = false;
+                ch.passed = true;
+                ch.position = endLsn;
+            }
+        }
+        passedLsn(commitLsn);
+    }
+
+    /** The stream delivered everything before {@code lsn}: read-only chunks whose mark it reached may go. */
+    void passedLsn(long lsn) {
+        if (mode != WatermarkMode.READ_ONLY) return;
+        for (Chunk ch : chunks.values()) {
+            if (ch.read != null && !ch.passed && Long.compareUnsigned(lsn, ch.markLsn) >= 0) ch.passed = true;
+        }
+    }
+
+    /**
+     * After a keepalive: a read-only chunk still short of its mark asks for another soon (the WAL
+     * up to the mark may not be flushed yet, and the walsender sends only flushed WAL).
+     */
+    void keepaliveSeen() {
+        if (mode != WatermarkMode.READ_ONLY || keepaliveAsked) return;
+        for (Chunk ch : chunks.values()) {
+            if (ch.read != null && !ch.passed) {
+                keepaliveAsked = true;
+                LogicalReplicationStream s = stream;
+                loop.schedule(() -> {
+                    keepaliveAsked = false;
+                    if (s == stream && !closed) s.requestKeepalive();
+                }, 20, java.util.concurrent.TimeUnit.MILLISECONDS);
+                return;
+            }
+        }
+    }
+
+    /** At a transaction boundary: emits every chunk read and passed. */
+    void emitReady() {
+        if (!window.atBoundary() || chunks.isEmpty()) return;
+        List<Chunk> ready = new ArrayList<>();
+        for (Chunk ch : chunks.values()) if (ch.read != null && ch.passed) ready.add(ch);
+        for (Chunk ch : ready) emit(ch);
+        if (!ready.isEmpty()) schedule();
+    }
+
+    private void emit(Chunk ch) {
+        TableRun t = ch.table;
+        chunks.remove(ch.token);
+        ch.cursor.inFlight = null;
+        ChunkRead r = ch.read;
+        XidSnapshot s = r.snapshot();
+        if (ch.lowLsn == -1 || window.staleBefore(t.trackStartLsn, s)) {
+            log.debug("slot {}: chunk {} of {} read again (low mark unseen or a transaction unseen by its snapshot)", slot, ch.token, t.name);
+            ch.release();
+            return;
+        }
+        if (t.touches.truncatedSince(ch.lowLsn, s)) {
+            // TRUNCATE is not MVCC-safe: a read under an older snapshot may have seen the table
+            // empty and ended it early. The whole chunk goes; it is read again after the truncate.
+            log.debug("slot {}: chunk {} of {} read again after a truncate", slot, ch.token, t.name);
+            ch.release();
+            return;
+        }
+        ChunkRows rows = r.rows();
+        try {
+            long emitted = emitter.emit(ch, handler);
+            if (rows.count() > 0) ch.cursor.lastKey = rows.lastKey();
+            if (rows.count() < options.chunkSize()) ch.cursor.done = true;
+            t.chunks++;
+            t.rows += emitted;
+            t.pruneTouches(window.lastCommitLsn);
+        } finally {
+            ch.release();
+        }
+        updateState();
+        progress(t);
+    }
+
+    // ---- endings
+
+    private void abandon(Chunk ch) {
+        ch.abandoned = true;
+        ch.release();
+        chunks.remove(ch.token);
+        if (ch.cursor.inFlight == ch) ch.cursor.inFlight = null;
+    }
+
+    private void end(TableRun t, TableProgress.Status status) {
+        for (TableRun.Cursor c : t.cursors) if (c.inFlight != null) abandon(c.inFlight);
+        closeReaders(t);
+        tables.remove(t.name);
+        if (t.oids != null) for (int oid : t.oids) window.unregister(oid, t);
+        t.status = status;
+        log.info("slot {}: incremental snapshot of {} {}: {} chunks, {} rows", slot, t.name, status.name().toLowerCase(java.util.Locale.ROOT),
+                t.chunks, t.rows);
+        progress(t);
+    }
+
+    private void fail(TableRun t, Throwable e) {
+        t.error = Failures.message(e);
+        log.error("slot {}: incremental snapshot of {} failed: {}", slot, t.name, t.error);
+        end(t, TableProgress.Status.FAILED);
+        updateState();
+        schedule();
+    }
+
+    private static void closeReaders(TableRun t) {
+        for (TableRun.Cursor c : t.cursors) {
+            if (c.reader != null) c.reader.thenAccept(r -> r.connection().close());
+        }
+    }
+
+    private void updateState() {
+        List<ProgressState.Table> list = new ArrayList<>();
+        for (TableRun t : tables.values()) list.add(t.state());
+        state = ProgressState.encode(list);
+    }
+
+    private void progress(TableRun t) {
+        try {
+            handler.onSnapshotProgress(t.progress());
+        } catch (RuntimeException e) {
+            log.warn("slot {}: snapshot progress callback failed", slot, e);
+        }
+    }
+
+    static String lsn(long l) {
+        return Lsn.format(l);
+    }
+}

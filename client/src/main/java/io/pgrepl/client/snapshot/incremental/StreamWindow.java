@@ -1,0 +1,191 @@
+package io.pgrepl.client.snapshot.incremental;
+
+import io.pgrepl.codec.Lsn;
+import io.pgrepl.codec.pgoutput.RelationInfo;
+import io.pgrepl.codec.pgoutput.TupleView;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * Where the stream is, as far as chunks care (event loop only): whether a transaction or a
+ * streamed block is open, the last commit delivered, and which keys of the snapshotted tables
+ * committed transactions changed (into each table's {@link TouchLog}).
+ *
+ * <p>Changes of a streamed (in-progress) or prepared transaction are held per transaction and
+ * count only once it commits (Stream Commit, Commit Prepared), at its commit LSN and under its
+ * top-level xid: one that aborts never made a chunk row stale. Until then the chunk's row stands;
+ * the transaction commits after it in the stream, so a consumer applying transactions at their
+ * commit applies it after the read.
+ */
+final class StreamWindow {
+    /** A change of a transaction not yet committed: the table, the key (null: every key) and the (sub)xid that made it. */
+    private record Pending(TableRun table, String key, long xid) {}
+
+    private static final int RING = 1024;
+    private final Map<Integer, TableRun> byOid = new HashMap<>();
+    /** The last relation looked up, and its run (null: not snapshotted): a run of changes to one table boxes nothing. */
+    private int lastOid;
+    private TableRun lastRun;
+    private boolean lastValid;
+    private final Map<Long, List<Pending>> pending = new HashMap<>();
+    /** The last RING committed transactions delivered: xid and commit LSN (see {@link #staleBefore}). */
+    private final long[] ringXid = new long[RING];
+    private final long[] ringLsn = new long[RING];
+    private int ringNext;
+    private int ringSize;
+    boolean txOpen;
+    boolean blockOpen;
+    private boolean preparing;
+    private long txXid;
+    private long txCommitLsn;
+    private long blockXid;
+    long lastCommitLsn;
+
+    void register(int oid, TableRun t) {
+        byOid.put(oid, t);
+        lastValid = false;
+    }
+
+    void unregister(int oid, TableRun t) {
+        if (byOid.get(oid) == t) byOid.remove(oid);
+        lastValid = false;
+    }
+
+    private TableRun lookup(int oid) {
+        if (byOid.isEmpty()) return null;
+        if (!lastValid || lastOid != oid) {
+            lastOid = oid;
+            lastRun = byOid.get(oid);
+            lastValid = true;
+        }
+        return lastRun;
+    }
+
+    /** A new connection: the server resends open transactions from their start. */
+    void reset() {
+        txOpen = false;
+        blockOpen = false;
+        preparing = false;
+        pending.clear();
+    }
+
+    boolean atBoundary() {
+        return !txOpen && !blockOpen;
+    }
+
+    long txCommitLsn() {
+        return txCommitLsn;
+    }
+
+    void begin(long xid, long finalLsn) {
+        txOpen = true;
+        txXid = xid;
+        txCommitLsn = finalLsn;
+    }
+
+    void commit(long commitLsn) {
+        txOpen = false;
+        delivered(txXid, commitLsn);
+    }
+
+    void beginPrepare(long xid, long prepareLsn) {
+        txOpen = true;
+        preparing = true;
+        txXid = xid;
+        txCommitLsn = prepareLsn;
+    }
+
+    void prepared() {
+        txOpen = false;
+        preparing = false;
+    }
+
+    void streamStart(long xid) {
+        blockOpen = true;
+        blockXid = xid;
+    }
+
+    void streamStop() {
+        blockOpen = false;
+    }
+
+    /** Stream Commit or Commit Prepared: the held changes count now. */
+    void committedLater(long xid, long commitLsn) {
+        List<Pending> held = pending.remove(xid);
+        if (held != null) {
+            for (Pending p : held) {
+                if (p.table.status == TableProgress.Status.COMPLETED || p.table.status == TableProgress.Status.STOPPED) continue;
+                if (p.key == null) p.table.touches.truncate(xid, commitLsn);
+                else p.table.touches.touch(p.key, xid, commitLsn);
+            }
+        }
+        delivered(xid, commitLsn);
+    }
+
+    /** Stream Abort (of the whole transaction, or one subtransaction) or Rollback Prepared. */
+    void aborted(long xid, long subXid) {
+        if (xid == subXid) {
+            pending.remove(xid);
+            return;
+        }
+        List<Pending> held = pending.get(xid);
+        if (held != null) held.removeIf(p -> p.xid == subXid);
+    }
+
+    private void delivered(long xid, long commitLsn) {
+        lastCommitLsn = Lsn.max(lastCommitLsn, commitLsn);
+        ringXid[ringNext] = xid;
+        ringLsn[ringNext] = commitLsn;
+        ringNext = (ringNext + 1) % RING;
+        if (ringSize < RING) ringSize++;
+    }
+
+    /**
+     * A change to a row: its old key (when the message carries one) and its new key are touched.
+     *
+     * @param streamedXid the change's xid when it came in a streamed block, else -1
+     */
+    void change(RelationInfo rel, TupleView oldTuple, TupleView newTuple, long streamedXid) {
+        TableRun t = lookup(rel.oid());
+        if (t == null) return;
+        int[] idx = t.streamKeys(rel);
+        if (oldTuple != null) touch(t, idx == null ? null : ChunkRows.key(oldTuple, idx), streamedXid);
+        if (newTuple != null) {
+            String k = idx == null ? null : ChunkRows.key(newTuple, idx);
+            // An update whose key columns are unchanged TOAST keeps the old key: already touched.
+            if (k != null || oldTuple == null) touch(t, k, streamedXid);
+        }
+    }
+
+    void truncate(RelationInfo rel, long streamedXid) {
+        TableRun t = lookup(rel.oid());
+        if (t != null) touch(t, null, streamedXid);
+    }
+
+    private void touch(TableRun t, String key, long streamedXid) {
+        if (streamedXid >= 0 || preparing) {
+            long top = streamedXid >= 0 ? blockXid : txXid;
+            pending.computeIfAbsent(top, x -> new ArrayList<>()).add(new Pending(t, key, streamedXid >= 0 ? streamedXid : txXid));
+        } else if (key == null) {
+            t.touches.truncate(txXid, txCommitLsn);
+        } else {
+            t.touches.touch(key, txXid, txCommitLsn);
+        }
+    }
+
+    /**
+     * Whether a transaction delivered before the table's keys were tracked (committed at or
+     * before {@code trackStartLsn}) is one the chunk's snapshot did not see: its changes are then
+     * unknown here and the chunk must be read again. Only the last {@value #RING} commits are kept;
+     * a transaction that lingers in the proc array after its commit record is a matter of
+     * microseconds (or of a synchronous standby's wait), far below that many commits.
+     */
+    boolean staleBefore(long trackStartLsn, XidSnapshot s) {
+        for (int i = 0; i < ringSize; i++) {
+            if (Long.compareUnsigned(ringLsn[i], trackStartLsn) <= 0 && !s.sees(ringXid[i])) return true;
+        }
+        return false;
+    }
+}

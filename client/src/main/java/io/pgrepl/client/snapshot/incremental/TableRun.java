@@ -1,0 +1,155 @@
+package io.pgrepl.client.snapshot.incremental;
+
+import io.pgrepl.codec.pgoutput.ColumnInfo;
+import io.pgrepl.codec.pgoutput.RelationInfo;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+import java.util.concurrent.CompletionStage;
+
+/**
+ * One table's incremental snapshot (event loop only): its plan, its key ranges each walked by one
+ * worker connection, the keys the stream touched meanwhile, and the counts for progress.
+ */
+final class TableRun {
+    /** One key range and its worker. */
+    static final class Cursor {
+        final KeyRange range;
+        List<String> lastKey;
+        boolean done;
+        Chunk inFlight;
+        /** Consecutive transient failures. */
+        int failures;
+        CompletionStage<ChunkReader> reader;
+
+        Cursor(KeyRange range, List<String> lastKey, boolean done) {
+            this.range = range;
+            this.lastKey = lastKey;
+            this.done = done;
+        }
+
+        List<String> after() {
+            return lastKey != null ? lastKey : range.after();
+        }
+    }
+
+    final String name;
+    final String condition;
+    /** A column to walk by instead of the table's key, or null. */
+    final String surrogateKey;
+    /** Ranges from a saved state, used instead of planning new ones. */
+    final List<ProgressState.Range> resumed;
+    final TouchLog touches = new TouchLog();
+    TableProgress.Status status = TableProgress.Status.PLANNING;
+    KeyedTable plan;
+    /** The table's oid, then its partitions' (the stream names a leaf's changes by the leaf unless published via the root). */
+    int[] oids;
+    boolean planning;
+    /** The published columns, as the reads' relation. */
+    RelationInfo relation;
+    /** All selected columns (published, then key-only ones), to decode the COPY. */
+    RelationInfo selected;
+    final List<Cursor> cursors = new ArrayList<>();
+    /** Transactions delivered at or before this LSN arrived before the touches were tracked. */
+    long trackStartLsn;
+    /** The snapshot of the last chunk read (for pruning the touch log). */
+    XidSnapshot lastSnapshot;
+    boolean paused;
+    long chunks;
+    long rows;
+    String error;
+    /** The stream relation the key positions below were computed for. */
+    private RelationInfo keyedRelation;
+    private int[] streamKeyIdx;
+
+    TableRun(String name, String condition, String surrogateKey, List<ProgressState.Range> resumed) {
+        this.name = name;
+        this.condition = condition;
+        this.surrogateKey = surrogateKey;
+        this.resumed = resumed;
+    }
+
+    /** Sets the plan and builds the relations the reads are decoded with. */
+    void planned(KeyedTable p, int relOid, int[] allOids) {
+        this.plan = p;
+        this.oids = allOids;
+        int[] keys = p.keyColumnIndexes();
+        List<ColumnInfo> all = new ArrayList<>();
+        for (int i = 0; i < p.columns().size(); i++) {
+            KeyedTable.Column c = p.columns().get(i);
+            final int at = i;
+            boolean key = Arrays.stream(keys).anyMatch(k -> k == at);
+            all.add(new ColumnInfo(key ? ColumnInfo.FLAG_KEY : 0, c.name(), c.typeOid(), -1));
+        }
+        selected = new RelationInfo(relOid, p.schema(), p.table(), RelationInfo.REPLICA_IDENTITY_DEFAULT, all);
+        relation = new RelationInfo(relOid, p.schema(), p.table(), RelationInfo.REPLICA_IDENTITY_DEFAULT,
+                all.subList(0, p.publishedColumnCount()));
+    }
+
+    /**
+     * The key columns' positions in a stream relation of this table, matched by name; null when
+     * the relation lacks one (a key column outside the publication's column list: such a change
+     * cannot be matched and is treated as touching the whole table).
+     */
+    int[] streamKeys(RelationInfo r) {
+        if (r != keyedRelation) {
+            keyedRelation = r;
+            List<KeyedTable.Column> keys = plan.keyColumns();
+            streamKeyIdx = new int[keys.size()];
+            for (int k = 0; k < keys.size(); k++) {
+                streamKeyIdx[k] = -1;
+                for (int i = 0; i < r.columnCount(); i++) {
+                    if (r.column(i).name().equals(keys.get(k).name())) streamKeyIdx[k] = i;
+                }
+                if (streamKeyIdx[k] < 0) {
+                    streamKeyIdx = null;
+                    break;
+                }
+            }
+        }
+        return streamKeyIdx;
+    }
+
+    /**
+     * Forgets touches no open or later chunk can be affected by (see {@link TouchLog#prune}): the
+     * floor is a snapshot read before every open chunk started (its xmin is at most theirs), and
+     * the LSN up to which every commit was delivered before they started.
+     */
+    void pruneTouches(long lastCommitLsn) {
+        XidSnapshot floor = null;
+        long lsnFloor = lastCommitLsn;
+        if (!inFlight()) {
+            floor = lastSnapshot;
+        } else {
+            for (Cursor c : cursors) {
+                if (c.inFlight == null) continue;
+                if (c.inFlight.safeSnapshot == null) return;
+                if (floor == null || c.inFlight.safeSnapshot.xmin() < floor.xmin()) floor = c.inFlight.safeSnapshot;
+                if (Long.compareUnsigned(c.inFlight.lsnFloor, lsnFloor) < 0) lsnFloor = c.inFlight.lsnFloor;
+            }
+        }
+        if (floor != null) touches.prune(floor, lsnFloor);
+    }
+
+    boolean inFlight() {
+        for (Cursor c : cursors) if (c.inFlight != null) return true;
+        return false;
+    }
+
+    boolean allDone() {
+        for (Cursor c : cursors) if (!c.done) return false;
+        return !cursors.isEmpty();
+    }
+
+    ProgressState.Table state() {
+        if (plan == null && resumed == null) return new ProgressState.Table(name, condition, surrogateKey, null);
+        if (cursors.isEmpty()) return new ProgressState.Table(name, condition, surrogateKey, resumed);
+        List<ProgressState.Range> rs = new ArrayList<>();
+        for (Cursor c : cursors) rs.add(new ProgressState.Range(c.range.after(), c.range.upTo(), c.lastKey, c.done));
+        return new ProgressState.Table(name, condition, surrogateKey, rs);
+    }
+
+    TableProgress progress() {
+        return new TableProgress(name, status, chunks, rows, plan == null ? -1 : plan.estimatedRows(), error);
+    }
+}
