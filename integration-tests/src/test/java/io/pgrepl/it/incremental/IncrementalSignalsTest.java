@@ -103,7 +103,7 @@ class IncrementalSignalsTest {
             LogicalReplicationOptions o = LogicalReplicationOptions.builder("inc_sig").publications("inc_sig_pub").messages(true)
                     .autoAcknowledge(true).statusInterval(Duration.ofMillis(200)).build();
             IncrementalSnapshots snaps = IncrementalSnapshots.create(
-                    IncrementalOptions.of(config(s, ReplicationMode.NONE)).withChunkSize(100), r);
+                    IncrementalOptions.of(config(s, ReplicationMode.NONE)).withChunkSize(100).withAcceptMessageSignals(true), r);
             LogicalReplicationStream stream = repl.startLogical(o, snaps);
             await(stream.started());
 

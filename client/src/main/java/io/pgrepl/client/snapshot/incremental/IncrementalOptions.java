@@ -16,11 +16,15 @@ import java.util.Objects;
  * @param workersPerTable   key ranges (and connections) per table
  * @param parallelTables    tables snapshotted at once
  * @param resumeState       a {@link IncrementalSnapshots#state()} saved earlier, or null
- * @param acceptSignals     whether {@code pgrepl} logical messages and signal table rows start,
- *                          stop, pause and resume snapshots
+ * @param acceptMessageSignals whether {@code pgrepl} logical messages start, stop, pause and resume
+ *                          snapshots. Off by default: PostgreSQL checks no privilege on
+ *                          {@code pg_logical_emit_message}, so any role that can connect could
+ *                          otherwise steer the snapshot and have its additional conditions run as the
+ *                          stream's role. Rows of a configured signal table are always acted on: its
+ *                          INSERT privilege says who may signal.
  */
 public record IncrementalOptions(ConnectionConfig ordinary, int chunkSize, WatermarkMode watermarks, String signalTable,
-                                 int workersPerTable, int parallelTables, String resumeState, boolean acceptSignals) {
+                                 int workersPerTable, int parallelTables, String resumeState, boolean acceptMessageSignals) {
     /** The default chunk size, Debezium's. */
     public static final int DEFAULT_CHUNK_SIZE = 1024;
 
@@ -35,7 +39,7 @@ public record IncrementalOptions(ConnectionConfig ordinary, int chunkSize, Water
      * @param workersPerTable key ranges per table, at least 1
      * @param parallelTables  tables at once, at least 1
      * @param resumeState     a saved state, or null
-     * @param acceptSignals   whether signals from the stream are acted on
+     * @param acceptMessageSignals   whether signals from the stream are acted on
      */
     public IncrementalOptions {
         Objects.requireNonNull(ordinary, "ordinary");
@@ -52,13 +56,13 @@ public record IncrementalOptions(ConnectionConfig ordinary, int chunkSize, Water
 
     /**
      * Defaults: chunks of {@value #DEFAULT_CHUNK_SIZE}, {@link WatermarkMode#AUTO}, no signal
-     * table, one worker, one table at a time, signals accepted.
+     * table, one worker, one table at a time, no signals from logical messages.
      *
      * @param ordinary the database, as for the stream (the replication parameter is replaced)
      * @return the options
      */
     public static IncrementalOptions of(ConnectionConfig ordinary) {
-        return new IncrementalOptions(ordinary, DEFAULT_CHUNK_SIZE, WatermarkMode.AUTO, null, 1, 1, null, true);
+        return new IncrementalOptions(ordinary, DEFAULT_CHUNK_SIZE, WatermarkMode.AUTO, null, 1, 1, null, false);
     }
 
     /**
@@ -68,7 +72,7 @@ public record IncrementalOptions(ConnectionConfig ordinary, int chunkSize, Water
      * @return the copy
      */
     public IncrementalOptions withChunkSize(int n) {
-        return new IncrementalOptions(ordinary, n, watermarks, signalTable, workersPerTable, parallelTables, resumeState, acceptSignals);
+        return new IncrementalOptions(ordinary, n, watermarks, signalTable, workersPerTable, parallelTables, resumeState, acceptMessageSignals);
     }
 
     /**
@@ -78,7 +82,7 @@ public record IncrementalOptions(ConnectionConfig ordinary, int chunkSize, Water
      * @return the copy
      */
     public IncrementalOptions withWatermarks(WatermarkMode m) {
-        return new IncrementalOptions(ordinary, chunkSize, m, signalTable, workersPerTable, parallelTables, resumeState, acceptSignals);
+        return new IncrementalOptions(ordinary, chunkSize, m, signalTable, workersPerTable, parallelTables, resumeState, acceptMessageSignals);
     }
 
     /**
@@ -88,7 +92,7 @@ public record IncrementalOptions(ConnectionConfig ordinary, int chunkSize, Water
      * @return the copy
      */
     public IncrementalOptions withSignalTable(String table) {
-        return new IncrementalOptions(ordinary, chunkSize, watermarks, table, workersPerTable, parallelTables, resumeState, acceptSignals);
+        return new IncrementalOptions(ordinary, chunkSize, watermarks, table, workersPerTable, parallelTables, resumeState, acceptMessageSignals);
     }
 
     /**
@@ -98,7 +102,7 @@ public record IncrementalOptions(ConnectionConfig ordinary, int chunkSize, Water
      * @return the copy
      */
     public IncrementalOptions withWorkersPerTable(int n) {
-        return new IncrementalOptions(ordinary, chunkSize, watermarks, signalTable, n, parallelTables, resumeState, acceptSignals);
+        return new IncrementalOptions(ordinary, chunkSize, watermarks, signalTable, n, parallelTables, resumeState, acceptMessageSignals);
     }
 
     /**
@@ -108,7 +112,7 @@ public record IncrementalOptions(ConnectionConfig ordinary, int chunkSize, Water
      * @return the copy
      */
     public IncrementalOptions withParallelTables(int n) {
-        return new IncrementalOptions(ordinary, chunkSize, watermarks, signalTable, workersPerTable, n, resumeState, acceptSignals);
+        return new IncrementalOptions(ordinary, chunkSize, watermarks, signalTable, workersPerTable, n, resumeState, acceptMessageSignals);
     }
 
     /**
@@ -118,16 +122,17 @@ public record IncrementalOptions(ConnectionConfig ordinary, int chunkSize, Water
      * @return the copy
      */
     public IncrementalOptions withResumeState(String state) {
-        return new IncrementalOptions(ordinary, chunkSize, watermarks, signalTable, workersPerTable, parallelTables, state, acceptSignals);
+        return new IncrementalOptions(ordinary, chunkSize, watermarks, signalTable, workersPerTable, parallelTables, state, acceptMessageSignals);
     }
 
     /**
      * A copy with another value.
      *
-     * @param accept whether signals from the stream are acted on
+     * @param accept whether {@code pgrepl} logical messages are acted on as signals (see the record's javadoc: grant
+     *               {@code pg_logical_emit_message} only to the roles that may signal first)
      * @return the copy
      */
-    public IncrementalOptions withAcceptSignals(boolean accept) {
+    public IncrementalOptions withAcceptMessageSignals(boolean accept) {
         return new IncrementalOptions(ordinary, chunkSize, watermarks, signalTable, workersPerTable, parallelTables, resumeState, accept);
     }
 
@@ -136,6 +141,6 @@ public record IncrementalOptions(ConnectionConfig ordinary, int chunkSize, Water
         // ordinary's own toString keeps its secrets out
         return "IncrementalOptions[ordinary=" + ordinary + ", chunkSize=" + chunkSize + ", watermarks=" + watermarks
                 + ", signalTable=" + signalTable + ", workersPerTable=" + workersPerTable + ", parallelTables=" + parallelTables
-                + ", resumeState=" + (resumeState == null ? "none" : "given") + ", acceptSignals=" + acceptSignals + "]";
+                + ", resumeState=" + (resumeState == null ? "none" : "given") + ", acceptMessageSignals=" + acceptMessageSignals + "]";
     }
 }

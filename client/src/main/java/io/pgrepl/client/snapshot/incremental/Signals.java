@@ -45,7 +45,7 @@ final class Signals {
     void maybeMessage(LogicalMessage m) {
         if (m.prefixEquals(ChunkReader.WATERMARK_PREFIX)) {
             if (m.transactional() && !engine.window.blockOpen) engine.mark(m.content().toString(StandardCharsets.UTF_8));
-        } else if (m.prefixEquals(SnapshotSignals.MESSAGE_PREFIX) && engine.options.acceptSignals()) {
+        } else if (m.prefixEquals(SnapshotSignals.MESSAGE_PREFIX) && engine.options.acceptMessageSignals()) {
             String where = "logical message at " + Lsn.format(m.messageLsn());
             if (engine.window.blockOpen) {
                 log.warn("slot {}: snapshot signal ({}) inside a streamed transaction ignored: it may still abort", engine.slot, where);
@@ -76,7 +76,7 @@ final class Signals {
             if (id != null && !engine.window.blockOpen) engine.mark(id);
             return;
         }
-        if (!engine.options.acceptSignals() || engine.window.blockOpen) return;
+        if (engine.window.blockOpen) return;
         String where = "signal table row " + id;
         try {
             apply(SnapshotSignals.parse(id, type, data), where);
