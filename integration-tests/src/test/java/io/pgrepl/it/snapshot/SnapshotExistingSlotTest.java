@@ -56,6 +56,9 @@ class SnapshotExistingSlotTest {
             assertTrue(Lsn.compare(r.consistentPoint(), Lsn.parse(confirmed)) > 0, "the export's position is after the slot's");
             assertEquals(confirmed, scalar(sql, "SELECT confirmed_flush_lsn::text FROM pg_replication_slots WHERE slot_name = 'ex_slot'"),
                     "the slot did not move");
+            // A backend leaves pg_stat_activity a moment after its client's Terminate: wait for it.
+            long end = System.nanoTime() + Duration.ofSeconds(20).toNanos();
+            while (workerSessions(sql) != 0 && System.nanoTime() < end) Thread.sleep(50);
             assertEquals(0, workerSessions(sql), "the workers and the exporting session are gone");
             await(repl.dropReplicationSlot("ex_slot", false));
         }
