@@ -1,43 +1,20 @@
 package io.pgrepl.it.incremental;
 
-import io.pgrepl.client.ConnectionConfig;
+import static io.pgrepl.it.snapshot.SnapshotSupport.await;
+
 import io.pgrepl.client.PgConnection;
-import io.pgrepl.client.ReplicationMode;
-import io.pgrepl.client.config.SslMode;
 import io.pgrepl.client.replication.CreateSlotOptions;
 import io.pgrepl.client.replication.SnapshotMode;
 import io.pgrepl.codec.Lsn;
-import io.pgrepl.testkit.PgServer;
+import io.pgrepl.it.snapshot.SnapshotSupport;
 import java.time.Duration;
 import java.util.HashMap;
 import java.util.Map;
-import java.util.concurrent.CompletionStage;
-import java.util.concurrent.ExecutionException;
-import java.util.concurrent.TimeUnit;
 import java.util.function.BooleanSupplier;
 
 /** Blocking helpers for the incremental snapshot tests (test thread only). */
 final class IncSupport {
     private IncSupport() {}
-
-    static <T> T await(CompletionStage<T> stage) throws Exception {
-        try {
-            return stage.toCompletableFuture().get(120, TimeUnit.SECONDS);
-        } catch (ExecutionException e) {
-            if (e.getCause() instanceof Exception ex) throw ex;
-            throw e;
-        }
-    }
-
-    static ConnectionConfig config(PgServer s, ReplicationMode mode) {
-        return ConnectionConfig.builder().host(s.host()).port(s.port()).user(s.superuser().name())
-                .password(s.superuser().password()).database("postgres").sslMode(SslMode.DISABLE).replication(mode)
-                .connectTimeout(Duration.ofSeconds(30)).build();
-    }
-
-    static PgConnection connect(PgServer s, ReplicationMode mode) throws Exception {
-        return await(PgConnection.connect(config(s, mode)));
-    }
 
     static void createSlot(PgConnection repl, String slot) throws Exception {
         await(repl.createReplicationSlot(CreateSlotOptions.logical(slot, "pgoutput").withSnapshot(SnapshotMode.NOTHING)));
@@ -50,11 +27,7 @@ final class IncSupport {
     }
 
     static void waitUntil(String what, Duration timeout, BooleanSupplier cond) throws InterruptedException {
-        long deadline = System.nanoTime() + timeout.toNanos();
-        while (!cond.getAsBoolean()) {
-            if (System.nanoTime() > deadline) throw new AssertionError("timed out waiting for " + what);
-            Thread.sleep(20);
-        }
+        SnapshotSupport.waitUntil(cond, timeout, what);
     }
 
     /** The table as the server has it now: id to {@code v|n}, the way {@link Rebuild} keeps it. */

@@ -1,10 +1,10 @@
 package io.pgrepl.it.incremental;
 
-import static io.pgrepl.it.incremental.IncSupport.await;
-import static io.pgrepl.it.incremental.IncSupport.config;
 import static io.pgrepl.it.incremental.IncSupport.confirmedFlush;
-import static io.pgrepl.it.incremental.IncSupport.connect;
 import static io.pgrepl.it.incremental.IncSupport.waitUntil;
+import static io.pgrepl.it.snapshot.SnapshotSupport.await;
+import static io.pgrepl.it.snapshot.SnapshotSupport.config;
+import static io.pgrepl.it.snapshot.SnapshotSupport.connect;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;

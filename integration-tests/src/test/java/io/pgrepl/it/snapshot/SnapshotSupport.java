@@ -12,11 +12,11 @@ import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.function.BooleanSupplier;
 
-/** Blocking helpers for the snapshot tests (test thread only). */
-final class SnapshotSupport {
+/** Blocking helpers for the snapshot tests, full and incremental (test thread only). */
+public final class SnapshotSupport {
     private SnapshotSupport() {}
 
-    static <T> T await(CompletionStage<T> stage) throws Exception {
+    public static <T> T await(CompletionStage<T> stage) throws Exception {
         try {
             return stage.toCompletableFuture().get(120, TimeUnit.SECONDS);
         } catch (ExecutionException e) {
@@ -34,13 +34,13 @@ final class SnapshotSupport {
         throw new AssertionError("expected the stage to fail");
     }
 
-    static ConnectionConfig config(PgServer s, ReplicationMode mode) {
+    public static ConnectionConfig config(PgServer s, ReplicationMode mode) {
         return ConnectionConfig.builder().host(s.host()).port(s.port()).user(s.superuser().name())
                 .password(s.superuser().password()).database("postgres").sslMode(SslMode.DISABLE).replication(mode)
                 .connectTimeout(Duration.ofSeconds(30)).build();
     }
 
-    static PgConnection connect(PgServer s, ReplicationMode mode) throws Exception {
+    public static PgConnection connect(PgServer s, ReplicationMode mode) throws Exception {
         return await(PgConnection.connect(config(s, mode)));
     }
 
@@ -48,7 +48,7 @@ final class SnapshotSupport {
         return await(c.query(sql)).singleRow().get(0);
     }
 
-    static void waitUntil(BooleanSupplier cond, Duration max, String what) throws InterruptedException {
+    public static void waitUntil(BooleanSupplier cond, Duration max, String what) throws InterruptedException {
         long deadline = System.nanoTime() + max.toNanos();
         while (!cond.getAsBoolean()) {
             if (System.nanoTime() > deadline) throw new AssertionError("timed out waiting for " + what);

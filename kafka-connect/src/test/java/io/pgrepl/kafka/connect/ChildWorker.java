@@ -11,11 +11,13 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Properties;
 import java.util.concurrent.TimeUnit;
 import org.apache.kafka.connect.cli.ConnectDistributed;
+import org.apache.kafka.connect.json.JsonConverter;
 
 /**
  * A Connect worker in a JVM of its own ({@link ConnectDistributed}, the test JVM's classpath), so that
@@ -36,6 +38,38 @@ final class ChildWorker implements AutoCloseable {
         this.hook = hook;
         this.port = port;
         this.log = log;
+    }
+
+    /**
+     * The group and its storage topics ({@code prefix}-group, -configs, -offsets, -status), for the
+     * embedded worker and the child alike; failure detection kept short.
+     */
+    static Map<String, String> group(String prefix) {
+        return Map.of(
+                "group.id", prefix + "-group",
+                "config.storage.topic", prefix + "-configs",
+                "offset.storage.topic", prefix + "-offsets",
+                "status.storage.topic", prefix + "-status",
+                "offset.storage.partitions", "1",
+                // The broker's smallest allowed session (group.min.session.timeout.ms); a dead worker's tasks
+                // are reassigned this long after it stopped heartbeating, plus the scheduled delay.
+                "session.timeout.ms", "6000",
+                "heartbeat.interval.ms", "1000",
+                "scheduled.rebalance.max.delay.ms", "1000");
+    }
+
+    /** The child's worker properties: {@code group}, the brokers, JSON with schemas, offsets flushed often. */
+    static Map<String, String> workerProps(Map<String, String> group, String bootstrapServers) {
+        Map<String, String> p = new HashMap<>(group);
+        p.put("bootstrap.servers", bootstrapServers);
+        p.put("plugin.discovery", "service_load");
+        p.put("offset.flush.interval.ms", "500");
+        p.put("key.converter", JsonConverter.class.getName());
+        p.put("value.converter", JsonConverter.class.getName());
+        p.put("key.converter.schemas.enable", "true");
+        p.put("value.converter.schemas.enable", "true");
+        for (String s : List.of("config", "offset", "status")) p.put(s + ".storage.replication.factor", "1");
+        return p;
     }
 
     /**

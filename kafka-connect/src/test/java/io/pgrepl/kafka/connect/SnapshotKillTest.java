@@ -16,7 +16,6 @@ import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.nio.file.Path;
 import java.time.Duration;
-import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
@@ -25,7 +24,6 @@ import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.stream.Collectors;
-import org.apache.kafka.connect.json.JsonConverter;
 import org.apache.kafka.connect.util.clusters.EmbeddedConnectCluster;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
@@ -44,15 +42,7 @@ import org.junit.jupiter.api.TestInstance;
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
 class SnapshotKillTest {
     private static final ObjectMapper JSON = new ObjectMapper();
-    private static final Map<String, String> GROUP = Map.of(
-            "group.id", "sk-group",
-            "config.storage.topic", "sk-configs",
-            "offset.storage.topic", "sk-offsets",
-            "status.storage.topic", "sk-status",
-            "offset.storage.partitions", "1",
-            "session.timeout.ms", "6000",
-            "heartbeat.interval.ms", "1000",
-            "scheduled.rebalance.max.delay.ms", "1000");
+    private static final Map<String, String> GROUP = ChildWorker.group("sk");
 
     private EmbeddedConnectCluster connect;
     private PgServer pg;
@@ -67,19 +57,6 @@ class SnapshotKillTest {
     void stop() {
         if (connect != null) connect.stop();
         if (pg != null) pg.close();
-    }
-
-    private Map<String, String> childProps() {
-        Map<String, String> p = new HashMap<>(GROUP);
-        p.put("bootstrap.servers", connect.kafka().bootstrapServers());
-        p.put("plugin.discovery", "service_load");
-        p.put("offset.flush.interval.ms", "500");
-        p.put("key.converter", JsonConverter.class.getName());
-        p.put("value.converter", JsonConverter.class.getName());
-        p.put("key.converter.schemas.enable", "true");
-        p.put("value.converter.schemas.enable", "true");
-        for (String s : List.of("config", "offset", "status")) p.put(s + ".storage.replication.factor", "1");
-        return p;
     }
 
     private Map<String, String> config(String p, int threads) {
@@ -106,7 +83,8 @@ class SnapshotKillTest {
         AtomicInteger ops = new AtomicInteger();
         AtomicReference<Throwable> failed = new AtomicReference<>();
         Thread workload = new Thread(() -> workload(running, ops, failed), "sk-workload");
-        ChildWorker child = ChildWorker.start(childProps(), Path.of("target", "snapshot-kill"), "sk-child");
+        Map<String, String> childProps = ChildWorker.workerProps(GROUP, connect.kafka().bootstrapServers());
+        ChildWorker child = ChildWorker.start(childProps, Path.of("target", "snapshot-kill"), "sk-child");
         try {
             // Only the child in the group: both tasks run there.
             connect.removeWorker();

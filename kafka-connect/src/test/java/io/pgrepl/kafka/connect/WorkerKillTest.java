@@ -20,7 +20,6 @@ import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
-import org.apache.kafka.connect.json.JsonConverter;
 import org.apache.kafka.connect.util.clusters.EmbeddedConnectCluster;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
@@ -39,19 +38,8 @@ import org.junit.jupiter.api.TestInstance;
  */
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
 class WorkerKillTest {
-    private static final String OFFSETS = "wk-offsets";
-    /** The group and its storage, shared by the embedded worker and the child; failure detection kept short. */
-    private static final Map<String, String> GROUP = Map.of(
-            "group.id", "wk-group",
-            "config.storage.topic", "wk-configs",
-            "offset.storage.topic", OFFSETS,
-            "status.storage.topic", "wk-status",
-            "offset.storage.partitions", "1",
-            // The broker's smallest allowed session (group.min.session.timeout.ms); a dead worker's tasks
-            // are reassigned this long after it stopped heartbeating, plus the scheduled delay.
-            "session.timeout.ms", "6000",
-            "heartbeat.interval.ms", "1000",
-            "scheduled.rebalance.max.delay.ms", "1000");
+    private static final Map<String, String> GROUP = ChildWorker.group("wk");
+    private static final String OFFSETS = GROUP.get("offset.storage.topic");
     private static final int PER_TX = 2;
 
     private EmbeddedConnectCluster connect;
@@ -69,19 +57,6 @@ class WorkerKillTest {
         if (pg != null) pg.close();
     }
 
-    private Map<String, String> childProps() {
-        Map<String, String> p = new HashMap<>(GROUP);
-        p.put("bootstrap.servers", connect.kafka().bootstrapServers());
-        p.put("plugin.discovery", "service_load");
-        p.put("offset.flush.interval.ms", "500");
-        p.put("key.converter", JsonConverter.class.getName());
-        p.put("value.converter", JsonConverter.class.getName());
-        p.put("key.converter.schemas.enable", "true");
-        p.put("value.converter.schemas.enable", "true");
-        for (String s : List.of("config", "offset", "status")) p.put(s + ".storage.replication.factor", "1");
-        return p;
-    }
-
     /** One committed offset and the slot's confirmed position, read while the offsets topic did not change. */
     record Sample(long committedEnd, int committedEvent, long confirmed) {}
 
@@ -90,7 +65,8 @@ class WorkerKillTest {
         List<String> names = List.of("wka", "wkb");
         for (String n : names) EndToEndTest.sql(pg, "CREATE TABLE " + n + "_rows (id int PRIMARY KEY, tx int)");
         long t0 = System.nanoTime();
-        try (ChildWorker child = ChildWorker.start(childProps(), Path.of("target", "worker-kill"), "child-worker")) {
+        Map<String, String> childProps = ChildWorker.workerProps(GROUP, connect.kafka().bootstrapServers());
+        try (ChildWorker child = ChildWorker.start(childProps, Path.of("target", "worker-kill"), "child-worker")) {
             double childUp = (System.nanoTime() - t0) / 1e9;
             for (String n : names) {
                 Map<String, String> cfg = EndToEndTest.connectorConfig(pg, n);

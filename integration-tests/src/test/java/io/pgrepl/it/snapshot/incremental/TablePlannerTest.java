@@ -1,5 +1,6 @@
 package io.pgrepl.it.snapshot.incremental;
 
+import static io.pgrepl.it.connect.Await.await;
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertInstanceOf;
@@ -250,15 +251,6 @@ class TablePlannerTest {
             return assertInstanceOf(SnapshotException.class, e.getCause());
         }
         throw new AssertionError("expected the plan to be refused");
-    }
-
-    static <T> T await(CompletionStage<T> stage) throws Exception {
-        try {
-            return stage.toCompletableFuture().get(60, TimeUnit.SECONDS);
-        } catch (ExecutionException e) {
-            if (e.getCause() instanceof Exception ex) throw ex;
-            throw e;
-        }
     }
 
     static PgConnection connect(PgServer s) throws Exception {
