@@ -17,6 +17,10 @@ import java.util.concurrent.atomic.AtomicLong;
  *
  * <p>The queue can exceed the high watermark by what one socket read (one receive buffer, up to
  * 64 KiB of messages) had already delivered when the pause took effect; never beyond that.
+ *
+ * <p>Wake-ups: a source that {@link #push}es wakes the executor for every item the subscriber is
+ * idle for; one that {@link #offer}s and then {@link #flush}es wakes it once per batch. Either way,
+ * once awake the executor delivers everything queued, up to demand, before it returns.
  */
 public final class FlowBuffer<T> implements Flow.Subscription {
     /** What the buffer controls upstream. Calls are serialised; pause/resume alternate. */
@@ -42,6 +46,7 @@ public final class FlowBuffer<T> implements Flow.Subscription {
     private final AtomicInteger peakQueued = new AtomicInteger();
     private final AtomicLong demand = new AtomicLong();
     private final AtomicInteger wip = new AtomicInteger();
+    private final Runnable drainTask = this::drainLoop;
     private final Object pauseLock = new Object();
     private volatile boolean paused;
     private boolean upstreamCancelled;
@@ -153,15 +158,43 @@ public final class FlowBuffer<T> implements Flow.Subscription {
     // ---- source side (any thread)
 
     /**
-     * Queues an item for the subscriber (source side, any thread); pauses the source above a watermark.
-     * After cancel or termination the item is discarded instead.
+     * Queues an item for the subscriber (source side, any thread) and wakes its executor if it is
+     * idle; pauses the source above a watermark. After cancel or termination the item is discarded
+     * instead.
      *
      * @param item the item
      */
     public void push(T item) {
+        enqueue(item);
+        drain();
+    }
+
+    /**
+     * Queues an item without waking the subscriber's executor (source side, one thread): the
+     * source calls {@link #flush()} at the end of its batch, e.g. once per socket read, so a
+     * subscriber that keeps up is woken once per batch instead of once per item. Crossing the
+     * high watermark pauses the source and wakes the subscriber at once. After cancel or
+     * termination the item is discarded instead.
+     *
+     * @param item the item
+     */
+    public void offer(T item) {
+        if (enqueue(item)) drain();
+    }
+
+    /**
+     * The end of a batch of {@link #offer}s: wakes the subscriber's executor if items wait and it
+     * has demand. Without demand nothing is woken: the subscriber's next {@code request} drains.
+     */
+    public void flush() {
+        if (queued.get() > 0 && demand.get() > 0) drain();
+    }
+
+    /** @return true if the item paused the source (the subscriber should be woken now) */
+    private boolean enqueue(T item) {
         if (cancelled || done) {
             discard(item);
-            return;
+            return false;
         }
         // Without a weigher the weight stays 0: no atomic update per item for it.
         long w = weigher == null ? 0 : weight.addAndGet(weigh(item));
@@ -179,8 +212,9 @@ public final class FlowBuffer<T> implements Flow.Subscription {
                     if (up != null) up.pause();
                 }
             }
+            return true;
         }
-        drain();
+        return false;
     }
 
     /** Ends the sequence: onComplete follows the queued items (source side, any thread). */
@@ -268,7 +302,7 @@ public final class FlowBuffer<T> implements Flow.Subscription {
     private void drain() {
         if (wip.getAndIncrement() != 0) return;
         try {
-            executor.execute(this::drainLoop);
+            executor.execute(drainTask);
         } catch (RuntimeException rejected) {
             wip.set(0);
             cancelled = true;
