@@ -176,7 +176,7 @@ class FlowBufferBatchTest {
 
     @Test
     void cancelInTheMiddleOfABatchStopsDeliveryAndDiscardsTheRest() throws Exception {
-        Sub sub = new Sub(1, 1, 4);
+        Sub sub = new Sub(100, 0, 4); // demand left over when it cancels at item 4
         FlowBuffer<Integer> b = new FlowBuffer<>(sub, executor, 1000, 10);
         List<Integer> discarded = new CopyOnWriteArrayList<>();
         b.onDiscard(discarded::add);
