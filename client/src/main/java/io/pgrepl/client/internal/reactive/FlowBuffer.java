@@ -12,8 +12,9 @@ import java.util.concurrent.atomic.AtomicLong;
  * The bounded hand-off between a push source (the replication event loop) and one
  * {@link Flow.Subscriber}: items queue up; above the high watermark the source is paused (socket
  * reads stop, keepalives do not), below the low watermark it is resumed. Every subscriber signal
- * (onSubscribe first) runs serially on {@code executor}, never on the event loop, so a slow
- * subscriber never delays the keepalive answers.
+ * (onSubscribe first) runs serially on {@code executor}, so a slow subscriber never delays the
+ * keepalive answers. An executor that runs tasks inline puts the signals on the signalling thread,
+ * the event loop included: only for a subscriber that never blocks (BlockingChanges' own).
  *
  * <p>The queue can exceed the high watermark by what one socket read (one receive buffer, up to
  * 64 KiB of messages) had already delivered when the pause took effect; never beyond that.
