@@ -337,17 +337,21 @@ public final class FlowBuffer<T> implements Flow.Subscription {
     }
 
     private void emitAvailable() {
+        // Set before start(): read once per pass, not per item.
+        java.util.function.ToLongFunction<? super T> w = weigher;
+        java.util.function.Consumer<? super T> hook = afterOnNext;
         while (demand.get() > 0 && !cancelled && badRequest == null) {
             T item = queue.poll();
             if (item == null) break;
             queued.decrementAndGet();
-            if (weigher != null) weight.addAndGet(-weigh(item));
+            if (w != null) weight.addAndGet(-w.applyAsLong(item));
             // §3.17: Long.MAX_VALUE is unbounded demand, which stays unbounded (request() caps at it).
             if (demand.get() != Long.MAX_VALUE) demand.decrementAndGet();
-            maybeResume();
+            // Only a paused source needs the lock. A pause this read misses is caught by the check
+            // after the loop: every pause is followed by a drain pass (offer and push both drain).
+            if (paused) maybeResume();
             try {
                 subscriber.onNext(item);
-                java.util.function.Consumer<? super T> hook = afterOnNext;
                 if (hook != null) hook.accept(item);
             } catch (Throwable t) {
                 // §2.13 broken subscriber: cancel and stop signalling.
@@ -356,6 +360,7 @@ public final class FlowBuffer<T> implements Flow.Subscription {
                 return;
             }
         }
+        maybeResume();
         if (cancelled) {
             terminated = true;
             clear();
