@@ -36,7 +36,7 @@ import org.postgresql.replication.PGReplicationStream;
  * RSS are its own: it streams a slot from its start to a given commit end LSN, acknowledging each
  * commit, then prints {@code rows=N sum=S} on stderr and exits.
  *
- * <pre>java -cp benchmarks.jar io.pgrepl.benchmarks.drain.DrainClient handler|reactive|pgjdbc HOST PORT USER PASSWORD SLOT PUBLICATION PROTO END_LSN</pre>
+ * <pre>java -cp benchmarks.jar io.pgrepl.benchmarks.drain.DrainClient handler|reactive|reactor|pgjdbc HOST PORT USER PASSWORD SLOT PUBLICATION PROTO END_LSN</pre>
  *
  * <p>Every face reads what the table {@code t(id int, a int, b bigint, c text, d timestamptz)} holds:
  * the pgrepl faces parse the three integers and touch the text and timestamp (length and first byte);
@@ -59,7 +59,7 @@ public final class DrainClient {
     }
 
     public static void main(String[] args) throws Exception {
-        if (args.length != 9) throw new IllegalArgumentException("usage: handler|reactive|pgjdbc HOST PORT USER PASSWORD SLOT PUB PROTO END_LSN");
+        if (args.length != 9) throw new IllegalArgumentException("usage: handler|reactive|reactor|pgjdbc HOST PORT USER PASSWORD SLOT PUB PROTO END_LSN");
         String face = args[0];
         String host = args[1];
         int port = Integer.parseInt(args[2]);
@@ -72,13 +72,14 @@ public final class DrainClient {
         long[] result = switch (face) {
             case "handler" -> handler(host, port, user, password, slot, publication, proto, end);
             case "reactive" -> reactive(host, port, user, password, slot, publication, proto, end);
+            case "reactor" -> ReactorDrain.drain(connect(host, port, user, password), options(slot, publication, proto), end);
             case "pgjdbc" -> pgjdbc(host, port, user, password, slot, publication, proto, end);
             default -> throw new IllegalArgumentException("unknown face " + face);
         };
         long sinceStart = java.time.Duration.between(ProcessHandle.current().info().startInstant().orElseThrow(),
                 java.time.Instant.now()).toMillis();
         System.err.println("rows=" + result[0] + " sum=" + result[1] + " connected_ms=" + (connected - startMillis()) + " first_change_ms=" + (firstChange - startMillis())
-                + " end_ms=" + sinceStart + " cpu_s: " + ThreadCpu.summary());
+                + " end_ms=" + sinceStart + " cpu_s: " + ThreadCpu.summary() + " wakes: " + ThreadCpu.wakes() + " heap: " + ThreadCpu.heap());
         System.exit(0);
     }
 
@@ -87,7 +88,7 @@ public final class DrainClient {
         return (Long.parseLong(s.substring(0, slash), 16) << 32) | Long.parseLong(s.substring(slash + 1), 16);
     }
 
-    private static PgConnection connect(String host, int port, String user, String password) throws Exception {
+    static PgConnection connect(String host, int port, String user, String password) throws Exception {
         PgConnection c = PgConnection.connect(ConnectionConfig.builder().host(host).port(port).user(user).password(password)
                 .database("postgres").sslMode(SslMode.DISABLE).replication(ReplicationMode.DATABASE).build())
                 .toCompletableFuture().get(60, TimeUnit.SECONDS);
@@ -99,7 +100,7 @@ public final class DrainClient {
     private static final Duration READ_COALESCING = Duration.ofNanos(1000 * Long.getLong("drain.readCoalescingMicros",
             LogicalReplicationOptions.builder("x").publications("p").build().readCoalescing().toNanos() / 1000));
 
-    private static LogicalReplicationOptions options(String slot, String publication, int proto) {
+    static LogicalReplicationOptions options(String slot, String publication, int proto) {
         return LogicalReplicationOptions.builder(slot).publications(publication).protoVersion(proto)
                 .statusInterval(Duration.ofSeconds(10)).readCoalescing(READ_COALESCING).build();
     }
@@ -145,7 +146,10 @@ public final class DrainClient {
         }
     }
 
-    /** The reactive face: one ChangeEvent (record with copied values) per message, unbounded demand. */
+    /**
+     * The reactive face as a careful subscriber uses it: one ChangeEvent (record with copied values) per
+     * message, request(1) after each (issue 22's case), every column read.
+     */
     private static long[] reactive(String host, int port, String user, String password, String slot, String pub,
                                    int proto, long end) throws Exception {
         try (PgConnection conn = connect(host, port, user, password)) {
@@ -153,31 +157,19 @@ public final class DrainClient {
             ReplicationPublisher<ChangeEvent> publisher =
                     ReactiveReplication.changes(conn, options(slot, pub, proto), FlowOptions.defaults());
             publisher.subscribe(new Flow.Subscriber<>() {
-                long rows;
-                long sum;
+                final long[] rowsSum = new long[2];
+                Flow.Subscription subscription;
 
                 @Override
                 public void onSubscribe(Flow.Subscription s) {
-                    s.request(Long.MAX_VALUE);
+                    subscription = s;
+                    s.request(1);
                 }
 
                 @Override
                 public void onNext(ChangeEvent e) {
-                    PgOutputRecord r = e.record();
-                    if (r instanceof Insert i) {
-                        if (rows++ == 0) firstChange();
-                        // Read in place from the tuple's one array (no ColumnValue, no copy per value).
-                        Tuple t = i.newTuple();
-                        byte[] a = t.array();
-                        sum += parseInt(a, t.valueOffset(0), t.valueLength(0)) + parseInt(a, t.valueOffset(1), t.valueLength(1))
-                                + parseInt(a, t.valueOffset(2), t.valueLength(2));
-                        for (int c = 3; c < 5; c++) {
-                            if (t.hasValue(c)) sum += t.valueLength(c) + a[t.valueOffset(c)];
-                        }
-                    } else if (r instanceof Commit c) {
-                        e.acknowledge();
-                        if (Long.compareUnsigned(c.endLsn(), end) >= 0) done.complete(new long[] {rows, sum});
-                    }
+                    if (consume(e, rowsSum, end)) done.complete(rowsSum);
+                    subscription.request(1);
                 }
 
                 @Override
@@ -194,6 +186,31 @@ public final class DrainClient {
             publisher.stream().stop().toCompletableFuture().get(60, TimeUnit.SECONDS);
             return r;
         }
+    }
+
+    /**
+     * One event as both reactive clients read it: an Insert's three integers parsed and its text and
+     * timestamp touched, in place in the tuple's one array; a Commit acknowledged.
+     *
+     * @return true at the commit that ends the drain
+     */
+    static boolean consume(ChangeEvent e, long[] rowsSum, long end) {
+        PgOutputRecord r = e.record();
+        if (r instanceof Insert i) {
+            if (rowsSum[0]++ == 0) firstChange();
+            Tuple t = i.newTuple();
+            byte[] a = t.array();
+            long sum = parseInt(a, t.valueOffset(0), t.valueLength(0)) + parseInt(a, t.valueOffset(1), t.valueLength(1))
+                    + parseInt(a, t.valueOffset(2), t.valueLength(2));
+            for (int c = 3; c < 5; c++) {
+                if (t.hasValue(c)) sum += t.valueLength(c) + a[t.valueOffset(c)];
+            }
+            rowsSum[1] += sum;
+        } else if (r instanceof Commit c) {
+            e.acknowledge();
+            return Long.compareUnsigned(c.endLsn(), end) >= 0;
+        }
+        return false;
     }
 
     /** ASCII decimal digits of a text-format integer (records hold bytes, not parsed values). */

@@ -41,6 +41,51 @@ final class ThreadCpu {
         return b.toString();
     }
 
+    /**
+     * Voluntary context switches by thread kind ({@code /proc/self/task/<tid>/status}): each is a thread
+     * that parked and was woken again, so the flow thread's count is its wake-ups.
+     */
+    static String wakes() {
+        Map<String, Long> n = new TreeMap<>();
+        try (Stream<Path> tasks = Files.list(Path.of("/proc/self/task"))) {
+            for (Path t : (Iterable<Path>) tasks::iterator) {
+                try {
+                    String name = Files.readString(t.resolve("comm")).strip();
+                    for (String line : Files.readAllLines(t.resolve("status"))) {
+                        if (line.startsWith("voluntary_ctxt_switches:")) {
+                            n.merge(kind(name), Long.parseLong(line.substring(24).strip()), Long::sum);
+                        }
+                    }
+                } catch (IOException gone) {
+                    // the thread ended meanwhile
+                }
+            }
+        } catch (IOException e) {
+            return "unavailable";
+        }
+        StringBuilder b = new StringBuilder();
+        n.forEach((k, v) -> b.append(b.length() == 0 ? "" : " ").append(k).append('=').append(v));
+        return b.toString();
+    }
+
+    /**
+     * The Java heap against the process's RSS: the peak used and committed of each heap pool (MB), and
+     * the collector's count of collections, so a large RSS can be told apart from a large live set.
+     */
+    static String heap() {
+        StringBuilder b = new StringBuilder();
+        for (var p : java.lang.management.ManagementFactory.getMemoryPoolMXBeans()) {
+            if (p.getType() != java.lang.management.MemoryType.HEAP) continue;
+            var peak = p.getPeakUsage();
+            b.append(b.length() == 0 ? "" : " ").append(p.getName().replace(' ', '_')).append(String.format("=%.0f/%.0f",
+                    peak.getUsed() / 1048576.0, peak.getCommitted() / 1048576.0));
+        }
+        for (var g : java.lang.management.ManagementFactory.getGarbageCollectorMXBeans()) {
+            b.append(' ').append(g.getName().replace(' ', '_')).append("_gcs=").append(g.getCollectionCount());
+        }
+        return b.toString();
+    }
+
     private static String kind(String comm) {
         if (comm.startsWith("C1 Compiler") || comm.startsWith("C2 Compiler")) return "jit";
         if (comm.startsWith("GC ") || comm.startsWith("G1 ") || comm.startsWith("VM Thread")) return "gc+vm";

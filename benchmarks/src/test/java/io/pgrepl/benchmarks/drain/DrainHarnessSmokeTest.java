@@ -12,7 +12,7 @@ import java.util.TreeSet;
 import org.junit.jupiter.api.Test;
 
 /**
- * The drain harness on a small backlog: every client (pgrepl handler and reactive faces, the CLI,
+ * The drain harness on a small backlog: every client (pgrepl handler and reactive faces, Reactor over the Flow face, the CLI,
  * pgjdbc, pg_recvlogical) drains the same rows to the same end. Only row counts are checked; speed
  * and CPU are figures for RESULTS.md, never asserted. The start-up phase (the same drain of a
  * one-row transaction) is left out: five more JVM launches would double the test's time.
@@ -33,7 +33,7 @@ class DrainHarnessSmokeTest {
             assertTrue(r.result().cpuSeconds() > 0, r.client() + " measured no CPU");
             assertTrue(r.result().peakRssKb() > 0, r.client() + " measured no RSS");
         }
-        Set<String> expected = new TreeSet<>(List.of("handler", "reactive", "cli", "pgjdbc"));
+        Set<String> expected = new TreeSet<>(List.of("handler", "reactive", "reactor", "cli", "pgjdbc"));
         if (outcome.recvlogicalVersion() != null) expected.add("recvlogical");
         assertEquals(expected, drained);
 

@@ -32,6 +32,11 @@ import java.util.function.BooleanSupplier;
  * events wait here; beyond that the publisher pauses the socket (keepalives go on). hasNext()
  * blocks until an event or the end; the stream's failure is thrown from hasNext()/next()/poll().
  * close() stops the stream cleanly and waits for it. One consumer thread at a time.
+ *
+ * <p>Unless the flow options name an executor, no delivery thread sits between the stream and the
+ * consumer: this iterator's subscriber only adds to a queue that its demand keeps from filling, so
+ * it runs where the signal comes from (the event loop, once per socket read, or the consumer's own
+ * {@code request}). A consumer that keeps up is then woken once per read.
  */
 public final class BlockingChanges<T> implements Iterator<T>, AutoCloseable {
     private static final Object COMPLETE = new Object();
@@ -99,7 +104,7 @@ public final class BlockingChanges<T> implements Iterator<T>, AutoCloseable {
      */
     public static BlockingChanges<ChangeEvent> open(PgConnection connection, LogicalReplicationOptions options,
                                                     FlowOptions flow, int prefetch) {
-        ReplicationPublisher<ChangeEvent> p = ReactiveReplication.changes(connection, options, flow);
+        ReplicationPublisher<ChangeEvent> p = ReactiveReplication.changes(connection, options, direct(flow));
         return new BlockingChanges<>(p, prefetch, p.terminated(), onStreamLoop(p));
     }
 
@@ -114,7 +119,7 @@ public final class BlockingChanges<T> implements Iterator<T>, AutoCloseable {
      */
     public static BlockingChanges<TxEvent> openTransactions(PgConnection connection, LogicalReplicationOptions options,
                                                             FlowOptions flow, int prefetch) {
-        ReplicationPublisher<TxEvent> p = ReactiveReplication.transactions(connection, options, flow);
+        ReplicationPublisher<TxEvent> p = ReactiveReplication.transactions(connection, options, direct(flow));
         return new BlockingChanges<>(p, prefetch, p.terminated(), onStreamLoop(p));
     }
 
@@ -145,6 +150,11 @@ public final class BlockingChanges<T> implements Iterator<T>, AutoCloseable {
     public static <T> BlockingChanges<T> of(Flow.Publisher<T> publisher, int prefetch, CompletionStage<Void> terminated,
                                             BooleanSupplier onEventLoop) {
         return new BlockingChanges<>(Objects.requireNonNull(publisher), prefetch, terminated, onEventLoop);
+    }
+
+    /** Signals run on the signalling thread unless the application chose an executor (see the class comment). */
+    private static FlowOptions direct(FlowOptions flow) {
+        return flow.executor() != null ? flow : flow.withExecutor(Runnable::run);
     }
 
     private static BooleanSupplier onStreamLoop(ReplicationPublisher<?> p) {

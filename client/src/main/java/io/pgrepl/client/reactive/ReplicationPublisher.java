@@ -3,6 +3,7 @@ package io.pgrepl.client.reactive;
 import io.pgrepl.client.PgConnection;
 import io.pgrepl.client.internal.reactive.EarlyAcknowledger;
 import io.pgrepl.client.internal.reactive.FlowBuffer;
+import io.pgrepl.client.internal.reactive.ReadBatchSink;
 import io.pgrepl.client.internal.reactive.StreamUpstream;
 import io.pgrepl.client.stream.LogicalReplicationOptions;
 import io.pgrepl.client.stream.LogicalReplicationStream;
@@ -121,7 +122,8 @@ public final class ReplicationPublisher<T> implements Flow.Publisher<T> {
         LogicalStreamHandler handler;
         LogicalReplicationStream s;
         try {
-            handler = factory.create(b::push, ack);
+            // One wake of the subscriber's thread per socket read, not per event.
+            handler = factory.create(new ReadBatchSink<>(b, connection.eventLoop()), ack);
             s = LogicalReplicationStream.start(connection, options, handler);
         } catch (RuntimeException e) {
             b.error(e);

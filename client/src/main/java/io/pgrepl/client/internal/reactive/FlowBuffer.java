@@ -12,11 +12,16 @@ import java.util.concurrent.atomic.AtomicLong;
  * The bounded hand-off between a push source (the replication event loop) and one
  * {@link Flow.Subscriber}: items queue up; above the high watermark the source is paused (socket
  * reads stop, keepalives do not), below the low watermark it is resumed. Every subscriber signal
- * (onSubscribe first) runs serially on {@code executor}, never on the event loop, so a slow
- * subscriber never delays the keepalive answers.
+ * (onSubscribe first) runs serially on {@code executor}, so a slow subscriber never delays the
+ * keepalive answers. An executor that runs tasks inline puts the signals on the signalling thread,
+ * the event loop included: only for a subscriber that never blocks (BlockingChanges' own).
  *
  * <p>The queue can exceed the high watermark by what one socket read (one receive buffer, up to
  * 64 KiB of messages) had already delivered when the pause took effect; never beyond that.
+ *
+ * <p>Wake-ups: a source that {@link #push}es wakes the executor for every item the subscriber is
+ * idle for; one that {@link #offer}s and then {@link #flush}es wakes it once per batch. Either way,
+ * once awake the executor delivers everything queued, up to demand, before it returns.
  */
 public final class FlowBuffer<T> implements Flow.Subscription {
     /** What the buffer controls upstream. Calls are serialised; pause/resume alternate. */
@@ -42,6 +47,7 @@ public final class FlowBuffer<T> implements Flow.Subscription {
     private final AtomicInteger peakQueued = new AtomicInteger();
     private final AtomicLong demand = new AtomicLong();
     private final AtomicInteger wip = new AtomicInteger();
+    private final Runnable drainTask = this::drainLoop;
     private final Object pauseLock = new Object();
     private volatile boolean paused;
     private boolean upstreamCancelled;
@@ -153,15 +159,43 @@ public final class FlowBuffer<T> implements Flow.Subscription {
     // ---- source side (any thread)
 
     /**
-     * Queues an item for the subscriber (source side, any thread); pauses the source above a watermark.
-     * After cancel or termination the item is discarded instead.
+     * Queues an item for the subscriber (source side, any thread) and wakes its executor if it is
+     * idle; pauses the source above a watermark. After cancel or termination the item is discarded
+     * instead.
      *
      * @param item the item
      */
     public void push(T item) {
+        enqueue(item);
+        drain();
+    }
+
+    /**
+     * Queues an item without waking the subscriber's executor (source side, one thread): the
+     * source calls {@link #flush()} at the end of its batch, e.g. once per socket read, so a
+     * subscriber that keeps up is woken once per batch instead of once per item. Crossing the
+     * high watermark pauses the source and wakes the subscriber at once. After cancel or
+     * termination the item is discarded instead.
+     *
+     * @param item the item
+     */
+    public void offer(T item) {
+        if (enqueue(item)) drain();
+    }
+
+    /**
+     * The end of a batch of {@link #offer}s: wakes the subscriber's executor if items wait and it
+     * has demand. Without demand nothing is woken: the subscriber's next {@code request} drains.
+     */
+    public void flush() {
+        if (queued.get() > 0 && demand.get() > 0) drain();
+    }
+
+    /** @return true if the item paused the source (the subscriber should be woken now) */
+    private boolean enqueue(T item) {
         if (cancelled || done) {
             discard(item);
-            return;
+            return false;
         }
         // Without a weigher the weight stays 0: no atomic update per item for it.
         long w = weigher == null ? 0 : weight.addAndGet(weigh(item));
@@ -179,8 +213,9 @@ public final class FlowBuffer<T> implements Flow.Subscription {
                     if (up != null) up.pause();
                 }
             }
+            return true;
         }
-        drain();
+        return false;
     }
 
     /** Ends the sequence: onComplete follows the queued items (source side, any thread). */
@@ -268,7 +303,7 @@ public final class FlowBuffer<T> implements Flow.Subscription {
     private void drain() {
         if (wip.getAndIncrement() != 0) return;
         try {
-            executor.execute(this::drainLoop);
+            executor.execute(drainTask);
         } catch (RuntimeException rejected) {
             wip.set(0);
             cancelled = true;
@@ -302,17 +337,21 @@ public final class FlowBuffer<T> implements Flow.Subscription {
     }
 
     private void emitAvailable() {
+        // Set before start(): read once per pass, not per item.
+        java.util.function.ToLongFunction<? super T> w = weigher;
+        java.util.function.Consumer<? super T> hook = afterOnNext;
         while (demand.get() > 0 && !cancelled && badRequest == null) {
             T item = queue.poll();
             if (item == null) break;
             queued.decrementAndGet();
-            if (weigher != null) weight.addAndGet(-weigh(item));
+            if (w != null) weight.addAndGet(-w.applyAsLong(item));
             // §3.17: Long.MAX_VALUE is unbounded demand, which stays unbounded (request() caps at it).
             if (demand.get() != Long.MAX_VALUE) demand.decrementAndGet();
-            maybeResume();
+            // Only a paused source needs the lock. A pause this read misses is caught by the check
+            // after the loop: every pause is followed by a drain pass (offer and push both drain).
+            if (paused) maybeResume();
             try {
                 subscriber.onNext(item);
-                java.util.function.Consumer<? super T> hook = afterOnNext;
                 if (hook != null) hook.accept(item);
             } catch (Throwable t) {
                 // §2.13 broken subscriber: cancel and stop signalling.
@@ -321,6 +360,7 @@ public final class FlowBuffer<T> implements Flow.Subscription {
                 return;
             }
         }
+        maybeResume();
         if (cancelled) {
             terminated = true;
             clear();
