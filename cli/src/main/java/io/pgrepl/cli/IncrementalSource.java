@@ -146,6 +146,7 @@ final class IncrementalSource extends TxSource implements SnapshotReadHandler {
         byte[] bytes = json.take();
         run.handOver(new SnapshotSource.Lines(bytes, lines, false), bytes.length);
         lines = 0;
+        run.dataArrived(); // reads count as data for --idle-exit
     }
 
     @Override
