@@ -12,6 +12,8 @@ import io.pgrepl.codec.pgoutput.ColumnKind;
 import io.pgrepl.codec.pgoutput.RelationInfo;
 import io.pgrepl.codec.pgoutput.TupleView;
 import io.pgrepl.codec.replication.XLogData;
+import io.pgrepl.codec.pgoutput.CommitMessage;
+import java.io.IOException;
 import java.io.PrintStream;
 import java.util.ArrayList;
 import java.util.HashSet;
@@ -47,19 +49,31 @@ final class IncrementalSource extends TxSource implements SnapshotReadHandler {
 
     private record Head(byte[] head, byte[][] keys) {}
 
+    private final IncrementalCheckpoint checkpoint;
+
     IncrementalSource(StreamRun run, LongConsumer acknowledge, StreamOptions settings, PrintStream err) {
-        super(run, acknowledge);
+        this(run, new IncrementalCheckpoint(acknowledge, settings.snapshotState, settings.slot), settings, err);
+    }
+
+    private IncrementalSource(StreamRun run, IncrementalCheckpoint checkpoint, StreamOptions settings, PrintStream err) {
+        super(run, checkpoint);
+        this.checkpoint = checkpoint;
         this.run = run;
         this.settings = settings;
         this.err = err;
     }
 
     /** The stream's handler: the engine around this source, with the snapshot of the tables requested. */
-    IncrementalSnapshots engine(ConnectionConfig config) {
+    IncrementalSnapshots engine(ConnectionConfig config) throws IOException {
         IncrementalOptions o = IncrementalOptions.of(config).withChunkSize(settings.chunkSize)
                 .withWorkersPerTable(settings.snapshotWorkers).withWatermarks(WatermarkMode.READ_ONLY);
+        StringBuilder why = new StringBuilder();
+        String resume = IncrementalCheckpoint.load(settings.snapshotState, settings.slot, why);
+        if (why.length() > 0) err.println("pgrepl: " + why);
+        if (resume != null) o = o.withResumeState(resume); // the tables still to do, from their last stored chunk
         engine = IncrementalSnapshots.create(o, this);
-        engine.execute(settings.snapshotTables.toArray(String[]::new)); // queued until the stream has started
+        if (resume == null) engine.execute(settings.snapshotTables.toArray(String[]::new)); // queued until the stream has started
+        else if (settings.verbose) err.println("pgrepl: resuming the incremental snapshot from " + settings.snapshotState);
         return engine;
     }
 
@@ -82,6 +96,12 @@ final class IncrementalSource extends TxSource implements SnapshotReadHandler {
     public void onXLogData(XLogData header) {
         handOver(); // reads emitted since the last message go ahead of it
         super.onXLogData(header);
+    }
+
+    @Override
+    public void onCommit(CommitMessage m) {
+        if (engine != null) checkpoint.commit(m.endLsn(), engine.state()); // before the transaction is handed over
+        super.onCommit(m);
     }
 
     @Override

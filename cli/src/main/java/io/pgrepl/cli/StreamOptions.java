@@ -39,6 +39,8 @@ final class StreamOptions {
             Opts.Spec.value("snapshot-tables", "T1[,T2]", "with --snapshot=incremental: the tables to read (schema.table)",
                     "every table of the publications"),
             Opts.Spec.value("chunk-size", "N", "with --snapshot=incremental: rows per chunk", "1024"),
+            Opts.Spec.value("snapshot-state", "FILE", "with --snapshot=incremental: keep its progress in FILE (replaced atomically"
+                    + " as positions are confirmed) and resume from it on the next start with the same slot", null),
             Opts.Spec.flag("keep-slot-on-failure", "with --snapshot: keep the (permanent) slot if the snapshot fails"
                     + " (default: drop it, so the command can simply be run again)"),
             Opts.Spec.value("proto-version", "N", "pgoutput protocol version 1-4", "highest the server supports"),
@@ -97,6 +99,8 @@ final class StreamOptions {
     /** --snapshot-tables; empty: every table of the publications. */
     final List<String> snapshotTables = new ArrayList<>();
     int chunkSize = 1024;
+    /** --snapshot-state, or null. */
+    Path snapshotState;
     int snapshotWorkers = 4;
     boolean keepSlotOnFailure;
     int protoVersion = LogicalReplicationOptions.PROTO_AUTO;
@@ -168,6 +172,7 @@ final class StreamOptions {
             }
         }
         s.chunkSize = p.intValue("chunk-size", 1024, 1, 1_000_000);
+        if (p.has("snapshot-state")) s.snapshotState = Path.of(p.get("snapshot-state"));
         s.snapshotWorkers = p.intValue("snapshot-workers", 4, 1, 64);
         s.keepSlotOnFailure = p.has("keep-slot-on-failure");
         s.protoVersion = p.intValue("proto-version", LogicalReplicationOptions.PROTO_AUTO, 1, 4);
@@ -218,8 +223,8 @@ final class StreamOptions {
         if (s.temporary && !s.createSlot) throw new UsageException("--temporary needs --create-slot");
         if (s.ifNotExists && !s.createSlot) throw new UsageException("--if-not-exists needs --create-slot");
         if (p.has("snapshot-workers") && !s.snapshot && !s.incremental) throw new UsageException("--snapshot-workers needs --snapshot");
-        if (!s.incremental && (p.has("snapshot-tables") || p.has("chunk-size"))) {
-            throw new UsageException((p.has("chunk-size") ? "--chunk-size" : "--snapshot-tables") + " needs --snapshot=incremental");
+        for (String o : List.of("snapshot-tables", "chunk-size", "snapshot-state")) {
+            if (!s.incremental && p.has(o)) throw new UsageException("--" + o + " needs --snapshot=incremental");
         }
         if (s.incremental && s.format != Format.JSON) throw new UsageException("--snapshot=incremental needs --format json");
         if (s.incremental && Boolean.TRUE.equals(s.binary)) {
