@@ -43,6 +43,9 @@ class StreamIncrementalSnapshotTest {
                 + " INSERT INTO inc_t SELECT g, 'row ' || g, g FROM generate_series(1, " + ROWS + ") g;"
                 + " CREATE PUBLICATION inc_pub FOR TABLE inc_t");
         server.sql("postgres", "SELECT pg_create_logical_replication_slot('inc_slot', 'pgoutput')"); // an existing slot
+        server.sql("postgres", "CREATE TABLE inc_r (id int PRIMARY KEY, v text);"
+                + " INSERT INTO inc_r SELECT g, 'row ' || g FROM generate_series(1, 3000) g;"
+                + " CREATE PUBLICATION inc_rpub FOR TABLE inc_r");
     }
 
     @AfterAll
@@ -120,6 +123,69 @@ class StreamIncrementalSnapshotTest {
         for (JsonNode n : lines) if (n.has("end_lsn")) lastEnd = n.get("end_lsn").asText();
         String confirmed = query(server, "SELECT confirmed_flush_lsn FROM pg_replication_slots WHERE slot_name = 'inc_slot'");
         assertTrue(lastEnd != null && Long.compareUnsigned(Lsn.parse(confirmed), Lsn.parse(lastEnd)) >= 0, confirmed + " vs " + lastEnd);
+    }
+
+    /**
+     * Stopped mid-snapshot (--end-lsn), then started again with the same --snapshot-state: the second
+     * run goes on from the stored chunk instead of reading the table again, and both outputs applied
+     * in order rebuild the table.
+     */
+    @Test
+    void resumesFromTheStateFile(@org.junit.jupiter.api.io.TempDir java.nio.file.Path dir) throws Exception {
+        java.nio.file.Path state = dir.resolve("inc.state");
+        String[] common = {"stream", Cli.url(server), "-S", "inc_rslot", "-P", "inc_rpub", "--create-slot", "--if-not-exists",
+                "--snapshot=incremental", "--chunk-size", "20", "--snapshot-workers", "1", "--snapshot-state", state.toString()};
+        ByteArrayOutputStream out = new ByteArrayOutputStream();
+        ByteArrayOutputStream err = new ByteArrayOutputStream();
+        List<String> first = new ArrayList<>(List.of(common));
+        CompletableFuture<Integer> rc;
+        // The stop position is known only once reads came: the run stops at the first commit past it.
+        String[] holder = new String[1];
+        ConnectionConfig c = ConnectionConfig.parse(Cli.url(server)).toBuilder().replication(ReplicationMode.NONE).build();
+        try (PgConnection conn = PgConnection.connect(c).toCompletableFuture().get(60, TimeUnit.SECONDS)) {
+            String end = conn.query("SELECT pg_current_wal_lsn() + 1").toCompletableFuture().get(60, TimeUnit.SECONDS).rows().get(0).get(0);
+            first.addAll(List.of("--end-lsn", end));
+            rc = CompletableFuture.supplyAsync(() -> Main.run(first.toArray(String[]::new), new PrintStream(out, true, StandardCharsets.UTF_8),
+                    new PrintStream(err, true, StandardCharsets.UTF_8)));
+            long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
+            while (out.toString(StandardCharsets.UTF_8).split("\"type\":\"read\"", -1).length < 300) {
+                assertFalse(rc.isDone(), () -> "ended early: " + err.toString(StandardCharsets.UTF_8));
+                assertTrue(System.nanoTime() < deadline, "no reads");
+                Thread.sleep(5);
+            }
+            conn.query("UPDATE inc_r SET v = 'changed' WHERE id IN (1, 2999); DELETE FROM inc_r WHERE id = 2")
+                    .toCompletableFuture().get(60, TimeUnit.SECONDS);
+            holder[0] = end;
+        }
+        assertEquals(0, rc.get(60, TimeUnit.SECONDS), err.toString(StandardCharsets.UTF_8));
+        String out1 = out.toString(StandardCharsets.UTF_8);
+        assertFalse(out1.contains("snapshot_end"), "the first run was to stop mid-snapshot: " + holder[0]);
+        assertTrue(java.nio.file.Files.readString(state).contains("inc_r"), "the state file names the table");
+
+        String[] second = java.util.stream.Stream.concat(java.util.Arrays.stream(common), java.util.stream.Stream.of("--idle-exit", "3", "-v"))
+                .toArray(String[]::new);
+        Cli.Result r2 = Cli.run(second);
+        assertEquals(0, r2.rc(), r2.err());
+        assertTrue(r2.err().contains("resuming the incremental snapshot"), r2.err());
+        long reads2 = r2.lines().stream().filter(n -> n.get("type").asText().equals("read")).count();
+        assertTrue(reads2 > 0 && reads2 < 3000 - 200, "the second run resumed rather than read everything again: " + reads2);
+        assertTrue(r2.out().contains("\"type\":\"snapshot_end\""), r2.out());
+
+        Map<Integer, JsonNode> rebuilt = new TreeMap<>();
+        for (JsonNode n : Cli.parseLines(out1 + r2.out())) {
+            switch (n.get("type").asText()) {
+                case "read", "insert" -> rebuilt.put(n.get("new").get("id").asInt(), n.get("new"));
+                case "update" -> {
+                    if (n.has("key")) rebuilt.remove(n.get("key").get("id").asInt());
+                    rebuilt.put(n.get("new").get("id").asInt(), n.get("new"));
+                }
+                case "delete" -> rebuilt.remove(n.get("key").get("id").asInt());
+                default -> { }
+            }
+        }
+        Map<Integer, JsonNode> now = new TreeMap<>();
+        for (JsonNode r : Cli.parse(query(server, "SELECT json_agg(t) FROM inc_r t"))) now.put(r.get("id").asInt(), r);
+        assertEquals(now, rebuilt, "both runs' lines rebuild the table");
     }
 
     /**
