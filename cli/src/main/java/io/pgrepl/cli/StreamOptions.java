@@ -79,6 +79,7 @@ final class StreamOptions {
             SPECS,
             "pgrepl stream postgresql://repl@db/app -S app_slot -P app_pub --create-slot --if-not-exists -v\n"
                     + "pgrepl stream postgresql://repl@db/app -S app_slot -P app_pub --create-slot --snapshot --snapshot-workers 8\n"
+                    + "pgrepl stream postgresql://repl@db/app -S app_slot -P app_pub --snapshot=incremental --snapshot-state app.snap\n"
                     + "pgrepl stream -d 'host=db dbname=app' -S app_slot -P app_pub -f changes.jsonl -F 5");
 
     String url;
