@@ -54,6 +54,33 @@ class StreamIncrementalSnapshotTest {
     }
 
     @Test
+    void snapshotOptionsParse() throws Exception {
+        String[] base = {"u", "-S", "s", "-P", "p"};
+        StreamOptions plain = StreamOptions.parse(concat(base, "--snapshot"));
+        assertTrue(plain.snapshot && !plain.incremental, "bare --snapshot is the exported copy");
+        StreamOptions export = StreamOptions.parse(concat(base, "--snapshot=export"));
+        assertTrue(export.snapshot && !export.incremental);
+        StreamOptions inc = StreamOptions.parse(concat(base, "--snapshot=incremental", "--snapshot-tables", "a, s.b", "--chunk-size", "7",
+                "--snapshot-workers", "3", "--snapshot-state", "x.state"));
+        assertTrue(inc.incremental && !inc.snapshot);
+        assertEquals(List.of("a", "s.b"), inc.snapshotTables);
+        assertEquals(7, inc.chunkSize);
+        assertEquals(3, inc.snapshotWorkers);
+        assertEquals(java.nio.file.Path.of("x.state"), inc.snapshotState);
+        assertEquals(1024, StreamOptions.parse(concat(base, "--snapshot=incremental")).chunkSize);
+        for (String[] bad : List.of(concat(base, "--snapshot=full"), concat(base, "--chunk-size", "5"),
+                concat(base, "--snapshot", "--snapshot-state", "f"), concat(base, "--snapshot=incremental", "--format", "protocol"),
+                concat(base, "--snapshot=incremental", "--binary"), concat(base, "--snapshot=incremental", "--chunk-size", "0"),
+                concat(base, "--snapshot=incremental", "--snapshot-tables", "a,,b"))) {
+            org.junit.jupiter.api.Assertions.assertThrows(UsageException.class, () -> StreamOptions.parse(bad), String.join(" ", bad));
+        }
+    }
+
+    private static String[] concat(String[] a, String... b) {
+        return java.util.stream.Stream.concat(java.util.Arrays.stream(a), java.util.Arrays.stream(b)).toArray(String[]::new);
+    }
+
+    @Test
     void readsAndConcurrentChangesRebuildTheTable() throws Exception {
         ByteArrayOutputStream out = new ByteArrayOutputStream();
         ByteArrayOutputStream err = new ByteArrayOutputStream();
