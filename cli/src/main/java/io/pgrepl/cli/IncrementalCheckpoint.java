@@ -35,6 +35,7 @@ final class IncrementalCheckpoint implements LongConsumer {
     private final String slot;
     private final ArrayDeque<Pending> pending = new ArrayDeque<>();
     private String lastQueued;
+    private long lastQueuedLsn;
     private String lastWritten;
 
     IncrementalCheckpoint(LongConsumer acknowledge, Path file, String slot) {
@@ -60,8 +61,11 @@ final class IncrementalCheckpoint implements LongConsumer {
 
     /** Event loop: a commit ending at {@code lsn} is being delivered; {@code state} covers what went before it. */
     void commit(long lsn, String state) {
-        if (file == null || state.equals(lastQueued)) return;
+        // After a reconnect the server resends from the confirmed position: a resent (lower) commit may be confirmed
+        // by an item handed over before this state was taken, so only rising positions are paired.
+        if (file == null || state.equals(lastQueued) || Long.compareUnsigned(lsn, lastQueuedLsn) <= 0) return;
         lastQueued = state;
+        lastQueuedLsn = lsn;
         synchronized (pending) {
             pending.add(new Pending(lsn, state));
         }
