@@ -90,7 +90,7 @@ final class CompletionCommand implements Main.Command {
             for (Opts.Spec o : specs) {
                 names.add("--" + o.name());
                 if (o.shortName() != '\0') names.add("-" + o.shortName());
-                if (o.value() == null) continue;
+                if (o.value() == null || o.value().startsWith("[=")) continue; // a flag, or a value only after =
                 String pattern = "--" + o.name() + (o.shortName() != '\0' ? "|-" + o.shortName() : "");
                 String reply = o.value().matches("[a-z0-9-]+(\\|[a-z0-9-]+)+") ? "compgen -W \"" + o.value().replace('|', ' ') + "\" -- \"$cur\""
                         : o.value().equals("FILE") ? "compgen -f -- \"$cur\"" : null;

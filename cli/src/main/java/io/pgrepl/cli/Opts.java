@@ -48,7 +48,7 @@ final class Opts {
                 out.println("options:");
                 for (Spec s : specs) {
                     String left = "  " + (s.shortName() != '\0' ? "-" + s.shortName() + ", " : "    ") + "--" + s.name()
-                            + (s.value() == null ? "" : " " + s.value());
+                            + (s.value() == null ? "" : (s.value().startsWith("[=") ? "" : " ") + s.value());
                     String desc = s.description() + (s.defaultValue() == null ? "" : " (default: " + s.defaultValue() + ")");
                     out.println(left.length() < 30 ? String.format("%-30s%s", left, desc) : left + "\n" + " ".repeat(30) + desc);
                 }
@@ -133,7 +133,10 @@ final class Opts {
                     throw new UsageException("unknown option " + CliErrors.shown(eq < 0 ? a : a.substring(0, eq))
                             + didYouMean(name, specs));
                 }
-                if (s.value() == null) {
+                if (s.value() != null && s.value().startsWith("[=")) {
+                    // An optional value, given only as --name=value (a bare --name stays a flag)
+                    p.values.computeIfAbsent(name, k -> new ArrayList<>()).add(eq >= 0 ? a.substring(eq + 1) : "true");
+                } else if (s.value() == null) {
                     if (eq >= 0) throw new UsageException("--" + name + " takes no value");
                     p.values.computeIfAbsent(name, k -> new ArrayList<>()).add("true");
                 } else {

@@ -45,6 +45,7 @@ final class StreamCommand implements Main.Command {
         try (Output output = s.file == null ? Output.stdout(out) : Output.file(s.file, s.fsyncInterval.toSeconds() > 0)) {
             StreamRun run = new StreamRun(s, output, err);
             run.slotConfirmedLsn(checkAndCreate(conn, s, err));
+            if (s.incremental && s.snapshotTables.isEmpty()) s.snapshotTables.addAll(IncrementalSource.publishedTables(conn, s.publications));
             if (s.reconnect && !s.snapshot) {
                 // The reconnecting stream opens its own connections (after the snapshot, which needs this one).
                 conn.close();

@@ -30,9 +30,17 @@ final class StreamOptions {
             Opts.Spec.flag("create-slot", "create the slot (pgoutput) before streaming"),
             Opts.Spec.flag("if-not-exists", "with --create-slot: use the slot if it exists already"),
             Opts.Spec.flag("temporary", "with --create-slot: a temporary slot, dropped when the stream ends"),
-            Opts.Spec.flag("snapshot", "with --create-slot: first copy the published tables as of the new slot's snapshot"
-                    + " (snapshot_start, one read line per row, snapshot_end), then stream from there"),
-            Opts.Spec.value("snapshot-workers", "N", "with --snapshot: parallel COPY connections", "4"),
+            Opts.Spec.value("snapshot", "[=export|incremental]", "export (bare --snapshot), with --create-slot: first copy the"
+                    + " published tables as of the new slot's snapshot (snapshot_start, one read line per row, snapshot_end), then"
+                    + " stream from there; incremental: read the tables in key-ordered chunks while the stream runs, on a new or"
+                    + " existing slot (docs/cli.md)", null),
+            Opts.Spec.value("snapshot-workers", "N", "with --snapshot: parallel COPY connections; with --snapshot=incremental:"
+                    + " key ranges (connections) per table", "4"),
+            Opts.Spec.value("snapshot-tables", "T1[,T2]", "with --snapshot=incremental: the tables to read (schema.table)",
+                    "every table of the publications"),
+            Opts.Spec.value("chunk-size", "N", "with --snapshot=incremental: rows per chunk", "1024"),
+            Opts.Spec.value("snapshot-state", "FILE", "with --snapshot=incremental: keep its progress in FILE (replaced atomically"
+                    + " as positions are confirmed) and resume from it on the next start with the same slot", null),
             Opts.Spec.flag("keep-slot-on-failure", "with --snapshot: keep the (permanent) slot if the snapshot fails"
                     + " (default: drop it, so the command can simply be run again)"),
             Opts.Spec.value("proto-version", "N", "pgoutput protocol version 1-4", "highest the server supports"),
@@ -71,6 +79,7 @@ final class StreamOptions {
             SPECS,
             "pgrepl stream postgresql://repl@db/app -S app_slot -P app_pub --create-slot --if-not-exists -v\n"
                     + "pgrepl stream postgresql://repl@db/app -S app_slot -P app_pub --create-slot --snapshot --snapshot-workers 8\n"
+                    + "pgrepl stream postgresql://repl@db/app -S app_slot -P app_pub --snapshot=incremental --snapshot-state app.snap\n"
                     + "pgrepl stream -d 'host=db dbname=app' -S app_slot -P app_pub -f changes.jsonl -F 5");
 
     String url;
@@ -84,7 +93,15 @@ final class StreamOptions {
     boolean createSlot;
     boolean ifNotExists;
     boolean temporary;
+    /** --snapshot / --snapshot=export: the exported-snapshot copy. */
     boolean snapshot;
+    /** --snapshot=incremental ({@link IncrementalSource}). */
+    boolean incremental;
+    /** --snapshot-tables; empty: every table of the publications. */
+    final List<String> snapshotTables = new ArrayList<>();
+    int chunkSize = 1024;
+    /** --snapshot-state, or null. */
+    Path snapshotState;
     int snapshotWorkers = 4;
     boolean keepSlotOnFailure;
     int protoVersion = LogicalReplicationOptions.PROTO_AUTO;
@@ -141,7 +158,22 @@ final class StreamOptions {
         s.createSlot = p.has("create-slot");
         s.ifNotExists = p.has("if-not-exists");
         s.temporary = p.has("temporary");
-        s.snapshot = p.has("snapshot");
+        String snapshot = p.get("snapshot");
+        if (snapshot != null) {
+            switch (snapshot) {
+                case "true", "export" -> s.snapshot = true;
+                case "incremental" -> s.incremental = true;
+                default -> throw new UsageException("--snapshot takes export or incremental, not '" + CliErrors.shown(snapshot) + "'");
+            }
+        }
+        for (String list : p.all("snapshot-tables")) {
+            for (String name : list.split(",", -1)) {
+                if (name.isBlank()) throw new UsageException("empty table name in --snapshot-tables '" + CliErrors.shown(list) + "'");
+                s.snapshotTables.add(name.trim());
+            }
+        }
+        s.chunkSize = p.intValue("chunk-size", 1024, 1, 1_000_000);
+        if (p.has("snapshot-state")) s.snapshotState = Path.of(p.get("snapshot-state"));
         s.snapshotWorkers = p.intValue("snapshot-workers", 4, 1, 64);
         s.keepSlotOnFailure = p.has("keep-slot-on-failure");
         s.protoVersion = p.intValue("proto-version", LogicalReplicationOptions.PROTO_AUTO, 1, 4);
@@ -191,7 +223,14 @@ final class StreamOptions {
         if (s.publications.isEmpty()) throw new UsageException("missing --publication");
         if (s.temporary && !s.createSlot) throw new UsageException("--temporary needs --create-slot");
         if (s.ifNotExists && !s.createSlot) throw new UsageException("--if-not-exists needs --create-slot");
-        if (p.has("snapshot-workers") && !s.snapshot) throw new UsageException("--snapshot-workers needs --snapshot");
+        if (p.has("snapshot-workers") && !s.snapshot && !s.incremental) throw new UsageException("--snapshot-workers needs --snapshot");
+        for (String o : List.of("snapshot-tables", "chunk-size", "snapshot-state")) {
+            if (!s.incremental && p.has(o)) throw new UsageException("--" + o + " needs --snapshot=incremental");
+        }
+        if (s.incremental && s.format != Format.JSON) throw new UsageException("--snapshot=incremental needs --format json");
+        if (s.incremental && Boolean.TRUE.equals(s.binary)) {
+            throw new UsageException("--snapshot=incremental cannot be combined with --binary: chunk keys are compared as text");
+        }
         if (s.keepSlotOnFailure && !s.snapshot) throw new UsageException("--keep-slot-on-failure needs --snapshot");
         if (s.keepSlotOnFailure && s.temporary) {
             throw new UsageException("--keep-slot-on-failure cannot be combined with --temporary: a temporary slot ends with the connection");

@@ -162,8 +162,8 @@ final class StreamRun {
             else if (current != null) current.acknowledge(lsn);
         };
         if (settings.format == StreamOptions.Format.JSON) {
-            txSource = new TxSource(this, ack);
-            handler = txSource;
+            txSource = settings.incremental ? new IncrementalSource(this, ack, settings, err) : new TxSource(this, ack);
+            handler = txSource instanceof IncrementalSource inc ? inc.engine(config) : txSource;
         } else {
             handler = new ProtocolSource(this);
         }

@@ -19,7 +19,7 @@ import java.util.function.LongConsumer;
  * printing thread. Only whole transactions are ever printed, so a reconnect cannot leave a partial
  * one behind.
  */
-final class TxSource extends RecordForwarder {
+class TxSource extends RecordForwarder {
     /** Undelivered changes beyond this go to spill files: the CLI's heap stays small with any backlog. */
     static final long MEMORY_BUDGET = 16L << 20;
 

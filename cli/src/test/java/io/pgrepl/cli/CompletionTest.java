@@ -85,7 +85,8 @@ class CompletionTest {
         for (String line : help.lines().toList()) {
             if (!line.matches(" {2,6}-.*")) continue;
             String left = line.trim().split(" {2,}")[0]; // the option column, before the description
-            Arrays.stream(left.split("[ ,]+")).filter(w -> w.startsWith("-")).forEach(fromHelp::add);
+            // --opt[=a|b]: an optional value, given only after =
+            Arrays.stream(left.split("[ ,]+")).filter(w -> w.startsWith("-")).map(w -> w.replaceFirst("\\[=.*", "")).forEach(fromHelp::add);
         }
         assertTrue(fromHelp.size() > 30, fromHelp.toString());
         List<String> completed = complete("pgrepl", "stream", "-");

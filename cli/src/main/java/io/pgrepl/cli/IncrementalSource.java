@@ -1,0 +1,177 @@
+package io.pgrepl.cli;
+
+import io.pgrepl.client.ConnectionConfig;
+import io.pgrepl.client.PgConnection;
+import io.pgrepl.client.Row;
+import io.pgrepl.client.snapshot.incremental.IncrementalOptions;
+import io.pgrepl.client.snapshot.incremental.IncrementalSnapshots;
+import io.pgrepl.client.snapshot.incremental.SnapshotReadHandler;
+import io.pgrepl.client.snapshot.incremental.TableProgress;
+import io.pgrepl.client.snapshot.incremental.WatermarkMode;
+import io.pgrepl.codec.pgoutput.ColumnKind;
+import io.pgrepl.codec.pgoutput.RelationInfo;
+import io.pgrepl.codec.pgoutput.TupleView;
+import io.pgrepl.codec.replication.XLogData;
+import io.pgrepl.codec.pgoutput.CommitMessage;
+import java.io.IOException;
+import java.io.PrintStream;
+import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.IdentityHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.function.LongConsumer;
+
+/**
+ * {@code pgrepl stream --snapshot=incremental}: the json stream's {@link TxSource}, wrapped by the
+ * library's {@link IncrementalSnapshots}, which reads the tables in key-ordered chunks on ordinary
+ * connections while the stream runs and calls back here between transactions, on the event loop.
+ * Reads are rendered as the exported snapshot's {@code read} lines plus {@code "snapshot":"incremental"},
+ * with the chunk's position as {@code lsn}, and handed to the printing thread before the next
+ * transaction, so the output keeps stream order. They confirm nothing: the stream is acknowledged as
+ * usual, so the slot holds no WAL beyond one chunk.
+ *
+ * <p>Watermarks are READ_ONLY (WAL positions around each chunk): no writes, so no watermark
+ * transactions in the output, no privilege beyond SELECT, any server version.
+ */
+final class IncrementalSource extends TxSource implements SnapshotReadHandler {
+    private static final int CHUNK = 64 * 1024;
+
+    private final StreamRun run;
+    private final StreamOptions settings;
+    private final PrintStream err;
+    private final JsonBytes json = new JsonBytes();
+    private final Map<RelationInfo, Head> heads = new IdentityHashMap<>();
+    private final Set<String> startedTables = new HashSet<>();
+    private int lines;
+    private IncrementalSnapshots engine;
+
+    private record Head(byte[] head, byte[][] keys) {}
+
+    private final IncrementalCheckpoint checkpoint;
+
+    IncrementalSource(StreamRun run, LongConsumer acknowledge, StreamOptions settings, PrintStream err) {
+        this(run, new IncrementalCheckpoint(acknowledge, settings.snapshotState, settings.slot), settings, err);
+    }
+
+    private IncrementalSource(StreamRun run, IncrementalCheckpoint checkpoint, StreamOptions settings, PrintStream err) {
+        super(run, checkpoint);
+        this.checkpoint = checkpoint;
+        this.run = run;
+        this.settings = settings;
+        this.err = err;
+    }
+
+    /** The stream's handler: the engine around this source, with the snapshot of the tables requested. */
+    IncrementalSnapshots engine(ConnectionConfig config) throws IOException {
+        IncrementalOptions o = IncrementalOptions.of(config).withChunkSize(settings.chunkSize)
+                .withWorkersPerTable(settings.snapshotWorkers).withWatermarks(WatermarkMode.READ_ONLY);
+        StringBuilder why = new StringBuilder();
+        String resume = IncrementalCheckpoint.load(settings.snapshotState, settings.slot, why);
+        if (why.length() > 0) err.println("pgrepl: " + why);
+        if (resume != null) o = o.withResumeState(resume); // the tables still to do, from their last stored chunk
+        engine = IncrementalSnapshots.create(o, this);
+        if (resume == null) engine.execute(settings.snapshotTables.toArray(String[]::new)); // queued until the stream has started
+        else if (settings.verbose) err.println("pgrepl: resuming the incremental snapshot from " + settings.snapshotState);
+        return engine;
+    }
+
+    /** The tables of the publications, as {@code schema.table}, for --snapshot-tables' default. */
+    static List<String> publishedTables(PgConnection conn, List<String> publications) throws Exception {
+        StringBuilder in = new StringBuilder();
+        for (String p : publications) in.append(in.length() == 0 ? "" : ",").append(StreamCommand.literal(p));
+        List<String> tables = new ArrayList<>();
+        for (Row r : StreamCommand.await(conn.query("SELECT DISTINCT schemaname || '.' || tablename FROM pg_catalog.pg_publication_tables"
+                + " WHERE pubname IN (" + in + ") ORDER BY 1")).rows()) {
+            tables.add(r.get(0));
+        }
+        if (tables.isEmpty()) throw new IllegalStateException("--snapshot=incremental: the publications have no tables");
+        return tables;
+    }
+
+    // ---- event loop
+
+    @Override
+    public void onXLogData(XLogData header) {
+        handOver(); // reads emitted since the last message go ahead of it
+        super.onXLogData(header);
+    }
+
+    @Override
+    public void onCommit(CommitMessage m) {
+        if (engine != null) checkpoint.commit(m.endLsn(), engine.state()); // before the transaction is handed over
+        super.onCommit(m);
+    }
+
+    @Override
+    public void onSnapshotRead(TupleView row, long position) {
+        Head h = head(row.relation());
+        json.ascii("{\"type\":\"read\",\"snapshot\":\"incremental\",\"lsn\":").lsn(position).raw(h.head).ascii(",\"new\":{");
+        boolean first = true;
+        for (int i = 0; i < row.columnCount(); i++) {
+            ColumnKind k = row.kind(i);
+            if (!k.hasValue() && k != ColumnKind.NULL) continue;
+            if (!first) json.raw(',');
+            first = false;
+            json.raw(h.keys[i]);
+            if (k == ColumnKind.NULL) json.ascii("null");
+            else ValueJson.write(json, row.column(i).typeOid(), k == ColumnKind.BINARY, row.buffer(), row.valueIndex(i), row.valueLength(i));
+        }
+        json.ascii("}}\n");
+        lines++;
+        if (json.length() >= CHUNK) handOver();
+    }
+
+    @Override
+    public void onSnapshotProgress(TableProgress p) {
+        if (p.status() != TableProgress.Status.PLANNING && startedTables.add(p.table())) {
+            json.ascii("{\"type\":\"snapshot_start\",\"snapshot\":\"incremental\",\"table\":").str(p.table())
+                    .ascii(",\"estimated_rows\":").num(p.estimatedRows()).ascii("}\n");
+            lines++;
+        }
+        switch (p.status()) {
+            case COMPLETED, STOPPED, FAILED -> {
+                json.ascii("{\"type\":\"snapshot_end\",\"snapshot\":\"incremental\",\"table\":").str(p.table())
+                        .ascii(",\"status\":").str(p.status().name().toLowerCase(java.util.Locale.ROOT))
+                        .ascii(",\"chunks\":").num(p.chunks()).ascii(",\"rows\":").num(p.rows());
+                if (p.error() != null) json.ascii(",\"error\":").str(p.error());
+                json.ascii("}\n");
+                lines++;
+                if (p.status() == TableProgress.Status.FAILED) err.println("pgrepl: incremental snapshot of " + p.table() + " failed: " + p.error());
+            }
+            default -> { }
+        }
+        handOver();
+    }
+
+    @Override
+    public void onSignalRefused(String source, String reason) {
+        err.println("pgrepl: snapshot signal refused (" + source + "): " + reason);
+    }
+
+    private Head head(RelationInfo r) {
+        Head h = heads.get(r);
+        if (h == null) {
+            JsonBytes b = new JsonBytes();
+            TxJson.relationHead(b, r.schema(), r.name(), r.columns(), TypeNames::name);
+            h = new Head(b.take(), TxJson.keys(r.columns()));
+            heads.put(r, h);
+        }
+        return h;
+    }
+
+    private void handOver() {
+        if (lines == 0) return;
+        byte[] bytes = json.take();
+        run.handOver(new SnapshotSource.Lines(bytes, lines, false), bytes.length);
+        lines = 0;
+        run.dataArrived(); // reads count as data for --idle-exit
+    }
+
+    @Override
+    void close() {
+        if (engine != null) engine.close();
+        super.close();
+    }
+}
