@@ -45,7 +45,14 @@ class SnapshotCommandTest {
         assertTrue(printed.get("lsn").asText().matches("[0-9A-F]+/[0-9A-F]+"), printed.toString());
         assertEquals(0, run("snapshot", "pause", url, "--slot", "sc_slot").rc());
 
+        // The test kit runs with synchronous_commit=off: the messages are decodable once the WAL writer
+        // has flushed them (peek reads up to the flushed position), so wait for them.
         List<String> messages = messages(s, "sc_slot", "sc_pub");
+        long end = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
+        while (messages.size() < 2 && System.nanoTime() < end) {
+            Thread.sleep(50);
+            messages = messages(s, "sc_slot", "sc_pub");
+        }
         assertEquals(2, messages.size(), messages.toString());
         JsonNode sent = Cli.parse(messages.get(0));
         assertEquals(printed.get("signal"), sent, "printed what it sent");
