@@ -65,9 +65,10 @@ public final class IncrementalThroughput {
         }
     }
 
-    private record Run(long wallNanos, long cpuNanos) {}
+    private record Run(long wallNanos, long cpuNanos, long rowsRead) {}
 
     private static void report(String name, long rows, Run r) {
+        if (r.rowsRead != rows) throw new IllegalStateException(name + " read " + r.rowsRead + " rows, not " + rows);
         System.out.printf("| %s | %.2f s | %,d | %.0f |%n", name, r.wallNanos / 1e9, (long) (rows / (r.wallNanos / 1e9)),
                 (double) r.cpuNanos / rows);
     }
@@ -83,8 +84,9 @@ public final class IncrementalThroughput {
         try (PgConnection repl = connect(s, ReplicationMode.DATABASE)) {
             long cpu0 = os().getProcessCpuTime();
             long t0 = System.nanoTime();
+            long read0 = read;
             await(InitialSnapshot.copy(repl, o, h));
-            return new Run(System.nanoTime() - t0, os().getProcessCpuTime() - cpu0);
+            return new Run(System.nanoTime() - t0, os().getProcessCpuTime() - cpu0, read - read0);
         }
     }
 
@@ -113,9 +115,10 @@ public final class IncrementalThroughput {
             await(st.started());
             long cpu0 = os().getProcessCpuTime();
             long t0 = System.nanoTime();
+            long read0 = read;
             snaps.execute("public.t");
             await(done);
-            Run r = new Run(System.nanoTime() - t0, os().getProcessCpuTime() - cpu0);
+            Run r = new Run(System.nanoTime() - t0, os().getProcessCpuTime() - cpu0, read - read0);
             await(st.stop());
             snaps.close();
             return r;
@@ -123,9 +126,12 @@ public final class IncrementalThroughput {
     }
 
     private static long sink;
+    /** Rows handed to the handler (one handler thread at a time in both paths). */
+    private static volatile long read;
 
     /** Reads every value's length in place, as a consumer that looks at each value would. */
     private static void consume(TupleView row) {
+        read++;
         for (int i = 0; i < row.columnCount(); i++) sink += row.valueLength(i);
     }
 
