@@ -9,7 +9,6 @@ import io.pgrepl.client.snapshot.incremental.SnapshotReadHandler;
 import io.pgrepl.client.snapshot.incremental.TableProgress;
 import io.pgrepl.client.snapshot.incremental.WatermarkMode;
 import io.pgrepl.codec.pgoutput.ColumnKind;
-import io.pgrepl.codec.pgoutput.RelationInfo;
 import io.pgrepl.codec.pgoutput.TupleView;
 import io.pgrepl.codec.replication.XLogData;
 import io.pgrepl.codec.pgoutput.CommitMessage;
@@ -17,9 +16,7 @@ import java.io.IOException;
 import java.io.PrintStream;
 import java.util.ArrayList;
 import java.util.HashSet;
-import java.util.IdentityHashMap;
 import java.util.List;
-import java.util.Map;
 import java.util.Set;
 import java.util.function.LongConsumer;
 
@@ -42,12 +39,11 @@ final class IncrementalSource extends TxSource implements SnapshotReadHandler {
     private final StreamOptions settings;
     private final PrintStream err;
     private final JsonBytes json = new JsonBytes();
-    private final Map<RelationInfo, Head> heads = new IdentityHashMap<>();
+    private final ReadHeads heads = new ReadHeads();
     private final Set<String> startedTables = new HashSet<>();
     private int lines;
     private IncrementalSnapshots engine;
 
-    private record Head(byte[] head, byte[][] keys) {}
 
     private final IncrementalCheckpoint checkpoint;
 
@@ -106,15 +102,15 @@ final class IncrementalSource extends TxSource implements SnapshotReadHandler {
 
     @Override
     public void onSnapshotRead(TupleView row, long position) {
-        Head h = head(row.relation());
-        json.ascii("{\"type\":\"read\",\"snapshot\":\"incremental\",\"lsn\":").lsn(position).raw(h.head).ascii(",\"new\":{");
+        ReadHeads.Head h = heads.of(row.relation());
+        json.ascii("{\"type\":\"read\",\"snapshot\":\"incremental\",\"lsn\":").lsn(position).raw(h.head()).ascii(",\"new\":{");
         boolean first = true;
         for (int i = 0; i < row.columnCount(); i++) {
             ColumnKind k = row.kind(i);
             if (!k.hasValue() && k != ColumnKind.NULL) continue;
             if (!first) json.raw(',');
             first = false;
-            json.raw(h.keys[i]);
+            json.raw(h.keys()[i]);
             if (k == ColumnKind.NULL) json.ascii("null");
             else ValueJson.write(json, row.column(i).typeOid(), k == ColumnKind.BINARY, row.buffer(), row.valueIndex(i), row.valueLength(i));
         }
@@ -150,16 +146,6 @@ final class IncrementalSource extends TxSource implements SnapshotReadHandler {
         err.println("pgrepl: snapshot signal refused (" + source + "): " + reason);
     }
 
-    private Head head(RelationInfo r) {
-        Head h = heads.get(r);
-        if (h == null) {
-            JsonBytes b = new JsonBytes();
-            TxJson.relationHead(b, r.schema(), r.name(), r.columns(), TypeNames::name);
-            h = new Head(b.take(), TxJson.keys(r.columns()));
-            heads.put(r, h);
-        }
-        return h;
-    }
 
     private void handOver() {
         if (lines == 0) return;

@@ -6,12 +6,9 @@ import io.pgrepl.client.snapshot.SnapshotTable;
 import io.pgrepl.client.snapshot.SnapshotWarning;
 import io.pgrepl.codec.Lsn;
 import io.pgrepl.codec.pgoutput.ColumnKind;
-import io.pgrepl.codec.pgoutput.RelationInfo;
 import io.pgrepl.codec.pgoutput.TupleView;
 import java.nio.charset.StandardCharsets;
-import java.util.IdentityHashMap;
 import java.util.List;
-import java.util.Map;
 
 /**
  * {@code pgrepl stream --snapshot} on the snapshot workers' event loops: a {@code snapshot_start}
@@ -37,9 +34,8 @@ final class SnapshotSource implements SnapshotHandler {
     /** --format json: the read lines. */
     private final JsonBytes json = new JsonBytes();
     /** Per relation (the library keeps one per table): its rendered {@code "schema"...key_columns} part and column keys. */
-    private final Map<RelationInfo, Head> heads = new IdentityHashMap<>();
+    private final ReadHeads heads = new ReadHeads();
 
-    private record Head(byte[] head, byte[][] keys) {}
     /** --format protocol: the read lines. */
     private final StringBuilder text = new StringBuilder(CHUNK + 1024);
     private final ChangeJson changeJson = new ChangeJson(text);
@@ -70,15 +66,15 @@ final class SnapshotSource implements SnapshotHandler {
         if (protocol) {
             changeJson.read(row, consistentPoint);
         } else {
-            Head h = head(row.relation());
-            json.ascii("{\"type\":\"read\",\"lsn\":").lsn(consistentPoint).raw(h.head).ascii(",\"new\":{");
+            ReadHeads.Head h = heads.of(row.relation());
+            json.ascii("{\"type\":\"read\",\"lsn\":").lsn(consistentPoint).raw(h.head()).ascii(",\"new\":{");
             boolean first = true;
             for (int i = 0; i < row.columnCount(); i++) {
                 ColumnKind k = row.kind(i);
                 if (!k.hasValue() && k != ColumnKind.NULL) continue; // COPY sends whole rows: never happens
                 if (!first) json.raw(',');
                 first = false;
-                json.raw(h.keys[i]);
+                json.raw(h.keys()[i]);
                 if (k == ColumnKind.NULL) json.ascii("null");
                 else ValueJson.write(json, row.column(i).typeOid(), k == ColumnKind.BINARY, row.buffer(), row.valueIndex(i), row.valueLength(i));
             }
@@ -88,17 +84,6 @@ final class SnapshotSource implements SnapshotHandler {
         if ((protocol ? text.length() : json.length()) >= CHUNK) handOver(false);
     }
 
-    private Head head(RelationInfo r) {
-        Head h = heads.get(r);
-        if (h == null) {
-            JsonBytes b = new JsonBytes();
-            // Built-in type names; a user-defined type is named oid:N here (the stream names it from its Type message).
-            TxJson.relationHead(b, r.schema(), r.name(), r.columns(), TypeNames::name);
-            h = new Head(b.take(), TxJson.keys(r.columns()));
-            heads.put(r, h);
-        }
-        return h;
-    }
 
     @Override
     public void onWarning(SnapshotWarning warning) {
