@@ -45,12 +45,13 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Logical decoding on a hot standby (issue 20 section 1), on PostgreSQL 16 (the first with it) and
- * 18, one primary and one standby per major, in this order:
+ * Logical decoding on a hot standby (issue 20 section 1), on PostgreSQL 16 (the first with it), 17
+ * (failover slots, invalidation_reason) and 18, one primary and one standby per major, in this order:
  * <ol>
  *   <li>slots created on the standby with {@link StandbySlots} (the primary is asked for
  *       {@code pg_log_standby_snapshot()}); transactions made on the primary stream from the
- *       standby exactly as from a slot on the primary, through the handler face and the blocking face;</li>
+ *       standby exactly as from a slot on the primary, through the handler, Flow and blocking faces;
+ *       the slot monitor reads the standby slot's positions from the replay LSN;</li>
  *   <li>a recovery conflict: {@code hot_standby_feedback} off, a catalog row removed and vacuumed on
  *       the primary; the standby invalidates its slots and the stream ends with the typed,
  *       non-retried {@link ReplicationSlotException} naming the cause;</li>
@@ -65,7 +66,7 @@ class StandbyDecodingTest {
 
     @TestFactory
     Stream<DynamicTest> decodingOnAStandby() {
-        return majors(16, 18).stream().map(v -> dynamicTest("PG " + v, () -> run(v)));
+        return majors(16, 17, 18).stream().map(v -> dynamicTest("PG " + v, () -> run(v)));
     }
 
     private void run(int major) throws Exception {
@@ -116,6 +117,7 @@ class StandbyDecodingTest {
         }
         createOnStandby(primary, standby, "sb_stream");
         createOnStandby(primary, standby, "sb_blocking");
+        createOnStandby(primary, standby, "sb_flow");
         assertEquals("f", scalar(standby, "SELECT conflicting FROM pg_replication_slots WHERE slot_name = 'sb_stream'"));
 
         insert(primary, 1, 300);
@@ -145,6 +147,9 @@ class StandbyDecodingTest {
             }
         }
         assertEquals(fromPrimary.transactions.stream().flatMap(List::stream).toList(), blocking);
+        assertEquals(fromPrimary.transactions, StandbyFaces.flowTransactions(standby, options("sb_flow"), 30),
+                "the Flow face from the standby: the primary's transactions, each whole and in order");
+        StandbyFaces.monitorReadsTheReplayLsn(standby, "sb_flow");
         // The primary's own slot would hold catalog rows back on the primary, hiding the conflict below.
         primary.sql("postgres", "SELECT pg_drop_replication_slot('sb_ref')");
         this.standbyStream = onStandby;
@@ -204,7 +209,7 @@ class StandbyDecodingTest {
         assertEquals("t", scalar(standby, "SELECT conflicting FROM pg_replication_slots WHERE slot_name = 'sb_stream'"));
         log.info("PG{}: conflict ended the standby stream with {}", major, e.toString());
         standby.reload(Map.of("hot_standby_feedback", "on"));
-        for (String slot : List.of("sb_stream", "sb_blocking")) {
+        for (String slot : List.of("sb_stream", "sb_blocking", "sb_flow")) {
             standby.sql("postgres", "SELECT pg_drop_replication_slot('" + slot + "')");
         }
     }
