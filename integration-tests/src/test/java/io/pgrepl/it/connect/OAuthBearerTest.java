@@ -17,15 +17,13 @@ import io.pgrepl.client.auth.OAuthErrorResult;
 import io.pgrepl.client.config.SslMode;
 import io.pgrepl.client.replication.CreateSlotOptions;
 import io.pgrepl.client.replication.SnapshotMode;
+import io.pgrepl.testkit.OAuthValidator;
 import io.pgrepl.testkit.PgServer;
 import io.pgrepl.testkit.PgVersions;
-import java.io.InputStream;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.nio.file.attribute.PosixFilePermissions;
 import java.time.Duration;
 import java.util.List;
-import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.ExecutionException;
@@ -38,69 +36,39 @@ import org.junit.jupiter.api.Test;
 
 /**
  * SASL OAUTHBEARER against a real PostgreSQL 18 with {@code oauth} lines in pg_hba.conf and a
- * validator module ({@code oauth_validator_libraries}): {@code src/test/resources/oauth/test_validator.c},
- * compiled here with the system C compiler (the kit's binaries carry no server headers, so the
- * module declares the two structures the server reads by hand). It accepts two fixed tokens.
+ * validator module ({@code oauth_validator_libraries}): the kit's {@link OAuthValidator}, compiled
+ * with the system C compiler. It accepts two fixed tokens.
  * Without a C compiler the class is skipped; what the server does is then only covered by
  * {@code client}'s {@code OAuthBearerExchangeTest}.
  */
 class OAuthBearerTest {
-    private static final String GOOD = "pgrepl-good-token.v1";
-    private static final String GOOD_2 = "pgrepl-good-token.v2";
+    private static final String GOOD = OAuthValidator.GOOD;
+    private static final String GOOD_2 = OAuthValidator.GOOD_2;
     private static final String BAD = "pgrepl-revoked-token.v0";
-    private static final String ISSUER = "https://issuer.example.test";
-    private static final String SCOPE = "openid pgrepl";
+    private static final String ISSUER = OAuthValidator.ISSUER;
+    private static final String SCOPE = OAuthValidator.SCOPE;
     private static PgServer server;
-    private static Path moduleDir;
+    private static OAuthValidator validator;
 
     @BeforeAll
     static void start() throws Exception {
         // The module's leak check then fails the run if a token shows up in anything printed.
         List.of(GOOD, GOOD_2, BAD).forEach(io.pgrepl.testkit.secrets.TestSecrets::register);
         Assumptions.assumeTrue(PgVersions.matrix().contains(18), "OAUTHBEARER needs PostgreSQL 18");
-        moduleDir = Files.createTempDirectory("pgrepl-oauth");
-        Path module = compileValidator(moduleDir);
-        server = PgServer.builder().version(18).setting("oauth_validator_libraries", module.toString()).start();
+        validator = OAuthValidator.compile().orElse(null);
+        Assumptions.assumeTrue(validator != null, "no C compiler (cc) to build the OAuth validator module");
+        server = PgServer.builder().version(18).setting("oauth_validator_libraries", validator.module().toString()).start();
         server.sql("postgres", "CREATE ROLE oauth_user LOGIN REPLICATION; CREATE ROLE scram_user LOGIN PASSWORD 'scram-pw-1'");
         Path hba = server.dataDir().resolve("pg_hba.conf");
-        String oauth = " 127.0.0.1/32 oauth issuer=\"" + ISSUER + "\" scope=\"" + SCOPE + "\" delegate_ident_mapping=1\n";
         // First match wins: oauth_user signs in with a token, scram_user with SCRAM, the rest as before.
-        Files.writeString(hba, "host all oauth_user" + oauth + "host replication oauth_user" + oauth
-                + "host all scram_user 127.0.0.1/32 scram-sha-256\n" + Files.readString(hba));
-        server.reload(Map.of());
-    }
-
-    private static Path compileValidator(Path dir) throws Exception {
-        Path source = dir.resolve("test_validator.c");
-        try (InputStream in = OAuthBearerTest.class.getResourceAsStream("/oauth/test_validator.c")) {
-            Files.copy(in, source);
-        }
-        Path module = dir.resolve("test_validator.so");
-        Process cc;
-        try {
-            cc = new ProcessBuilder("cc", "-shared", "-fPIC", "-O2", "-o", module.toString(), source.toString())
-                    .redirectErrorStream(true).start();
-        } catch (java.io.IOException e) {
-            Assumptions.abort("no C compiler (cc) to build the OAuth validator module: " + e.getMessage());
-            throw e;
-        }
-        String out = new String(cc.getInputStream().readAllBytes());
-        assertTrue(cc.waitFor(60, TimeUnit.SECONDS) && cc.exitValue() == 0, "cc failed: " + out);
-        // The server may run as another user (the kit drops root): it must be able to read the module.
-        Files.setPosixFilePermissions(dir, PosixFilePermissions.fromString("rwxr-xr-x"));
-        Files.setPosixFilePermissions(module, PosixFilePermissions.fromString("rwxr-xr-x"));
-        return module;
+        Files.writeString(hba, "host all scram_user 127.0.0.1/32 scram-sha-256\n" + Files.readString(hba));
+        validator.trust(server, "oauth_user");
     }
 
     @AfterAll
     static void stop() throws Exception {
         if (server != null) server.close();
-        if (moduleDir != null) {
-            try (var files = Files.list(moduleDir)) {
-                for (Path f : files.toList()) Files.delete(f);
-            }
-            Files.delete(moduleDir);
-        }
+        if (validator != null) validator.close();
     }
 
     private static ConnectionConfig.Builder cfg(String user) {

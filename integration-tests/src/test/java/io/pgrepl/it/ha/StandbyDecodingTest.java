@@ -135,6 +135,8 @@ class StandbyDecodingTest {
         assertEquals(1, fromStandby.starts.get(), "streamed from the standby without a reconnect");
         await(ref.stop());
 
+        assertEquals(fromPrimary.transactions, StandbyFaces.flowTransactions(standby, options("sb_flow"), 30),
+                "the Flow face from the standby: the primary's transactions, each whole and in order");
         // The blocking face, from the second standby slot: the same rows in the same order.
         List<Integer> blocking = new ArrayList<>();
         try (PgConnection c = HaSupport.replication(standby);
@@ -147,8 +149,6 @@ class StandbyDecodingTest {
             }
         }
         assertEquals(fromPrimary.transactions.stream().flatMap(List::stream).toList(), blocking);
-        assertEquals(fromPrimary.transactions, StandbyFaces.flowTransactions(standby, options("sb_flow"), 30),
-                "the Flow face from the standby: the primary's transactions, each whole and in order");
         StandbyFaces.monitorReadsTheReplayLsn(standby, "sb_flow");
         // The primary's own slot would hold catalog rows back on the primary, hiding the conflict below.
         primary.sql("postgres", "SELECT pg_drop_replication_slot('sb_ref')");

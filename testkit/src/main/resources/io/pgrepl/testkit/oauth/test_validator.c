@@ -1,5 +1,5 @@
 /*
- * A PostgreSQL 18 OAuth validator module for OAuthBearerTest: it authorizes exactly the tokens
+ * A PostgreSQL 18 OAuth validator module for the OAuth tests (testkit OAuthValidator): it authorizes exactly the tokens
  * listed below and nothing else, so the test can present a good and a bad token to a real server.
  *
  * The test kit's server binaries ship no server headers (and Debian bookworm only packages those
