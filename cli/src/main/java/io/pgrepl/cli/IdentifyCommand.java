@@ -52,8 +52,9 @@ final class IdentifyCommand implements Main.Command {
         return cfg;
     }
 
+    /** The URL (or the PG* environment), with an OAuth token source from the environment ({@link OAuthTokens}). */
     static ConnectionConfig parse(String url) {
-        ConnectionConfig cfg = ConnectionConfig.parse(url);
+        ConnectionConfig cfg = OAuthTokens.fromEnvironment(ConnectionConfig.parse(url), System.getenv());
         return cfg.applicationName() == null || cfg.applicationName().equals("pgrepl")
                 ? cfg.toBuilder().applicationName("pgrepl-cli").build() : cfg;
     }

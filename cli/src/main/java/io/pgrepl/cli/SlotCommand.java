@@ -21,7 +21,7 @@ final class SlotCommand implements Main.Command {
     private static final String USAGE = "pgrepl slot create [URL] NAME (--logical PLUGIN | --physical) [options]\n"
             + "pgrepl slot drop [URL] NAME [--wait]\n"
             + "pgrepl slot list [URL] [--json | --table]";
-    private static final List<Opts.Spec> CREATE = List.of(
+    private static final List<Opts.Spec> CREATE = with(List.of(
             Opts.Spec.value("logical", "PLUGIN", "a logical slot with this output plugin (pgoutput)", null),
             Opts.Spec.flag("physical", "a physical slot"),
             Opts.Spec.flag("temporary", "dropped when the session ends (useless from the command line except for tests)"),
@@ -29,17 +29,26 @@ final class SlotCommand implements Main.Command {
             Opts.Spec.flag("two-phase", "decode prepared transactions (PG 15+)"),
             Opts.Spec.flag("failover", "synchronise the slot to standbys (PG 17+)"),
             Opts.Spec.flag("reserve-wal", "reserve WAL at once (physical)"),
-            Opts.Spec.flag("if-not-exists", "succeed without creating when the slot exists"));
-    private static final List<Opts.Spec> DROP = List.of(Opts.Spec.flag("wait", "wait until the slot is not in use"));
-    private static final List<Opts.Spec> LIST = List.of(
+            Opts.Spec.flag("if-not-exists", "succeed without creating when the slot exists")), StandbySlot.SPECS);
+    private static final List<Opts.Spec> DROP = with(List.of(Opts.Spec.flag("wait", "wait until the slot is not in use")));
+    private static final List<Opts.Spec> LIST = with(List.of(
             Opts.Spec.flag("json", "JSON, every field (the default when stdout is not a terminal)"),
-            Opts.Spec.flag("table", "an aligned table (the default on a terminal)"));
+            Opts.Spec.flag("table", "an aligned table (the default on a terminal)")));
     private static final List<Opts.Spec> ALL = new ArrayList<>();
 
     static {
         ALL.addAll(CREATE);
-        ALL.addAll(DROP);
-        ALL.addAll(LIST);
+        ALL.addAll(DROP.subList(0, 1));
+        ALL.addAll(LIST.subList(0, 2));
+    }
+
+    /** A subcommand's own options, then {@code more}, then the OAuth token options every subcommand takes. */
+    @SafeVarargs
+    private static List<Opts.Spec> with(List<Opts.Spec> own, List<Opts.Spec>... more) {
+        List<Opts.Spec> all = new ArrayList<>(own);
+        for (List<Opts.Spec> m : more) all.addAll(m);
+        all.addAll(OAuthTokens.SPECS);
+        return List.copyOf(all);
     }
 
     @Override
@@ -62,8 +71,12 @@ final class SlotCommand implements Main.Command {
                 "Creates or drops a replication slot, or lists slots with what operators check: active pid, lag in\n"
                         + "bytes behind the current WAL, wal_status and safe_wal_size (13+), invalidation_reason, failover\n"
                         + "and synced (17+). Without a URL the connection comes from the PG* environment. create and drop\n"
-                        + "print JSON; list prints a table on a terminal and JSON otherwise (scripts keep working).",
+                        + "print JSON; list prints a table on a terminal and JSON otherwise (scripts keep working).\n"
+                        + "On a hot standby (16+) a logical slot is created once the standby replays a running-transactions\n"
+                        + "record from the primary; --primary URL --log-standby-snapshot lets pgrepl ask the primary for one.",
                 ALL, "pgrepl slot create postgresql://repl@db/app app_slot --logical pgoutput --if-not-exists\n"
+                        + "pgrepl slot create postgresql://repl@standby/app app_slot --logical pgoutput \\\n"
+                        + "    --primary postgresql://admin@primary/app --log-standby-snapshot\n"
                         + "pgrepl slot list postgresql://repl@db/app");
     }
 
@@ -72,7 +85,7 @@ final class SlotCommand implements Main.Command {
         if (args.length < 1) throw new UsageException("missing create, drop or list");
         String[] rest = java.util.Arrays.copyOfRange(args, 1, args.length);
         return switch (args[0]) {
-            case "create" -> create(Opts.parse(CREATE, rest), out);
+            case "create" -> create(Opts.parse(CREATE, rest), out, err);
             case "drop" -> drop(Opts.parse(DROP, rest), out);
             case "list" -> list(Opts.parse(LIST, rest), out);
             default -> {
@@ -91,7 +104,7 @@ final class SlotCommand implements Main.Command {
         throw new UsageException(p.positional.isEmpty() ? "missing slot NAME" : "too many arguments");
     }
 
-    private int create(Opts.Parsed p, PrintStream out) throws Exception {
+    private int create(Opts.Parsed p, PrintStream out, PrintStream err) throws Exception {
         String[] un = urlAndName(p);
         String name = un[1];
         String plugin = p.get("logical");
@@ -121,12 +134,14 @@ final class SlotCommand implements Main.Command {
         } catch (IllegalArgumentException e) {
             throw new UsageException(CliErrors.oneLine(e));
         }
-        ConnectionConfig cfg = IdentifyCommand.parse(un[0]).toBuilder()
+        ConnectionConfig primary = StandbySlot.primary(p);
+        if (primary != null && physical) throw new UsageException("--log-standby-snapshot is for logical slots");
+        ConnectionConfig cfg = OAuthTokens.apply(IdentifyCommand.parse(un[0]), p).toBuilder()
                 .replication(physical ? ReplicationMode.PHYSICAL : ReplicationMode.DATABASE).build();
         try (PgConnection c = await(PgConnection.connect(cfg))) {
             SlotCreated s;
             try {
-                s = await(c.createReplicationSlot(o));
+                s = StandbySlot.create(c, o, primary, err);
             } catch (io.pgrepl.client.PgException e) {
                 if (!p.has("if-not-exists") || !"42710".equals(e.sqlState())) throw e;
                 out.println(Json.object().put("slot_name", name).put("exists", true));
@@ -143,7 +158,7 @@ final class SlotCommand implements Main.Command {
 
     private int drop(Opts.Parsed p, PrintStream out) throws Exception {
         String[] un = urlAndName(p);
-        ConnectionConfig cfg = IdentifyCommand.replicationConfig(un[0]);
+        ConnectionConfig cfg = OAuthTokens.apply(IdentifyCommand.replicationConfig(un[0]), p);
         try (PgConnection c = await(PgConnection.connect(cfg))) {
             await(c.dropReplicationSlot(un[1], p.has("wait")));
             out.println(Json.object().put("dropped", un[1]));
@@ -156,8 +171,8 @@ final class SlotCommand implements Main.Command {
         if (p.has("json") && p.has("table")) throw new UsageException("--json and --table exclude each other");
         boolean table = p.has("table") || !p.has("json") && Terminal.stdout(out);
         // A plain SQL session: physical walsenders cannot run SQL.
-        ConnectionConfig cfg = IdentifyCommand.parse(p.positional.isEmpty() ? "" : p.positional.get(0)).toBuilder()
-                .replication(ReplicationMode.NONE).build();
+        ConnectionConfig cfg = OAuthTokens.apply(IdentifyCommand.parse(p.positional.isEmpty() ? "" : p.positional.get(0)), p)
+                .toBuilder().replication(ReplicationMode.NONE).build();
         try (PgConnection c = await(PgConnection.connect(cfg))) {
             int major = c.serverMajor();
             // Lag: bytes of WAL the slot still holds back, from the current WAL position (the replay

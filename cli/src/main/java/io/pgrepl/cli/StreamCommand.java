@@ -40,7 +40,8 @@ final class StreamCommand implements Main.Command {
     public int run(String[] args, PrintStream out, PrintStream err) throws Exception {
         StreamOptions s = StreamOptions.parse(args);
         requireSlotCreation(s);
-        ConnectionConfig config = IdentifyCommand.parse(s.url).toBuilder().replication(ReplicationMode.DATABASE).build();
+        ConnectionConfig config = OAuthTokens.apply(IdentifyCommand.parse(s.url), s.oauthCommand, s.oauthFile, java.util.Map.of())
+                .toBuilder().replication(ReplicationMode.DATABASE).build();
         PgConnection conn = connect(config, s, err);
         try (Output output = s.file == null ? Output.stdout(out) : Output.file(s.file, s.fsyncInterval.toSeconds() > 0)) {
             StreamRun run = new StreamRun(s, output, err);
@@ -142,7 +143,7 @@ final class StreamCommand implements Main.Command {
                     .withSnapshot(SnapshotMode.NOTHING);
             if (Boolean.TRUE.equals(s.twoPhase)) o = o.withTwoPhase(true);
             try {
-                await(conn.createReplicationSlot(o));
+                StandbySlot.create(conn, o, s.primary, err);
                 if (s.verbose) err.println("pgrepl: created slot " + s.slot);
             } catch (PgException e) {
                 // Created meanwhile by someone else: fine with --if-not-exists.

@@ -17,7 +17,7 @@ final class StreamOptions {
     /** --format json: where the columns' type names go (docs/cli.md). */
     enum ColumnTypes { NONE, RELATION, CHANGE }
 
-    static final List<Opts.Spec> SPECS = List.of(
+    static final List<Opts.Spec> SPECS = concat(List.of(
             Opts.Spec.value("dbname", 'd', "CONNSTR", "connection URI or keyword/value string (instead of the URL argument)", "PG* environment"),
             Opts.Spec.value("slot", 'S', "NAME", "replication slot to stream from (required)", null),
             Opts.Spec.value("publication", 'P', "NAME[,NAME]", "publication(s) to stream (required; repeatable)", null),
@@ -58,7 +58,15 @@ final class StreamOptions {
             Opts.Spec.flag("reconnect", "reconnect after transient failures (also retries the first connection)"),
             Opts.Spec.value("connect-deadline", "SECONDS", "with --reconnect: how long the first connection is retried", "60"),
             Opts.Spec.value("plugin", "NAME", "output plugin (only pgoutput)", "pgoutput"),
-            Opts.Spec.flag("verbose", 'v', "say what is happening on stderr (start, confirmations, reconnects, progress)"));
+            Opts.Spec.flag("verbose", 'v', "say what is happening on stderr (start, confirmations, reconnects, progress)")),
+            StandbySlot.SPECS, OAuthTokens.SPECS);
+
+    @SafeVarargs
+    private static List<Opts.Spec> concat(List<Opts.Spec>... lists) {
+        List<Opts.Spec> all = new ArrayList<>();
+        for (List<Opts.Spec> l : lists) all.addAll(l);
+        return List.copyOf(all);
+    }
 
     static final Opts.Help HELP = new Opts.Help(
             "pgrepl stream [URL] --slot S --publication P[,P2] [options]",
@@ -117,6 +125,11 @@ final class StreamOptions {
     boolean reconnect;
     Duration connectDeadline = Duration.ofSeconds(60);
     boolean verbose;
+    /** --primary with --log-standby-snapshot ({@link StandbySlot}), or null. */
+    io.pgrepl.client.ConnectionConfig primary;
+    /** --oauth-token-command, --oauth-token-file ({@link OAuthTokens}), or null. */
+    String oauthCommand;
+    String oauthFile;
 
     LogicalReplicationOptions options() {
         LogicalReplicationOptions.Builder b = LogicalReplicationOptions.builder(slot).publications(publications)
@@ -218,6 +231,9 @@ final class StreamOptions {
             throw new UsageException("only the pgoutput plugin is supported, not '" + CliErrors.shown(plugin) + "'");
         }
         s.verbose = p.has("verbose");
+        s.oauthCommand = p.get("oauth-token-command");
+        s.oauthFile = p.get("oauth-token-file");
+        s.primary = StandbySlot.primary(p);
 
         if (s.slot == null) throw new UsageException("missing --slot");
         if (s.publications.isEmpty()) throw new UsageException("missing --publication");
@@ -237,6 +253,11 @@ final class StreamOptions {
         }
         if (s.snapshot && p.has("start-lsn")) {
             throw new UsageException("--start-lsn cannot be combined with --snapshot: the stream starts where the snapshot was taken");
+        }
+        if (s.primary != null && !s.createSlot) throw new UsageException("--log-standby-snapshot needs --create-slot");
+        if (s.primary != null && s.snapshot) {
+            throw new UsageException("--log-standby-snapshot cannot be combined with --snapshot (export) yet: create the slot"
+                    + " with pgrepl slot create ... --snapshot export, or read the tables with --snapshot=incremental");
         }
         if (s.temporary && s.reconnect) {
             throw new UsageException("--temporary cannot be combined with --reconnect: the slot dies with the connection");
