@@ -13,6 +13,7 @@ final class CliErrors {
     static String oneLine(Throwable t) {
         t = unwrap(t);
         String msg = t.getMessage();
+        if (t.getCause() instanceof OAuthTokens.Unavailable u) msg = msg + ": " + u.getMessage(); // our words, no token
         String line = msg == null || msg.isBlank() ? withoutMessage(t) : msg;
         if (isBug(t)) {
             // A bare "plugin" (a null check's message) means nothing to a user: name it as what it is.

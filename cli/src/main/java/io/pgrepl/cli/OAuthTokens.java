@@ -3,7 +3,6 @@ package io.pgrepl.cli;
 import io.pgrepl.client.ConnectionConfig;
 import java.io.IOException;
 import java.io.InputStream;
-import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -33,6 +32,13 @@ final class OAuthTokens {
                     + " connection", "$" + FILE_ENV));
 
     private OAuthTokens() {}
+
+    /** Why no token could be had; its message is pgrepl's own words, never the token, so the CLI prints it. */
+    static final class Unavailable extends RuntimeException {
+        Unavailable(String message, Throwable cause) {
+            super(message, cause);
+        }
+    }
 
     /** The options if given, else the environment; a config without either is returned as is. */
     static ConnectionConfig apply(ConnectionConfig cfg, Opts.Parsed p) throws UsageException {
@@ -73,7 +79,7 @@ final class OAuthTokens {
             try (InputStream in = Files.newInputStream(file)) {
                 return token(in.readNBytes(MAX_TOKEN + 1), "the OAuth token file " + file);
             } catch (IOException e) {
-                throw new UncheckedIOException("cannot read the OAuth token file " + file + " (" + e.getClass().getSimpleName() + ")", e);
+                throw new Unavailable("cannot read the OAuth token file " + file + " (" + e.getClass().getSimpleName() + ")", e);
             }
         };
     }
@@ -85,33 +91,33 @@ final class OAuthTokens {
                 p = new ProcessBuilder("/bin/sh", "-c", command).redirectInput(ProcessBuilder.Redirect.from(new java.io.File("/dev/null")))
                         .redirectError(ProcessBuilder.Redirect.INHERIT).start();
             } catch (IOException e) {
-                throw new UncheckedIOException("cannot run the OAuth token command (" + e.getMessage() + ")", e);
+                throw new Unavailable("cannot run the OAuth token command (" + e.getClass().getSimpleName() + ")", e);
             }
             try (InputStream out = p.getInputStream()) {
                 byte[] bytes = out.readNBytes(MAX_TOKEN + 1);
                 if (bytes.length > MAX_TOKEN) p.destroy();
                 if (!p.waitFor(COMMAND_TIMEOUT_SECONDS, TimeUnit.SECONDS)) {
                     p.destroyForcibly();
-                    throw new IllegalStateException("the OAuth token command did not finish within " + COMMAND_TIMEOUT_SECONDS + " s");
+                    throw new Unavailable("the OAuth token command did not finish within " + COMMAND_TIMEOUT_SECONDS + " s", null);
                 }
                 if (p.exitValue() != 0 && bytes.length <= MAX_TOKEN) {
-                    throw new IllegalStateException("the OAuth token command exited with status " + p.exitValue());
+                    throw new Unavailable("the OAuth token command exited with status " + p.exitValue(), null);
                 }
                 return token(bytes, "the OAuth token command's output");
             } catch (IOException e) {
-                throw new UncheckedIOException("cannot read the OAuth token command's output", e);
+                throw new Unavailable("cannot read the OAuth token command's output", e);
             } catch (InterruptedException e) {
                 Thread.currentThread().interrupt();
-                throw new IllegalStateException("interrupted while the OAuth token command ran", e);
+                throw new Unavailable("interrupted while the OAuth token command ran", e);
             }
         };
     }
 
     /** The token without the line end a file or an echo leaves; the library checks its characters. */
     private static String token(byte[] bytes, String from) {
-        if (bytes.length > MAX_TOKEN) throw new IllegalStateException(from + " is longer than " + MAX_TOKEN + " bytes: not a token");
+        if (bytes.length > MAX_TOKEN) throw new Unavailable(from + " is longer than " + MAX_TOKEN + " bytes: not a token", null);
         String t = new String(bytes, StandardCharsets.US_ASCII).strip();
-        if (t.isEmpty()) throw new IllegalStateException(from + " is empty");
+        if (t.isEmpty()) throw new Unavailable(from + " is empty", null);
         return t;
     }
 }
