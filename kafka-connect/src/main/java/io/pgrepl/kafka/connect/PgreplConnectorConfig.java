@@ -47,6 +47,22 @@ public final class PgreplConnectorConfig extends AbstractConfig {
     public static final String STATUS_UPDATE_INTERVAL_MS = "status.update.interval.ms";
     public static final String SLOT_METRICS_INTERVAL_MS = "slot.metrics.interval.ms";
 
+    // --- OAuth, a standby's primary and the slot guard (issue 20); defined in one static block below ---
+    public static final String DATABASE_OAUTH_TOKEN_FILE = "database.oauth.token.file";
+    public static final String DATABASE_OAUTH_TOKEN_PROVIDER_CLASS = "database.oauth.token.provider.class";
+    /** Prefix of the settings handed to the provider's {@code configure} (without the prefix). */
+    public static final String DATABASE_OAUTH_TOKEN_PROVIDER_PREFIX = "database.oauth.token.provider.";
+    public static final String DATABASE_PRIMARY_URL = "database.primary.url";
+    public static final String DATABASE_PRIMARY_LOG_STANDBY_SNAPSHOT = "database.primary.log.standby.snapshot";
+    public static final String SLOT_GUARD_INTERVAL_MS = "slot.guard.interval.ms";
+    public static final String SLOT_GUARD_SAFE_WAL_SIZE_WARN = "slot.guard.safe.wal.size.warn.bytes";
+    public static final String SLOT_GUARD_SAFE_WAL_SIZE_SNAPSHOT = "slot.guard.safe.wal.size.snapshot.bytes";
+    public static final String SLOT_GUARD_SAFE_WAL_SIZE_FAIL = "slot.guard.safe.wal.size.fail.bytes";
+    public static final String SLOT_GUARD_RETAINED_WAL_WARN = "slot.guard.retained.wal.warn.bytes";
+    public static final String SLOT_GUARD_RETAINED_WAL_SNAPSHOT = "slot.guard.retained.wal.snapshot.bytes";
+    public static final String SLOT_GUARD_RETAINED_WAL_FAIL = "slot.guard.retained.wal.fail.bytes";
+    public static final String SLOT_GUARD_SNAPSHOT_ACTION = "slot.guard.snapshot.action";
+
     public enum AutocreateMode { ALL_TABLES, FILTERED, DISABLED }
 
     public enum SnapshotMode { INITIAL, NEVER, INITIAL_ONLY, WHEN_NEEDED }
@@ -128,6 +144,83 @@ public final class PgreplConnectorConfig extends AbstractConfig {
                     "How often the confirmed position is reported to the server (standby status updates); "
                             + "the server also asks for one when wal_sender_timeout nears.");
 
+    // OAuth, a standby's primary and the slot guard (issue 20): one block, so that other settings
+    // added to the chain above merge without touching it.
+    static {
+        CONFIG_DEF
+                .define(DATABASE_OAUTH_TOKEN_FILE, Type.STRING, null, Importance.MEDIUM,
+                        "For a server that asks for OAuth (pg_hba method oauth, PostgreSQL 18): a file holding the bearer"
+                                + " token, read again for every connection (a rotated workload-identity token); a line end is"
+                                + " not part of the token.")
+                .define(DATABASE_OAUTH_TOKEN_PROVIDER_CLASS, Type.CLASS, null, Importance.MEDIUM,
+                        "For a server that asks for OAuth: a class implementing io.pgrepl.client.auth.OAuthBearerTokenSource"
+                                + " (public, no-argument constructor), asked once per connection; if it implements"
+                                + " org.apache.kafka.common.Configurable it gets the settings under "
+                                + DATABASE_OAUTH_TOKEN_PROVIDER_PREFIX + "* without the prefix. Excludes "
+                                + DATABASE_OAUTH_TOKEN_FILE + ".")
+                .define(DATABASE_PRIMARY_URL, Type.PASSWORD, null, (name, value) -> {
+                    if (value instanceof Password p && p.value() != null && !p.value().isBlank()) new UrlValidator().ensureValid(name, value);
+                }, Importance.LOW,
+                        "When database.url is a hot standby (PostgreSQL 16+): its primary, where pg_log_standby_snapshot()"
+                                + " is called while the slot is created, if " + DATABASE_PRIMARY_LOG_STANDBY_SNAPSHOT
+                                + " allows it. A password key in it is hidden as database.url's is.")
+                .define(DATABASE_PRIMARY_LOG_STANDBY_SNAPSHOT, Type.BOOLEAN, false, Importance.LOW,
+                        "Allow the task to ask " + DATABASE_PRIMARY_URL + " to log a standby snapshot (a small WAL record;"
+                                + " superuser or an EXECUTE grant) until the slot being created on the standby exists."
+                                + " Without it the creation waits for the primary's own running-transactions record.")
+                .define(SLOT_GUARD_INTERVAL_MS, Type.INT, 5_000, ConfigDef.Range.between(100, 3_600_000), Importance.LOW,
+                        "How often the slot guard reads the slot's safe_wal_size and retained WAL (only when a"
+                                + " slot.guard.* threshold is set). Leave room: the slot must not go from the fail threshold"
+                                + " to unreserved within one interval.")
+                .define(SLOT_GUARD_SAFE_WAL_SIZE_WARN, Type.LONG, 0L, ConfigDef.Range.atLeast(0), Importance.MEDIUM,
+                        "Warn when the slot's safe_wal_size (13+, with max_slot_wal_keep_size) falls below this many bytes; 0: off.")
+                .define(SLOT_GUARD_SAFE_WAL_SIZE_SNAPSHOT, Type.LONG, 0L, ConfigDef.Range.atLeast(0), Importance.LOW,
+                        "Pause or abort (" + SLOT_GUARD_SNAPSHOT_ACTION + ") a running incremental snapshot when safe_wal_size"
+                                + " falls below this many bytes; 0: off.")
+                .define(SLOT_GUARD_SAFE_WAL_SIZE_FAIL, Type.LONG, 0L, ConfigDef.Range.atLeast(0), Importance.MEDIUM,
+                        "Fail the task (not retried) when safe_wal_size falls below this many bytes, before the server"
+                                + " invalidates the slot; 0: off (wal_status unreserved always fails it while the guard runs).")
+                .define(SLOT_GUARD_RETAINED_WAL_WARN, Type.LONG, 0L, ConfigDef.Range.atLeast(0), Importance.MEDIUM,
+                        "Warn when the slot retains more than this many bytes of WAL (current LSN - restart_lsn); 0: off.")
+                .define(SLOT_GUARD_RETAINED_WAL_SNAPSHOT, Type.LONG, 0L, ConfigDef.Range.atLeast(0), Importance.LOW,
+                        "Pause or abort a running incremental snapshot when the slot retains more than this many bytes; 0: off.")
+                .define(SLOT_GUARD_RETAINED_WAL_FAIL, Type.LONG, 0L, ConfigDef.Range.atLeast(0), Importance.MEDIUM,
+                        "Fail the task (not retried) when the slot retains more than this many bytes of WAL; 0: off.")
+                .define(SLOT_GUARD_SNAPSHOT_ACTION, Type.STRING, "pause", ConfigDef.CaseInsensitiveValidString.in("pause", "abort"),
+                        Importance.LOW, "What the snapshot step does to a running incremental snapshot: pause (resumed below"
+                                + " the threshold again) or abort.");
+    }
+
+    private io.pgrepl.client.auth.OAuthBearerTokenSource oauthSource;
+
+    /** {@return where OAuth tokens come from, made once per config (a provider keeps its cache), or null} */
+    public synchronized io.pgrepl.client.auth.OAuthBearerTokenSource oauthTokenSource() {
+        if (oauthSource == null) {
+            oauthSource = ConnectOAuth.source(getString(DATABASE_OAUTH_TOKEN_FILE), getClass(DATABASE_OAUTH_TOKEN_PROVIDER_CLASS),
+                    originalsWithPrefix(DATABASE_OAUTH_TOKEN_PROVIDER_PREFIX));
+        }
+        return oauthSource;
+    }
+
+    /** {@return the primary's URL (with database.password when it names no password of its own), or null} */
+    public String primaryUrl() {
+        Password p = getPassword(DATABASE_PRIMARY_URL);
+        return p == null || p.value() == null || p.value().isBlank() ? null : p.value();
+    }
+
+    public boolean primaryLogStandbySnapshot() { return getBoolean(DATABASE_PRIMARY_LOG_STANDBY_SNAPSHOT); }
+
+    public int slotGuardIntervalMs() { return getInt(SLOT_GUARD_INTERVAL_MS); }
+
+    /** {@return the guard's thresholds in bytes: safe_wal_size warn, snapshot, fail, then retained WAL warn, snapshot, fail} */
+    public long[] slotGuardThresholds() {
+        return new long[] {getLong(SLOT_GUARD_SAFE_WAL_SIZE_WARN), getLong(SLOT_GUARD_SAFE_WAL_SIZE_SNAPSHOT),
+                getLong(SLOT_GUARD_SAFE_WAL_SIZE_FAIL), getLong(SLOT_GUARD_RETAINED_WAL_WARN),
+                getLong(SLOT_GUARD_RETAINED_WAL_SNAPSHOT), getLong(SLOT_GUARD_RETAINED_WAL_FAIL)};
+    }
+
+    public boolean slotGuardAbortsSnapshot() { return "abort".equalsIgnoreCase(getString(SLOT_GUARD_SNAPSHOT_ACTION)); }
+
     public PgreplConnectorConfig(Map<?, ?> props) {
         super(CONFIG_DEF, props, false);
     }
@@ -142,6 +235,7 @@ public final class PgreplConnectorConfig extends AbstractConfig {
         Password p = getPassword(DATABASE_PASSWORD);
         if (p != null && p.value() != null && !p.value().isEmpty()) b.password(p.value());
         if (b.build().applicationName() == null) b.applicationName("pgrepl-kafka-connect");
+        b.oauthTokenSource(oauthTokenSource()); // null unless a token setting is given
         return b.build();
     }
 

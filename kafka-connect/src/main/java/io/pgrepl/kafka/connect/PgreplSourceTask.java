@@ -72,6 +72,8 @@ public final class PgreplSourceTask extends SourceTask {
     private volatile boolean stopping;
     /** The slot's own figures as task metrics (slot.metrics.interval.ms), or null. */
     private volatile SlotConnectMetrics slotMetrics;
+    /** slot.guard.* thresholds at work, or null. */
+    private volatile SlotGuardTask slotGuard;
     /** The initial snapshot while it runs; heartbeats and slot confirmations wait for it. */
     private volatile SnapshotReads snapshotReads;
     /** initial_only after its snapshot: nothing more to produce. */
@@ -119,6 +121,7 @@ public final class PgreplSourceTask extends SourceTask {
         config = new PgreplConnectorConfig(props);
         partition = Map.of("server", config.topicPrefix());
         slotMetrics = SlotConnectMetrics.start(context, config);
+        slotGuard = SlotGuardTask.start(config);
         Map<String, Object> stored = context.offsetStorageReader().offset(partition);
         boolean interrupted = Position.snapshotInterrupted(stored);
         written = interrupted ? Position.START : Position.fromOffset(stored);
@@ -247,6 +250,8 @@ public final class PgreplSourceTask extends SourceTask {
 
     @Override
     public List<SourceRecord> poll() throws InterruptedException {
+        SlotGuardTask guard = slotGuard;
+        if (guard != null) guard.check();
         if (snapshotReads != null) return pollSnapshot();
         if (idle) {
             Thread.sleep(config.pollIntervalMs());
@@ -496,6 +501,8 @@ public final class PgreplSourceTask extends SourceTask {
         stopping = true;
         SlotConnectMetrics sm = slotMetrics;
         if (sm != null) java.util.concurrent.CompletableFuture.runAsync(sm::close); // a poll may be under way: stop() does not wait for it
+        SlotGuardTask sg = slotGuard;
+        if (sg != null) java.util.concurrent.CompletableFuture.runAsync(sg::close);
         Thread b = builder;
         if (b != null) b.interrupt();
         PgConnection c = conn;

@@ -146,7 +146,7 @@ final class ReplicationSetup {
         }
         CreateSlotOptions o = CreateSlotOptions.logical(config.slotName(), "pgoutput").withSnapshot(snapshot);
         if (config.slotFailover()) o = o.withFailover(true);
-        return await(conn.createReplicationSlot(o), config, "creating slot \"" + config.slotName() + "\"");
+        return await(StandbySource.createSlot(conn, o, config), config, "creating slot \"" + config.slotName() + "\"");
     }
 
     /** Makes the publication exist (and, in filtered mode, cover the filtered tables). */
