@@ -63,6 +63,26 @@ class StandbyCommandsTest {
         Cli.Result stream = run("stream", Cli.url(standby), "-S", "x", "-P", "csb_pub", "--primary", Cli.url(primary),
                 "--log-standby-snapshot");
         assertEquals(2, stream.rc(), "needs --create-slot: " + stream.err());
+        Cli.Result export = run("stream", Cli.url(standby), "-S", "x", "-P", "csb_pub", "--create-slot", "--snapshot",
+                "--primary", Cli.url(primary), "--log-standby-snapshot");
+        assertEquals(2, export.rc(), "not with an exported snapshot yet: " + export.err());
+        assertTrue(export.err().contains("--snapshot=incremental"), export.err());
+    }
+
+    @Test
+    void streamCreatesItsSlotOnTheStandbyWithThePrimarysHelp() throws Exception {
+        long before = standbySnapshotsLogged();
+        Cli.Result first = run("stream", Cli.url(standby), "-S", "csb_new", "-P", "csb_pub", "--create-slot",
+                "--primary", loggedPrimaryUrl(), "--log-standby-snapshot", "--idle-exit", "1");
+        assertEquals(0, first.rc(), first.err());
+        assertTrue(standbySnapshotsLogged() > before, "the primary was asked for a standby snapshot");
+        assertEquals("logical", Cli.query(standby, "SELECT slot_type FROM pg_replication_slots WHERE slot_name = 'csb_new'"));
+        primary.sql("postgres", "INSERT INTO csb VALUES (5001, 'after')");
+        waitReplayed(Cli.query(primary, "SELECT pg_current_wal_lsn()"));
+        Cli.Result next = run("stream", Cli.url(standby), "-S", "csb_new", "-P", "csb_pub", "--idle-exit", "1");
+        assertEquals(0, next.rc(), next.err());
+        assertEquals(List.of("begin", "insert", "commit"), next.types(), next.out());
+        assertEquals(5001, lastOfType(next.lines(), "insert").get("new").get("id").asInt());
     }
 
     @Test
