@@ -46,6 +46,7 @@ final class StreamCommand implements Main.Command {
             StreamRun run = new StreamRun(s, output, err);
             run.slotConfirmedLsn(checkAndCreate(conn, s, err));
             if (s.incremental && s.snapshotTables.isEmpty()) s.snapshotTables.addAll(IncrementalSource.publishedTables(conn, s.publications));
+            if (s.acceptSignals) IncrementalSource.checkSignalChannels(conn, s);
             if (s.reconnect && !s.snapshot) {
                 // The reconnecting stream opens its own connections (after the snapshot, which needs this one).
                 conn.close();
