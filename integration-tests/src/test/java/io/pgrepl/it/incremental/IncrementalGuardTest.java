@@ -99,6 +99,7 @@ class IncrementalGuardTest {
             assertEquals(TableProgress.Status.PAUSED, r.consumer.status());
             assertTrue(held < ROWS, "paused mid-table: " + held);
 
+            r.engine.pause(); // an operator pauses too
             r.consumer.confirm = true; // the consumer catches up: commits confirmed, restart_lsn moves with a checkpoint
             long deadline = System.nanoTime() + WAIT.toNanos();
             while (!r.kinds().contains(GuardEvent.Kind.SNAPSHOT_RESUMED)) {
@@ -106,6 +107,11 @@ class IncrementalGuardTest {
                 s.sql("postgres", "INSERT INTO ig_fill VALUES (0); CHECKPOINT");
                 r.polls(2);
             }
+            // The operator's own pause, taken while the guard held the snapshot, outlives the guard's release.
+            r.polls(3);
+            assertEquals(TableProgress.Status.PAUSED, r.consumer.status(), "the guard released only its own hold");
+            assertEquals(held, r.consumer.readCount.get());
+            r.engine.resume();
             waitUntil("completed", WAIT, () -> r.consumer.status() == TableProgress.Status.COMPLETED);
             assertEquals(List.of(GuardEvent.Kind.WARNED, GuardEvent.Kind.SNAPSHOT_PAUSED, GuardEvent.Kind.SNAPSHOT_RESUMED),
                     r.kinds().subList(0, 3));
