@@ -62,13 +62,15 @@ final class IncrementalSource extends TxSource implements SnapshotReadHandler {
     /** The stream's handler: the engine around this source, with the snapshot of the tables requested. */
     IncrementalSnapshots engine(ConnectionConfig config) throws IOException {
         IncrementalOptions o = IncrementalOptions.of(config).withChunkSize(settings.chunkSize)
-                .withWorkersPerTable(settings.snapshotWorkers).withWatermarks(WatermarkMode.READ_ONLY);
+                .withWorkersPerTable(settings.snapshotWorkers).withWatermarks(WatermarkMode.READ_ONLY)
+                .withAcceptMessageSignals(settings.acceptSignals).withSignalTable(settings.signalTable);
         StringBuilder why = new StringBuilder();
         String resume = IncrementalCheckpoint.load(settings.snapshotState, settings.slot, why);
         if (why.length() > 0) err.println("pgrepl: " + why);
         if (resume != null) o = o.withResumeState(resume); // the tables still to do, from their last stored chunk
         engine = IncrementalSnapshots.create(o, this);
-        if (resume == null) engine.execute(settings.snapshotTables.toArray(String[]::new)); // queued until the stream has started
+        // Queued until the stream has started; with only --accept-signals there is nothing to read until a signal comes.
+        if (resume == null && !settings.snapshotTables.isEmpty()) engine.execute(settings.snapshotTables.toArray(String[]::new));
         else if (settings.verbose) err.println("pgrepl: resuming the incremental snapshot from " + settings.snapshotState);
         return engine;
     }
@@ -84,6 +86,32 @@ final class IncrementalSource extends TxSource implements SnapshotReadHandler {
         }
         if (tables.isEmpty()) throw new IllegalStateException("--snapshot=incremental: the publications have no tables");
         return tables;
+    }
+
+    /**
+     * --accept-signals: where signals can come from on this server. Logical messages reach a pgoutput stream
+     * from 14 on, and only with its messages option, so that is turned on (signal messages then print as
+     * message lines: the output shows where each took effect). Before 14 only a signal table can carry them,
+     * and its rows reach the stream only if the publications cover it.
+     */
+    static void checkSignalChannels(PgConnection conn, StreamOptions s) throws Exception {
+        int major = conn.serverMajor();
+        if (major >= 14) s.messages = true;
+        else if (s.signalTable == null) {
+            throw new IllegalStateException("--accept-signals: PostgreSQL " + major + " does not pass logical messages to a"
+                    + " pgoutput stream (14+ does); give --signal-table schema.table, a signal table the publication covers");
+        }
+        if (s.signalTable == null) return;
+        StringBuilder in = new StringBuilder();
+        for (String p : s.publications) in.append(in.length() == 0 ? "" : ",").append(StreamCommand.literal(p));
+        String rel = StreamCommand.literal(io.pgrepl.client.replication.Identifiers.quoteQualifiedName(s.signalTable));
+        // to_regclass (9.4+) is null, not an error, for a table that does not exist
+        boolean published = !StreamCommand.await(conn.query("SELECT 1 FROM pg_catalog.pg_publication_tables WHERE pubname IN ("
+                + in + ") AND (quote_ident(schemaname) || '.' || quote_ident(tablename))::regclass = to_regclass(" + rel + ")")).rows().isEmpty();
+        if (!published) {
+            throw new IllegalStateException("--signal-table " + s.signalTable + " is not in the publications " + s.publications
+                    + " (or does not exist): its rows would never reach the stream (ALTER PUBLICATION ... ADD TABLE it)");
+        }
     }
 
     // ---- event loop

@@ -75,10 +75,51 @@ final class Output implements AutoCloseable {
         }
     }
 
-    /** {@code fsync}: acknowledge only after {@link #fsync()} (pg_recvlogical's -F other than 0). */
-    static Output file(Path path, boolean fsync) throws IOException {
+    /**
+     * {@code fsync}: acknowledge only after {@link #fsync()} (pg_recvlogical's -F other than 0). A file that
+     * ends in a partial line (an earlier run was killed between two writes of one transaction) is cut back to
+     * its last newline first: that line was never acknowledged, so this run prints it again, and appending
+     * after it would leave a line no JSON reader can parse. Returns the bytes cut through {@code cut}.
+     */
+    static Output file(Path path, boolean fsync, java.util.function.LongConsumer cut) throws IOException {
+        if (java.nio.file.Files.exists(path)) {
+            try (FileChannel c = FileChannel.open(path, java.nio.file.StandardOpenOption.READ, java.nio.file.StandardOpenOption.WRITE)) {
+                long dropped = cutPartialLine(c);
+                if (dropped > 0) cut.accept(dropped);
+            }
+        }
         FileOutputStream f = new FileOutputStream(path.toFile(), true);
         return new Output(f, f.getChannel(), fsync);
+    }
+
+    private static long cutPartialLine(FileChannel c) throws IOException {
+        long size = c.size();
+        long end = size;
+        java.nio.ByteBuffer b = java.nio.ByteBuffer.allocate(8192);
+        while (end > 0) {
+            int n = (int) Math.min(b.capacity(), end);
+            b.clear().limit(n);
+            long at = end - n;
+            while (b.hasRemaining()) {
+                if (c.read(b, at + b.position()) < 0) throw new IOException("the file shrank while being read");
+            }
+            for (int i = n - 1; i >= 0; i--) {
+                if (b.get(i) == '\n') {
+                    long keep = at + i + 1;
+                    if (keep < size) {
+                        c.truncate(keep);
+                        c.force(false);
+                    }
+                    return size - keep;
+                }
+            }
+            end = at;
+        }
+        if (size > 0) {
+            c.truncate(0);
+            c.force(false);
+        }
+        return size;
     }
 
     OutputStream stream() {

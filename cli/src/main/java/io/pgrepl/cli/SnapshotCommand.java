@@ -50,11 +50,11 @@ final class SnapshotCommand implements Main.Command {
     @Override
     public Opts.Help help() {
         return new Opts.Help(USAGE,
-                "Sends a signal to a running 'pgrepl stream' (or any pgrepl stream of that slot): request reads the\n"
-                        + "tables again in key-ordered chunks while the stream goes on; stop ends it (for the tables given,\n"
-                        + "else all); pause and resume hold and continue it. On PostgreSQL 14+ the signal is the content of\n"
-                        + "pg_logical_emit_message(true, 'pgrepl', json); with --signal-table it is a row (id, type, data)\n"
-                        + "as Debezium's signal table holds it. Prints the signal sent as JSON.",
+                "Sends a signal to a running 'pgrepl stream --accept-signals' (or any pgrepl stream of that slot that\n"
+                        + "accepts signals): request reads the tables again in key-ordered chunks while the stream goes on;\n"
+                        + "stop ends it (for the tables given, else all); pause and resume hold and continue it. On\n"
+                        + "PostgreSQL 14+ the signal is the content of pg_logical_emit_message(true, 'pgrepl', json); with\n"
+                        + "--signal-table it is a row (id, type, data) as Debezium's signal table holds it. Prints the signal sent as JSON.",
                 OPTIONS, "pgrepl snapshot request postgresql://app@db/app --slot app_slot public.orders --where 'public.orders=id > 1000'\n"
                         + "pgrepl snapshot pause postgresql://app@db/app --slot app_slot");
     }

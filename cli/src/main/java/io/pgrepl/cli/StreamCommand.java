@@ -43,10 +43,13 @@ final class StreamCommand implements Main.Command {
         ConnectionConfig config = OAuthTokens.apply(IdentifyCommand.parse(s.url), s.oauthCommand, s.oauthFile, java.util.Map.of())
                 .toBuilder().replication(ReplicationMode.DATABASE).build();
         PgConnection conn = connect(config, s, err);
-        try (Output output = s.file == null ? Output.stdout(out) : Output.file(s.file, s.fsyncInterval.toSeconds() > 0)) {
+        try (Output output = s.file == null ? Output.stdout(out) : Output.file(s.file, s.fsyncInterval.toSeconds() > 0,
+                cut -> err.println("pgrepl: " + s.file + " ended in a partial line (" + cut + " bytes, from a run that stopped mid-write);"
+                        + " cut it off: it was never confirmed and is printed again"))) {
             StreamRun run = new StreamRun(s, output, err);
             run.slotConfirmedLsn(checkAndCreate(conn, s, err));
             if (s.incremental && s.snapshotTables.isEmpty()) s.snapshotTables.addAll(IncrementalSource.publishedTables(conn, s.publications));
+            if (s.acceptSignals) IncrementalSource.checkSignalChannels(conn, s);
             if (s.reconnect && !s.snapshot) {
                 // The reconnecting stream opens its own connections (after the snapshot, which needs this one).
                 conn.close();

@@ -41,6 +41,10 @@ final class StreamOptions {
             Opts.Spec.value("chunk-size", "N", "with --snapshot=incremental: rows per chunk", "1024"),
             Opts.Spec.value("snapshot-state", "FILE", "with --snapshot=incremental: keep its progress in FILE (replaced atomically"
                     + " as positions are confirmed) and resume from it on the next start with the same slot", null),
+            Opts.Spec.flag("accept-signals", "act on incremental snapshot signals (pgrepl snapshot request|stop|pause|resume):"
+                    + " logical messages with the prefix pgrepl (14+; turns on --messages), and rows of --signal-table"),
+            Opts.Spec.value("signal-table", "schema.table", "with --accept-signals: also act on rows inserted into this"
+                    + " Debezium-shaped signal table (in the publication; the way to signal on PostgreSQL 10 to 13)", null),
             Opts.Spec.flag("keep-slot-on-failure", "with --snapshot: keep the (permanent) slot if the snapshot fails"
                     + " (default: drop it, so the command can simply be run again)"),
             Opts.Spec.value("proto-version", "N", "pgoutput protocol version 1-4", "highest the server supports"),
@@ -111,6 +115,10 @@ final class StreamOptions {
     /** --snapshot-state, or null. */
     Path snapshotState;
     int snapshotWorkers = 4;
+    /** --accept-signals: the stream runs {@link IncrementalSource} and acts on signals. */
+    boolean acceptSignals;
+    /** --signal-table, or null. */
+    String signalTable;
     boolean keepSlotOnFailure;
     int protoVersion = LogicalReplicationOptions.PROTO_AUTO;
     StreamingMode streaming;
@@ -130,6 +138,11 @@ final class StreamOptions {
     /** --oauth-token-command, --oauth-token-file ({@link OAuthTokens}), or null. */
     String oauthCommand;
     String oauthFile;
+
+    /** Incremental snapshot reads may run: from the start (--snapshot=incremental) or when signalled. */
+    boolean incrementalReads() {
+        return incremental || acceptSignals;
+    }
 
     LogicalReplicationOptions options() {
         LogicalReplicationOptions.Builder b = LogicalReplicationOptions.builder(slot).publications(publications)
@@ -189,6 +202,8 @@ final class StreamOptions {
         if (p.has("snapshot-state")) s.snapshotState = Path.of(p.get("snapshot-state"));
         s.snapshotWorkers = p.intValue("snapshot-workers", 4, 1, 64);
         s.keepSlotOnFailure = p.has("keep-slot-on-failure");
+        s.acceptSignals = p.has("accept-signals");
+        s.signalTable = p.get("signal-table");
         s.protoVersion = p.intValue("proto-version", LogicalReplicationOptions.PROTO_AUTO, 1, 4);
         String streaming = p.get("streaming");
         if (streaming != null) {
@@ -239,13 +254,26 @@ final class StreamOptions {
         if (s.publications.isEmpty()) throw new UsageException("missing --publication");
         if (s.temporary && !s.createSlot) throw new UsageException("--temporary needs --create-slot");
         if (s.ifNotExists && !s.createSlot) throw new UsageException("--if-not-exists needs --create-slot");
-        if (p.has("snapshot-workers") && !s.snapshot && !s.incremental) throw new UsageException("--snapshot-workers needs --snapshot");
-        for (String o : List.of("snapshot-tables", "chunk-size", "snapshot-state")) {
-            if (!s.incremental && p.has(o)) throw new UsageException("--" + o + " needs --snapshot=incremental");
+        if (p.has("snapshot-workers") && !s.snapshot && !s.incrementalReads()) throw new UsageException("--snapshot-workers needs --snapshot");
+        if (p.has("snapshot-tables") && !s.incremental) throw new UsageException("--snapshot-tables needs --snapshot=incremental");
+        for (String o : List.of("chunk-size", "snapshot-state")) {
+            if (!s.incrementalReads() && p.has(o)) throw new UsageException("--" + o + " needs --snapshot=incremental or --accept-signals");
         }
-        if (s.incremental && s.format != Format.JSON) throw new UsageException("--snapshot=incremental needs --format json");
-        if (s.incremental && Boolean.TRUE.equals(s.binary)) {
-            throw new UsageException("--snapshot=incremental cannot be combined with --binary: chunk keys are compared as text");
+        if (s.signalTable != null && !s.acceptSignals) throw new UsageException("--signal-table needs --accept-signals");
+        if (s.signalTable != null) {
+            try {
+                io.pgrepl.client.replication.Identifiers.quoteQualifiedName(s.signalTable);
+            } catch (IllegalArgumentException e) {
+                throw new UsageException("--signal-table: " + e.getMessage());
+            }
+        }
+        String what = s.incremental ? "--snapshot=incremental" : "--accept-signals";
+        if (s.incrementalReads() && s.format != Format.JSON) throw new UsageException(what + " needs --format json");
+        if (s.incrementalReads() && Boolean.TRUE.equals(s.binary)) {
+            throw new UsageException(what + " cannot be combined with --binary: chunk keys are compared as text");
+        }
+        if (s.acceptSignals && s.snapshot) {
+            throw new UsageException("--accept-signals cannot be combined with the exported --snapshot (use --snapshot=incremental)");
         }
         if (s.keepSlotOnFailure && !s.snapshot) throw new UsageException("--keep-slot-on-failure needs --snapshot");
         if (s.keepSlotOnFailure && s.temporary) {

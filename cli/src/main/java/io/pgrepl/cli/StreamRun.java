@@ -162,7 +162,8 @@ final class StreamRun {
             else if (current != null) current.acknowledge(lsn);
         };
         if (settings.format == StreamOptions.Format.JSON) {
-            txSource = settings.incremental ? new IncrementalSource(this, ack, settings, err) : new TxSource(this, ack);
+            txSource = settings.incrementalReads() ? new IncrementalSource(this, ack, settings, err) : new TxSource(this, ack);
+            if (!settings.acceptSignals) txSource.reportIgnoredSignals(err);
             handler = txSource instanceof IncrementalSource inc ? inc.engine(config) : txSource;
         } else {
             handler = new ProtocolSource(this);

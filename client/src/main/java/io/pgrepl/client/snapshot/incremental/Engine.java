@@ -34,6 +34,8 @@ final class Engine {
     private final ChunkEmitter emitter = new ChunkEmitter();
     private long chunkSeq;
     private boolean pausedAll;
+    /** Held by the slot guard ({@link GuardControl}), apart from the pauses asked for by signals and the API. */
+    private boolean guardHeld;
     private LogicalReplicationStream stream;
     /** The stream's event loop; volatile: a reconnect may move to another, and control methods read it from any thread. */
     volatile EventLoop loop;
@@ -137,10 +139,29 @@ final class Engine {
 
     void pause(java.util.function.Predicate<String> which, boolean all, boolean pause) {
         if (all) pausedAll = pause;
+        for (TableRun t : tables.values()) if (all || which.test(t.name)) t.paused = pause;
+        statusChanged();
+    }
+
+    /** The slot guard holds (or releases) every table, whatever signals and the API paused. */
+    void guardHold(boolean hold) {
+        guardHeld = hold;
+        statusChanged();
+    }
+
+    /** The slot guard gives every table up: each fails with {@code reason}; the stream goes on. */
+    void abortAll(String reason) {
+        for (TableRun t : new ArrayList<>(tables.values())) fail(t, new IllegalStateException(reason));
+    }
+
+    private boolean held(TableRun t) {
+        return t.paused || pausedAll || guardHeld;
+    }
+
+    private void statusChanged() {
         for (TableRun t : tables.values()) {
-            if (all || which.test(t.name)) t.paused = pause;
             if (t.plan != null && t.status != TableProgress.Status.FAILED) {
-                TableProgress.Status s = t.paused || pausedAll ? TableProgress.Status.PAUSED : TableProgress.Status.RUNNING;
+                TableProgress.Status s = held(t) ? TableProgress.Status.PAUSED : TableProgress.Status.RUNNING;
                 if (s != t.status) {
                     t.status = s;
                     progress(t);
@@ -170,7 +191,7 @@ final class Engine {
                 finished.add(t);
                 continue;
             }
-            if (t.paused || pausedAll) continue;
+            if (held(t)) continue;
             for (TableRun.Cursor c : t.cursors) if (!c.done && c.inFlight == null) startChunk(t, c);
         }
         for (TableRun t : finished) end(t, TableProgress.Status.COMPLETED);
@@ -239,7 +260,7 @@ final class Engine {
         t.cursors.get(0).reader = first;
         for (int oid : oids) window.register(oid, t);
         t.trackStartLsn = window.lastCommitLsn;
-        t.status = t.paused || pausedAll ? TableProgress.Status.PAUSED : TableProgress.Status.RUNNING;
+        t.status = held(t) ? TableProgress.Status.PAUSED : TableProgress.Status.RUNNING;
         log.info("slot {}: incremental snapshot of {} started: {} key range(s), about {} rows, {} watermarks", slot, t.name,
                 t.cursors.size(), t.plan.estimatedRows(), mode);
         updateState();

@@ -107,11 +107,13 @@ public final class IncrementalSnapshots implements LogicalStreamHandler {
     private final Signals signals;
     private final List<Runnable> beforeStart = new ArrayList<>();
     private volatile boolean startedOnce;
+    private final GuardControl guardControl;
 
     private IncrementalSnapshots(IncrementalOptions options, SnapshotReadHandler handler) {
         this.engine = new Engine(options, handler);
         this.user = handler;
         this.signals = new Signals(engine);
+        this.guardControl = new GuardControl(this, engine);
     }
 
     /**
@@ -178,6 +180,19 @@ public final class IncrementalSnapshots implements LogicalStreamHandler {
         run(() -> engine.pause(names::contains, names.isEmpty(), false));
     }
 
+    /**
+     * The slot guard's hook into this engine: give it to {@link io.pgrepl.client.slot.SlotGuard#snapshot}. At the
+     * guard's snapshot step every table is held (the chunk in flight completes, no new one starts; the stream goes
+     * on and is confirmed, so the slot can catch up) or, with {@code SnapshotAction.ABORT}, every table fails with
+     * the guard's reason; when the slot is back below the step, the guard's hold is released. Pauses asked for by
+     * signals or {@link #pause} are separate: the guard never resumes them.
+     *
+     * @return the control, one per engine
+     */
+    public io.pgrepl.client.slot.SnapshotControl guardControl() {
+        return guardControl;
+    }
+
     /** {@return the resumable progress, to store with the acknowledged LSN (any thread)} */
     public String state() {
         return engine.state();
@@ -199,7 +214,7 @@ public final class IncrementalSnapshots implements LogicalStreamHandler {
         return Arrays.stream(tables).map(t -> t.contains(".") ? t : "public." + t).toList();
     }
 
-    private void run(Runnable r) {
+    void run(Runnable r) {
         synchronized (beforeStart) {
             if (!startedOnce) {
                 beforeStart.add(r);
