@@ -98,4 +98,41 @@ class BackendFrameDecoderTest {
         frames.clear();
         assertThrows(MalformedMessageException.class, () -> ch.writeInbound(Unpooled.wrappedBuffer(frame('d', payload + "y"))));
     }
+
+    private static ByteBuf direct(byte[] bytes) {
+        return Unpooled.directBuffer(bytes.length).writeBytes(bytes);
+    }
+
+    @Test
+    void directReadsAreCopiedIntoOneHeapBufferReusedFromReadToRead() {
+        EmbeddedChannel ch = channel(1024);
+        List<ByteBuf> reads = new ArrayList<>();
+        for (int i = 0; i < 3; i++) {
+            ByteBuf in = direct(concat(frame('d', "r" + i + "a"), frame('d', "r" + i + "b")));
+            reads.add(in);
+            ch.writeInbound(in);
+        }
+        assertEquals(List.of("d:r0a", "d:r0b", "d:r1a", "d:r1b", "d:r2a", "d:r2b"), frames);
+        for (ByteBuf in : reads) assertEquals(0, in.refCnt(), "each direct read is released once copied");
+        assertTrue(arrays.get(0) != null, "the payload is array-backed");
+        for (byte[] a : arrays) assertSame(arrays.get(0), a, "one heap buffer, no allocation per read");
+        assertEquals(List.of(5, 5 + 8, 5, 5 + 8, 5, 5 + 8), offsets);
+        assertFalse(ch.finish());
+    }
+
+    @Test
+    void aFrameSplitBetweenAHeapReadAndADirectOneIsWhole() {
+        EmbeddedChannel ch = channel(1024);
+        byte[] f = concat(frame('Z', "I"), frame('D', "split-here"), frame('C', "x"));
+        byte[] heapPart = java.util.Arrays.copyOfRange(f, 0, 12);
+        ch.writeInbound(Unpooled.wrappedBuffer(heapPart));
+        assertEquals(List.of("Z:I"), frames);
+        assertSame(heapPart, arrays.get(0), "a heap read with nothing left over is used as it came");
+        ByteBuf tail = direct(java.util.Arrays.copyOfRange(f, 12, f.length));
+        ch.writeInbound(tail);
+        assertEquals(List.of("Z:I", "D:split-here", "C:x"), frames);
+        assertEquals(0, tail.refCnt());
+        assertTrue(arrays.get(1) != heapPart, "the leftover moved into the decoder's own buffer");
+        assertFalse(ch.finish());
+    }
 }
