@@ -1,10 +1,10 @@
 package io.pgrepl.client.internal;
 
 import io.netty.buffer.ByteBuf;
+import io.netty.buffer.UnpooledHeapByteBuf;
 import io.netty.channel.ChannelDuplexHandler;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelPromise;
-import io.netty.buffer.UnpooledHeapByteBuf;
 import io.pgrepl.client.protocol.FrameTooLargeException;
 import io.pgrepl.codec.MalformedMessageException;
 import io.pgrepl.codec.backend.BackendMessage;
