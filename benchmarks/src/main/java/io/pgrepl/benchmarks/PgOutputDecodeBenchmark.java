@@ -23,7 +23,8 @@ import org.openjdk.jmh.infra.Blackhole;
  * <p>Relation and Type messages are decoded once in the setup (they build the caches and allocate
  * by design); the measured batch is every other message of the capture that matches the final
  * Relations (the few t_default changes from before the capture's ALTER TABLE are left out), laid
- * out back to back in one direct buffer. Scores are per message ({@link OperationsPerInvocation}).
+ * out back to back in one buffer, direct or heap ({@link #buffer}). Scores are per message
+ * ({@link OperationsPerInvocation}).
  */
 @State(Scope.Thread)
 @BenchmarkMode(Mode.Throughput)
@@ -34,6 +35,14 @@ import org.openjdk.jmh.infra.Blackhole;
 public class PgOutputDecodeBenchmark {
     /** Measured messages per invocation; must match the capture (checked in setup). */
     static final int MESSAGES = 134;
+
+    /**
+     * {@code direct}: no backing array, so {@code TupleView.int4/int8} take the checked path
+     * through {@code PgValues}; {@code heap}: an array, so they take the array fast path (the
+     * stream's frames are array-backed).
+     */
+    @Param({"direct", "heap"})
+    public String buffer;
 
     private ByteBuf batch;
     private int[] offsets;
@@ -51,7 +60,7 @@ public class PgOutputDecodeBenchmark {
         recordDecoder = new PgOutputDecoder();
         List<byte[]> measured = Pg17Capture.primeAndSelect(viewDecoder, recordDecoder);
         int total = measured.stream().mapToInt(b -> b.length).sum();
-        batch = Unpooled.directBuffer(total);
+        batch = buffer.equals("heap") ? Unpooled.buffer(total) : Unpooled.directBuffer(total);
         offsets = new int[measured.size()];
         lengths = new int[measured.size()];
         for (int i = 0; i < measured.size(); i++) {

@@ -1,10 +1,10 @@
 package io.pgrepl.client.internal;
 
 import io.netty.buffer.ByteBuf;
+import io.netty.buffer.UnpooledHeapByteBuf;
 import io.netty.channel.ChannelDuplexHandler;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelPromise;
-import io.netty.handler.codec.ByteToMessageDecoder;
 import io.pgrepl.client.protocol.FrameTooLargeException;
 import io.pgrepl.codec.MalformedMessageException;
 import io.pgrepl.codec.backend.BackendMessage;
@@ -12,8 +12,14 @@ import io.pgrepl.codec.backend.BackendMessage;
 /**
  * Splits the byte stream into backend frames (Byte1 type, Int32 length including itself,
  * payload) and hands each payload to a {@link FrameSink} as a view of the cumulation buffer:
- * nothing is copied and, in the steady state, nothing is allocated per frame (one reusable
- * {@link FrameView}).
+ * nothing is allocated per frame in the steady state (one reusable {@link FrameView}).
+ *
+ * <p>The cumulation is always array-backed: a heap read is used as it came (zero copy) while no
+ * bytes are left over from the previous one; anything else (a direct read from the socket, a
+ * read that completes a split frame) is copied once into a heap buffer of the decoder's own,
+ * which is kept and reused from read to read. The frame view then reads one {@code byte[]}, and
+ * the code that inlined its getters is not recompiled whenever the allocator hands out another
+ * buffer class (pooled, adaptive, a sampled leak-detection wrapper).
  *
  * <p>The payload is valid only for the duration of {@link FrameSink#onFrame}; a sink that keeps
  * it calls {@code retain()} (the decoder then stops reusing that view object, and the cumulator
@@ -33,6 +39,10 @@ import io.pgrepl.codec.backend.BackendMessage;
 public final class BackendFrameDecoder extends ChannelDuplexHandler {
     /** The default largest frame, 256 MiB: PostgreSQL's own limit on one field value is 1 GB. */
     public static final int DEFAULT_MAX_FRAME_SIZE = 256 * 1024 * 1024;
+    /** First size of the decoder's own cumulation: one socket read of Netty's adaptive sizing, at most. */
+    private static final int INITIAL_CUMULATION = 64 * 1024;
+    /** A larger emptied buffer (grown for a large frame) is dropped rather than kept for reuse. */
+    private static final int MAX_SPARE = 1024 * 1024;
 
     /** Receives frames in order, on the event loop. */
     public interface FrameSink {
@@ -56,7 +66,12 @@ public final class BackendFrameDecoder extends ChannelDuplexHandler {
 
     private final FrameSink sink;
     private final int maxFrameSize;
+    /** Buffered bytes, always array-backed: a heap read as it came, or one of our own. */
     private ByteBuf cumulation;
+    /** Whether {@link #cumulation} is the decoder's own buffer (appended to in place). */
+    private boolean cumulationOwn;
+    /** The decoder's own buffer, emptied and kept for the next read when no sink holds it. */
+    private ByteBuf spare;
     private FrameView view = new FrameView();
     private boolean draining;
     private boolean closeRequested;
@@ -88,13 +103,45 @@ public final class BackendFrameDecoder extends ChannelDuplexHandler {
             in.release(); // framing is lost for good; the error has been raised once already
             return;
         }
-        cumulation = cumulation == null ? in : ByteToMessageDecoder.MERGE_CUMULATOR.cumulate(ctx.alloc(), cumulation, in);
+        cumulate(ctx, in);
         if (draining) return; // a sink made the transport read inline: the outer loop goes on
         try {
             drain(ctx, false);
         } finally {
             compact();
         }
+    }
+
+    /** Appends {@code in} to the cumulation, which stays array-backed; releases {@code in}. */
+    private void cumulate(ChannelHandlerContext ctx, ByteBuf in) {
+        if (cumulation == null && in.hasArray()) {
+            cumulation = in;
+            cumulationOwn = false;
+            return;
+        }
+        try {
+            int n = in.readableBytes();
+            if (cumulation == null) {
+                cumulation = spare != null ? spare : own(ctx, n);
+                spare = null;
+                cumulationOwn = true;
+            } else if (!cumulationOwn || cumulation.refCnt() != 1) {
+                // A heap read used as it came, or a buffer a sink still holds: what is left moves
+                // into one of our own instead of being appended to behind the sink's back.
+                ByteBuf fresh = own(ctx, cumulation.readableBytes() + n);
+                fresh.writeBytes(cumulation);
+                cumulation.release();
+                cumulation = fresh;
+                cumulationOwn = true;
+            }
+            cumulation.writeBytes(in);
+        } finally {
+            in.release();
+        }
+    }
+
+    private static ByteBuf own(ChannelHandlerContext ctx, int atLeast) {
+        return new UnpooledHeapByteBuf(ctx.alloc(), Math.max(INITIAL_CUMULATION, atLeast), Integer.MAX_VALUE - 8);
     }
 
     @Override
@@ -163,7 +210,11 @@ public final class BackendFrameDecoder extends ChannelDuplexHandler {
         if (buf == null) return;
         if (!buf.isReadable()) {
             cumulation = null;
-            buf.release();
+            if (cumulationOwn && buf.refCnt() == 1 && buf.capacity() <= MAX_SPARE) {
+                spare = buf.clear();
+            } else {
+                buf.release();
+            }
         } else if (buf.refCnt() == 1 && buf.readerIndex() > (buf.capacity() >>> 1)) {
             // Only when no sink holds a view: discarding moves the bytes under it.
             buf.discardSomeReadBytes();
@@ -185,6 +236,11 @@ public final class BackendFrameDecoder extends ChannelDuplexHandler {
         if (cumulation != null) {
             ByteBuf buf = cumulation;
             cumulation = null;
+            buf.release();
+        }
+        if (spare != null) {
+            ByteBuf buf = spare;
+            spare = null;
             buf.release();
         }
     }

@@ -17,8 +17,12 @@ import java.util.Objects;
  */
 public final class TupleView {
     private static final ColumnKind[] KINDS = ColumnKind.values();
+    private static final byte TEXT = (byte) ColumnKind.TEXT.ordinal();
 
     ByteBuf buf;
+    /** The buffer's backing array, or null: integers in text are read from it directly. */
+    private byte[] array;
+    private int arrayOffset;
     RelationInfo relation;
     boolean keyOnly;
     int count;
@@ -28,6 +32,12 @@ public final class TupleView {
 
     void reset(ByteBuf buf, RelationInfo relation, boolean keyOnly, int count) {
         this.buf = buf;
+        if (buf.hasArray()) {
+            array = buf.array();
+            arrayOffset = buf.arrayOffset();
+        } else {
+            array = null;
+        }
         this.relation = relation;
         this.keyOnly = keyOnly;
         this.count = count;
@@ -228,6 +238,16 @@ public final class TupleView {
      * @throws IllegalStateException if the column has no value
      */
     public int int4(int i) {
+        byte[] a = array;
+        if (a != null && kinds[Objects.checkIndex(i, count)] == TEXT) {
+            long v = TextDigits.parse(a, arrayOffset + index[i], length[i], TextDigits.INT4_DIGITS);
+            if (v != TextDigits.NOT_FAST) return (int) v;
+        }
+        return int4Checked(i);
+    }
+
+    /** Every format, every error: the path the fast one leaves to. */
+    private int int4Checked(int i) {
         requireValue(i);
         return PgValues.int4(buf, index[i], length[i], kinds[i] == ColumnKind.BINARY.ordinal());
     }
@@ -240,6 +260,15 @@ public final class TupleView {
      * @throws IllegalStateException if the column has no value
      */
     public long int8(int i) {
+        byte[] a = array;
+        if (a != null && kinds[Objects.checkIndex(i, count)] == TEXT) {
+            long v = TextDigits.parse(a, arrayOffset + index[i], length[i], TextDigits.INT8_DIGITS);
+            if (v != TextDigits.NOT_FAST) return v;
+        }
+        return int8Checked(i);
+    }
+
+    private long int8Checked(int i) {
         requireValue(i);
         return PgValues.int8(buf, index[i], length[i], kinds[i] == ColumnKind.BINARY.ordinal());
     }
