@@ -28,7 +28,7 @@ final class ReactorDrain {
             boolean[] reached = new boolean[1];
             JdkFlowAdapter.flowPublisherToFlux(publisher)
                     .takeUntil(v -> reached[0] = FlowDrain.consume(v, rowsSum, end))
-                    .then()
+                    .count() // not then(): that looks up a discard hook in the context per element
                     .block(Duration.ofMinutes(30));
             if (!reached[0]) throw new IllegalStateException("stream ended before the end LSN");
             publisher.terminated().toCompletableFuture().get(60, TimeUnit.SECONDS);
