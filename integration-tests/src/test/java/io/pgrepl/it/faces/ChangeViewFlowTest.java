@@ -59,10 +59,10 @@ class ChangeViewFlowTest {
         AtomicReference<ChangeEvent> firstRowCopy = new AtomicReference<>();
         long[] lastCommitEnd = new long[1];
         try (PgConnection repl = connect(s, ReplicationMode.DATABASE)) {
-            ReplicationPublisher<ChangeView> p = ReactiveReplication.views(repl, FacesSupport.options("cview").build(),
+            ReplicationPublisher<ChangeView> p = ReactiveReplication.views(repl, FacesSupport.options("cview").messages(true).build(),
                     FlowOptions.defaults().withWatermarks(64, 16));
             CompletableFuture<int[]> done = new CompletableFuture<>();
-            p.subscribe(new Flow.Subscriber<>() {
+            p.subscribe(new Flow.Subscriber<ChangeView>() {
                 Flow.Subscription subscription;
                 int next = 1;
                 int changes;
@@ -71,8 +71,11 @@ class ChangeViewFlowTest {
                 boolean updated;
                 boolean deleted;
 
-                void check(boolean ok, String what) {
-                    if (!ok && wrong.get() == null) wrong.set(what + " at change " + changes);
+                private void check(boolean ok, String what) {
+                    if (!ok && wrong.get() == null) {
+                        wrong.set(what + " at change " + changes);
+                        done.completeExceptionally(new AssertionError(wrong.get()));
+                    }
                 }
 
                 @Override
