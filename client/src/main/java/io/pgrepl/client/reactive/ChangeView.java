@@ -41,7 +41,9 @@ import java.util.function.LongConsumer;
  * between the publisher and the code that reads it (Reactor's {@code publishOn}, {@code limitRate},
  * {@code buffer}, ...): the publisher's own bounded queue already holds what demand does not take.
  *
- * <p>Also single-threaded: read it on the thread that runs {@code onNext}.
+ * <p>Also single-threaded: read it on the thread that runs {@code onNext}. Its message accessors
+ * throw {@link IllegalStateException} once onNext returned (its positions are then another
+ * message's).
  */
 public final class ChangeView {
     /** Above this a recycled view's buffer shrinks back, so large messages are not kept once per pooled view. */
@@ -50,13 +52,30 @@ public final class ChangeView {
 
     final ByteBuf bytes = Unpooled.buffer(INITIAL_CAPACITY);
     private final LongConsumer acknowledger;
+    /** The subscriber's side, shared by the pool's views: only the lent view reads through it. */
+    private final Lent lent;
     long walStart;
     long walEnd;
-    PgOutputMessage message;
-    RelationInfo relation;
 
-    ChangeView(LongConsumer acknowledger) {
+    /**
+     * The view being delivered and its decoded message: written on the subscriber's thread only,
+     * so a view's own fields are written by the event loop alone and its cache lines travel one way.
+     */
+    static final class Lent {
+        ChangeView view;
+        PgOutputMessage message;
+        RelationInfo relation;
+    }
+
+    ChangeView(LongConsumer acknowledger, Lent lent) {
         this.acknowledger = acknowledger;
+        this.lent = lent;
+    }
+
+    private Lent lent() {
+        Lent l = lent;
+        if (l.view != this) throw new IllegalStateException("a ChangeView is valid only until onNext returns; keep toEvent() instead");
+        return l;
     }
 
     /** {@return XLogData walStart (0 for Relation/Type and a Begin followed by Origin)} */
@@ -71,7 +90,7 @@ public final class ChangeView {
 
     /** {@return the message's type byte, one of {@link PgOutputMessageType}} */
     public byte type() {
-        return message.type();
+        return lent().message.type();
     }
 
     /**
@@ -79,9 +98,10 @@ public final class ChangeView {
      * Its accessors read the copied bytes in place; indexes are relative to {@code message().buffer()}.
      *
      * @return the view, valid until onNext returns
+     * @throws IllegalStateException after onNext returned
      */
     public PgOutputMessage message() {
-        return message;
+        return lent().message;
     }
 
     /**
@@ -89,19 +109,22 @@ public final class ChangeView {
      * described by the server; null on other messages.
      *
      * @return the relation, or null
+     * @throws IllegalStateException after onNext returned
      */
     public RelationInfo relation() {
-        return relation;
+        return lent().relation;
     }
 
     /** {@return the row's schema (pg_catalog for the empty namespace), or null without a relation} */
     public String schema() {
-        return relation == null ? null : relation.schema();
+        RelationInfo r = relation();
+        return r == null ? null : r.schema();
     }
 
     /** {@return the row's table name, or null without a relation} */
     public String table() {
-        return relation == null ? null : relation.name();
+        RelationInfo r = relation();
+        return r == null ? null : r.name();
     }
 
     /**
@@ -111,7 +134,7 @@ public final class ChangeView {
      * @return the LSN, or 0
      */
     public long ackLsn() {
-        PgOutputMessage m = message;
+        PgOutputMessage m = message();
         if (m instanceof CommitMessage c) return c.endLsn();
         if (m instanceof StreamCommitMessage c) return c.endLsn();
         if (m instanceof PrepareMessage p) return p.endLsn();
@@ -137,7 +160,7 @@ public final class ChangeView {
      * @param handler receives the view, valid until onNext returns
      */
     public void dispatch(PgOutputHandler handler) {
-        PgOutputMessage m = message;
+        PgOutputMessage m = message();
         switch (m.type()) {
             case PgOutputMessageType.BEGIN -> handler.onBegin((BeginMessage) m);
             case PgOutputMessageType.COMMIT -> handler.onCommit((CommitMessage) m);
@@ -171,12 +194,14 @@ public final class ChangeView {
     public ChangeEvent toEvent() {
         PgOutputRecord[] out = new PgOutputRecord[1];
         dispatch(PgOutputRecords.collector(r -> out[0] = r));
-        return new ChangeEvent(out[0], walStart, walEnd, acknowledger, relation, false);
+        return new ChangeEvent(out[0], walStart, walEnd, acknowledger, relation(), false);
     }
 
     @Override
     public String toString() {
-        return "ChangeView[" + (message == null ? "recycled" : message.typeName()
-                + (relation == null ? "" : " on " + schema() + "." + table())) + ", walStart=" + Lsn.format(walStart) + "]";
+        Lent l = lent;
+        return "ChangeView[" + (l.view != this ? "not being delivered" : l.message.typeName()
+                + (l.relation == null ? "" : " on " + l.relation.schema() + "." + l.relation.name()))
+                + ", walStart=" + Lsn.format(walStart) + "]";
     }
 }

@@ -23,7 +23,8 @@ import java.util.function.LongConsumer;
 final class ChangeViewPool implements FlowBuffer.Lease<ChangeView> {
     private final Queue<ChangeView> free;
     private final PgOutputDecoder decoder = new PgOutputDecoder();
-    private final Capture capture = new Capture();
+    private final ChangeView.Lent lent = new ChangeView.Lent();
+    private final Capture capture = new Capture(lent);
     private volatile LongConsumer acknowledger;
 
     /** @param highWatermark the publisher's; the pool keeps that many views and a read's worth */
@@ -46,7 +47,7 @@ final class ChangeViewPool implements FlowBuffer.Lease<ChangeView> {
     /** Event loop: a free view holding a copy of {@code m}'s bytes. */
     ChangeView take(PgOutputMessage m, long walStart, long walEnd) {
         ChangeView v = free.poll();
-        if (v == null) v = new ChangeView(acknowledger);
+        if (v == null) v = new ChangeView(acknowledger, lent);
         v.bytes.clear().writeBytes(m.buffer(), m.offset(), m.length());
         v.walStart = walStart;
         v.walEnd = walEnd;
@@ -55,30 +56,33 @@ final class ChangeViewPool implements FlowBuffer.Lease<ChangeView> {
 
     @Override
     public void lend(ChangeView v) {
-        capture.view = v;
+        lent.relation = null;
         decoder.decode(v.bytes, 0, v.bytes.writerIndex(), capture);
-        capture.view = null;
+        lent.view = v;
     }
 
     @Override
     public void giveBack(ChangeView v) {
-        v.message = null;
-        v.relation = null;
+        if (lent.view == v) lent.view = null; // a discarded view was never lent
         if (v.bytes.capacity() > ChangeView.KEEP_CAPACITY) v.bytes.clear().capacity(ChangeView.INITIAL_CAPACITY);
         free.offer(v); // full: the burst's extra view is left to the garbage collector
     }
 
-    /** Points the view being lent at the decoder's view of its bytes. */
+    /** Keeps the decoder's view of the bytes being lent. */
     private static final class Capture implements PgOutputHandler {
-        ChangeView view;
+        private final ChangeView.Lent lent;
+
+        Capture(ChangeView.Lent lent) {
+            this.lent = lent;
+        }
 
         private void set(PgOutputMessage m) {
-            view.message = m;
+            lent.message = m;
         }
 
         private void set(PgOutputMessage m, RelationInfo r) {
-            view.message = m;
-            view.relation = r;
+            lent.message = m;
+            lent.relation = r;
         }
 
         @Override public void onBegin(BeginMessage m) { set(m); }

@@ -5,6 +5,7 @@ import static io.pgrepl.it.faces.FacesSupport.connect;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertInstanceOf;
 import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.pgrepl.client.PgConnection;
@@ -57,6 +58,7 @@ class ChangeViewFlowTest {
         Set<ChangeView> distinct = Collections.newSetFromMap(new IdentityHashMap<>());
         AtomicReference<String> wrong = new AtomicReference<>();
         AtomicReference<ChangeEvent> firstRowCopy = new AtomicReference<>();
+        AtomicReference<ChangeView> heldPastOnNext = new AtomicReference<>();
         long[] lastCommitEnd = new long[1];
         try (PgConnection repl = connect(s, ReplicationMode.DATABASE)) {
             ReplicationPublisher<ChangeView> p = ReactiveReplication.views(repl, FacesSupport.options("cview").messages(true).build(),
@@ -93,7 +95,10 @@ class ChangeViewFlowTest {
                         check(t.int4(0) == next, "row " + t.int4(0) + ", expected " + next);
                         check(("v" + next).equals(t.text(1)), "value " + t.text(1) + " of row " + next);
                         check("cview".equals(v.table()) && "public".equals(v.schema()), "relation " + v.relation());
-                        if (next == 1) firstRowCopy.set(v.toEvent());
+                        if (next == 1) {
+                            firstRowCopy.set(v.toEvent());
+                            heldPastOnNext.set(v); // against the contract, to check it is refused
+                        }
                         next++;
                     } else if (v.message() instanceof UpdateMessage m) {
                         TupleView t = m.newTuple();
@@ -136,6 +141,7 @@ class ChangeViewFlowTest {
             // High watermark 64 plus one socket read: a few hundred views for ~6,000 messages.
             assertTrue(distinct.size() < seen[0] / 4, distinct.size() + " views for " + seen[0] + " messages");
         }
+        assertThrows(IllegalStateException.class, () -> heldPastOnNext.get().message(), "a view read after its onNext");
         Insert copy = assertInstanceOf(Insert.class, firstRowCopy.get().record());
         assertEquals("1", copy.newTuple().get("id").text(), "the copy outlives its view");
         assertEquals("cview", firstRowCopy.get().table());
