@@ -107,6 +107,13 @@ class ExamplesTest {
     }
 
     @Test
+    void reactorViews() throws Exception {
+        List<String> lines = run(ReactorViews::main);
+        // 10 customers of 300 orders; the 10th commit is not read: take() cancels at the last order
+        assertTrue(last(lines).startsWith("3000 orders from 10 customers; 9 commits acknowledged; peak queue "), last(lines));
+    }
+
+    @Test
     void fileSinkPipelineKeepsTheFileItIsGiven(@TempDir Path dir) throws Exception {
         Path sink = dir.resolve("sink.txt");
         List<String> lines = run(FileSinkPipeline::main, "--out", sink.toString());

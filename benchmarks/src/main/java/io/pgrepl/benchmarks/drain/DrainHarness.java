@@ -24,8 +24,8 @@ import java.util.concurrent.TimeUnit;
  *
  * <pre>java -cp benchmarks/target/benchmarks.jar io.pgrepl.benchmarks.drain.DrainHarness
  *     [--version 17] [--rows 1000000] [--batch 1000] [--rounds 3] [--startup-rounds 3] [--proto-version 1]
- *     [--clients handler,reactive,reactor,cli,pgjdbc,recvlogical,handler_lf,reactive_lf,...] [--cli ./pgrepl] [--out FILE.tsv] [--verify] [--jfr DIR]
- *     [--cli-variant NAME=JVM_OPTS ...] [--cli-args NAME=STREAM_ARGS ...] [--variant NAME=handler|reactive|reactor|pgjdbc:JVM_OPTS ...]  (then list NAME in --clients;
+ *     [--clients handler,reactive,flow,reactor,cli,pgjdbc,recvlogical,handler_lf,reactive_lf,...] [--cli ./pgrepl] [--out FILE.tsv] [--verify] [--jfr DIR]
+ *     [--cli-variant NAME=JVM_OPTS ...] [--cli-args NAME=STREAM_ARGS ...] [--variant NAME=handler|reactive|flow|reactor|pgjdbc:JVM_OPTS ...]  (then list NAME in --clients;
  *     names are slot names: lower case, digits, underscores)</pre>
  *
  * Run it from the repository root (the CLI is {@code ./pgrepl}, the launcher of {@code cli/target/pgrepl.jar}).
@@ -36,8 +36,8 @@ public final class DrainHarness {
     static final String PUBLICATION = "drain_pub";
     /** Every row's text column starts with it: rows are counted in any client's output by this marker. */
     static final String ROW_MARKER = "row:";
-    static final List<String> ALL_CLIENTS = List.of("handler", "reactive", "reactor", "cli", "pgjdbc", "recvlogical");
-    static final List<String> JAVA_FACES = List.of("handler", "reactive", "reactor", "pgjdbc");
+    static final List<String> ALL_CLIENTS = List.of("handler", "reactive", "flow", "reactor", "cli", "pgjdbc", "recvlogical");
+    static final List<String> JAVA_FACES = List.of("handler", "reactive", "flow", "reactor", "pgjdbc");
     /**
      * The JVM flags of the {@code ./pgrepl} launcher (minus its CDS archive, which belongs to the CLI's
      * jar). A client named {@code FACE_lf} is that Java face run with them; the plain names run on the
@@ -88,7 +88,7 @@ public final class DrainHarness {
                         String[] kv = args[++i].split("=", 2);
                         String[] fo = kv.length == 2 ? kv[1].split(":", 2) : new String[0];
                         if (fo.length != 2 || !JAVA_FACES.contains(fo[0])) {
-                            throw new IllegalArgumentException("--variant NAME=handler|reactive|reactor|pgjdbc:JVM_OPTS");
+                            throw new IllegalArgumentException("--variant NAME=handler|reactive|flow|reactor|pgjdbc:JVM_OPTS");
                         }
                         o.javaVariants.put(kv[0], fo);
                     }
@@ -247,7 +247,7 @@ public final class DrainHarness {
             env.put("PGREPL_JAVA_OPTS", (cliOpts + " " + (jfr == null ? "" : jfr)).strip());
             List<String> cmd = cli ? cliCommand(o, client, streamArgs(o, client, s.url(s.superuser(), "postgres"), slot, end))
                     : switch (face(o, client)) {
-                case "handler", "reactive", "reactor", "pgjdbc" -> javaClient(jfr, o.javaVariants.containsKey(client) ? o.javaVariants.get(client)[1] : "",
+                case "handler", "reactive", "flow", "reactor", "pgjdbc" -> javaClient(jfr, o.javaVariants.containsKey(client) ? o.javaVariants.get(client)[1] : "",
                         javaCommand(), "-cp", System.getProperty("java.class.path"), DrainClient.class.getName(), face(o, client), s.host(), Integer.toString(s.port()), user, password, slot,
                         PUBLICATION, Integer.toString(o.proto), end);
                 case "recvlogical" -> List.of("pg_recvlogical", "-h", s.host(), "-p", Integer.toString(s.port()), "-U", user,

@@ -61,13 +61,15 @@ final class DrainReport {
         ratio(out, "2. CLI CPU vs pgjdbc", drain, "cli", "pgjdbc", Summary::cpu, "<= 1.00");
         if (drain.containsKey("cli")) out.printf("   %-44s %8.1f MB   target <= 128 MB%n", "2. CLI peak RSS", drain.get("cli").rssMb);
         ratio(out, "3. reactive CPU vs handler", drain, "reactive", "handler", Summary::cpu, "<= 1.30");
+        ratio(out, "   flow (views) CPU vs handler (issue 22)", drain, "flow", "handler", Summary::cpu, "<= 1.30");
         ratio(out, "   reactor CPU vs handler (issue 22)", drain, "reactor", "handler", Summary::cpu, "<= 1.30");
-        for (String f : List.of("reactive", "reactor")) {
+        for (String f : List.of("reactive", "flow", "reactor")) {
             if (drain.containsKey(f)) out.printf("   %-44s %8.1f MB   target < 128 MB (issue 22)%n", f + " peak RSS", drain.get(f).rssMb);
         }
         out.printf("   with the launcher's flags (FACE_lf):%n");
         ratio(out, "   handler_lf CPU vs pgjdbc (defaults)", drain, "handler_lf", "pgjdbc", Summary::cpu, "(info)");
         ratio(out, "   reactive_lf CPU vs handler_lf", drain, "reactive_lf", "handler_lf", Summary::cpu, "(info)");
+        ratio(out, "   flow_lf CPU vs handler_lf", drain, "flow_lf", "handler_lf", Summary::cpu, "(info)");
         ratio(out, "   reactor_lf CPU vs handler_lf", drain, "reactor_lf", "handler_lf", Summary::cpu, "(info)");
         ratio(out, "4. start-up CPU: CLI vs pgjdbc", startup, "cli", "pgjdbc", Summary::cpu, "<= 1.50");
         ratio(out, "4. start-up wall: CLI vs pgjdbc", startup, "cli", "pgjdbc", Summary::wall, "<= 1.50");

@@ -33,7 +33,7 @@ class DrainHarnessSmokeTest {
             assertTrue(r.result().cpuSeconds() > 0, r.client() + " measured no CPU");
             assertTrue(r.result().peakRssKb() > 0, r.client() + " measured no RSS");
         }
-        Set<String> expected = new TreeSet<>(List.of("handler", "reactive", "reactor", "cli", "pgjdbc"));
+        Set<String> expected = new TreeSet<>(List.of("handler", "reactive", "flow", "reactor", "cli", "pgjdbc"));
         if (outcome.recvlogicalVersion() != null) expected.add("recvlogical");
         assertEquals(expected, drained);
 

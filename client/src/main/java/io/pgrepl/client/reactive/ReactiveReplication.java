@@ -47,6 +47,26 @@ public final class ReactiveReplication {
     }
 
     /**
+     * One {@link ChangeView} per pgoutput message, in server order: the same messages as
+     * {@link #changes}, read through the handler face's views on the subscriber's thread instead of
+     * copied into records. Views are recycled, so a steady stream allocates nothing per message, and
+     * the heap the face touches stays small on any garbage collector's defaults.
+     *
+     * <p>A view is valid only until the subscriber's {@code onNext} returns (see {@link ChangeView}):
+     * keep {@link ChangeView#toEvent()} for anything needed later.
+     *
+     * @param connection an idle connection opened with {@code replication=database}
+     * @param options    the slot, publications and pgoutput options
+     * @param flow       buffering, executor and acknowledgement
+     * @return a publisher for one subscriber; the stream starts when it subscribes
+     */
+    public static ReplicationPublisher<ChangeView> views(PgConnection connection, LogicalReplicationOptions options,
+                                                         FlowOptions flow) {
+        ChangeViewPool pool = new ChangeViewPool(flow.highWatermark());
+        return new ReplicationPublisher<>(connection, options, flow, pool::forwarder, ChangeView::acknowledge).lease(pool);
+    }
+
+    /**
      * One {@link TxEvent} per transaction (in commit order), non-transactional message or two-phase
      * outcome, assembled by a {@link TransactionAssembler} with {@link FlowOptions#assembler()}.
      * A spilled transaction's file lives until the transaction is acknowledged or closed, even past

@@ -57,6 +57,7 @@ public final class ReplicationPublisher<T> implements Flow.Publisher<T> {
     private java.util.function.ToLongFunction<? super T> weigher;
     private long maxWeight;
     private Consumer<? super T> discarder;
+    private FlowBuffer.Lease<? super T> lease;
 
     /**
      * A publisher for one subscriber; the stream starts when it subscribes.
@@ -103,6 +104,12 @@ public final class ReplicationPublisher<T> implements Flow.Publisher<T> {
         return this;
     }
 
+    /** Items are reused: lent for one onNext, given back after it (the view publisher). Before subscribing. */
+    ReplicationPublisher<T> lease(FlowBuffer.Lease<? super T> l) {
+        this.lease = l;
+        return this;
+    }
+
     @Override
     public void subscribe(Flow.Subscriber<? super T> subscriber) {
         Objects.requireNonNull(subscriber, "subscriber"); // §1.9
@@ -116,6 +123,7 @@ public final class ReplicationPublisher<T> implements Flow.Publisher<T> {
         buffer = b;
         if (weigher != null) b.weigher(weigher, maxWeight);
         if (discarder != null) b.onDiscard(discarder);
+        if (lease != null) b.lease(lease);
         if (flow.autoAcknowledge() && acknowledge != null) b.afterOnNext(acknowledge);
         b.start();
         EarlyAcknowledger ack = new EarlyAcknowledger();

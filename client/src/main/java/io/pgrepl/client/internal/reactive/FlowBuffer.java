@@ -1,8 +1,8 @@
 package io.pgrepl.client.internal.reactive;
 
+import io.netty.util.internal.PlatformDependent;
 import java.util.Objects;
 import java.util.Queue;
-import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.Executor;
 import java.util.concurrent.Flow;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -22,6 +22,10 @@ import java.util.concurrent.atomic.AtomicLong;
  * <p>Wake-ups: a source that {@link #push}es wakes the executor for every item the subscriber is
  * idle for; one that {@link #offer}s and then {@link #flush}es wakes it once per batch. Either way,
  * once awake the executor delivers everything queued, up to demand, before it returns.
+ *
+ * <p>The queue is an array (Netty's multi-producer, single-consumer queue): once it has grown to
+ * the high watermark plus a read, queuing an item allocates nothing. Items that are reused (a
+ * {@link Lease}) go back to their owner after onNext returns, or when discarded.
  */
 public final class FlowBuffer<T> implements Flow.Subscription {
     /** What the buffer controls upstream. Calls are serialised; pause/resume alternate. */
@@ -36,13 +40,36 @@ public final class FlowBuffer<T> implements Flow.Subscription {
         void cancel();
     }
 
+    /**
+     * The owner of reused items: an item is lent to the subscriber for one onNext and given back
+     * once that returned (after the after-onNext hook), or when it is discarded. Both calls run
+     * on the subscriber's executor, in queue order, except a discard of an item pushed after
+     * cancel or termination, which runs on the pushing thread.
+     */
+    public interface Lease<T> {
+        /**
+         * Just before onNext: e.g. make the item readable on this thread.
+         *
+         * @param item the item about to be delivered
+         */
+        void lend(T item);
+
+        /**
+         * The subscriber is done with the item (its onNext returned or threw), or it was never
+         * delivered: the owner may reuse it.
+         *
+         * @param item the item
+         */
+        void giveBack(T item);
+    }
+
     private final Flow.Subscriber<? super T> subscriber;
     private final Executor executor;
     private final int highWatermark;
     private final int lowWatermark;
     private volatile Upstream upstream;
 
-    private final Queue<T> queue = new ConcurrentLinkedQueue<>();
+    private final Queue<T> queue;
     private final AtomicInteger queued = new AtomicInteger();
     private final AtomicInteger peakQueued = new AtomicInteger();
     private final AtomicLong demand = new AtomicLong();
@@ -63,6 +90,7 @@ public final class FlowBuffer<T> implements Flow.Subscription {
     private volatile long maxWeight = Long.MAX_VALUE;
     private final AtomicLong weight = new AtomicLong();
     private volatile java.util.function.Consumer<? super T> onDiscard;
+    private volatile Lease<? super T> lease;
 
     /**
      * A buffer delivering to one subscriber.
@@ -81,6 +109,11 @@ public final class FlowBuffer<T> implements Flow.Subscription {
         }
         this.highWatermark = highWatermark;
         this.lowWatermark = lowWatermark;
+        // One chunk holds the high watermark and a typical read, so a steady stream never links a
+        // new chunk; a burst beyond it does, up to the queue's bound (never reached: the source
+        // pauses above the high watermark).
+        int chunk = Math.max(1024, Integer.highestOneBit(Math.min(highWatermark, 1 << 20)) << 1);
+        this.queue = PlatformDependent.newMpscQueue(chunk, 1 << 30);
     }
 
     /**
@@ -118,14 +151,27 @@ public final class FlowBuffer<T> implements Flow.Subscription {
         this.onDiscard = hook;
     }
 
+    /**
+     * Lends items for one onNext each and takes them back afterwards (items reused by their
+     * source). Set before {@link #start()}.
+     *
+     * @param l the items' owner
+     */
+    public void lease(Lease<? super T> l) {
+        this.lease = l;
+    }
+
     private void discard(T item) {
         java.util.function.Consumer<? super T> hook = onDiscard;
-        if (hook == null) return;
-        try {
-            hook.accept(item);
-        } catch (RuntimeException ignored) {
-            // releasing is best effort; the item is dropped either way
+        if (hook != null) {
+            try {
+                hook.accept(item);
+            } catch (RuntimeException ignored) {
+                // releasing is best effort; the item is dropped either way
+            }
         }
+        Lease<? super T> l = lease;
+        if (l != null) l.giveBack(item);
     }
 
     /** {@return the current weight of the queued items (0 without a weigher)} */
@@ -199,7 +245,7 @@ public final class FlowBuffer<T> implements Flow.Subscription {
         }
         // Without a weigher the weight stays 0: no atomic update per item for it.
         long w = weigher == null ? 0 : weight.addAndGet(weigh(item));
-        queue.offer(item);
+        if (!queue.offer(item)) throw new IllegalStateException("flow queue full"); // 2^30 items: never, the source pauses long before
         int n = queued.incrementAndGet();
         if (n > peakQueued.get()) peakQueued.accumulateAndGet(n, Math::max);
         if (n > highWatermark || w > maxWeight) {
@@ -340,6 +386,7 @@ public final class FlowBuffer<T> implements Flow.Subscription {
         // Set before start(): read once per pass, not per item.
         java.util.function.ToLongFunction<? super T> w = weigher;
         java.util.function.Consumer<? super T> hook = afterOnNext;
+        Lease<? super T> l = lease;
         while (demand.get() > 0 && !cancelled && badRequest == null) {
             T item = queue.poll();
             if (item == null) break;
@@ -351,14 +398,17 @@ public final class FlowBuffer<T> implements Flow.Subscription {
             // after the loop: every pause is followed by a drain pass (offer and push both drain).
             if (paused) maybeResume();
             try {
+                if (l != null) l.lend(item);
                 subscriber.onNext(item);
                 if (hook != null) hook.accept(item);
             } catch (Throwable t) {
                 // §2.13 broken subscriber: cancel and stop signalling.
+                if (l != null) l.giveBack(item);
                 cancel();
                 terminated = true;
                 return;
             }
+            if (l != null) l.giveBack(item);
         }
         maybeResume();
         if (cancelled) {

@@ -1,0 +1,85 @@
+package io.pgrepl.benchmarks.drain;
+
+import io.pgrepl.client.PgConnection;
+import io.pgrepl.client.reactive.ChangeView;
+import io.pgrepl.client.reactive.FlowOptions;
+import io.pgrepl.client.reactive.ReactiveReplication;
+import io.pgrepl.client.reactive.ReplicationPublisher;
+import io.pgrepl.client.stream.LogicalReplicationOptions;
+import io.pgrepl.codec.pgoutput.ColumnKind;
+import io.pgrepl.codec.pgoutput.CommitMessage;
+import io.pgrepl.codec.pgoutput.InsertMessage;
+import io.pgrepl.codec.pgoutput.PgOutputMessage;
+import io.pgrepl.codec.pgoutput.TupleView;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.Flow;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * The {@code flow} drain client: the Flow face's recycled views ({@link ReactiveReplication#views}),
+ * {@code request(1)} in each onNext (issue 22's case), every column read in place as the handler
+ * client reads it, each commit acknowledged.
+ */
+final class FlowDrain {
+    private FlowDrain() {}
+
+    static long[] drain(PgConnection conn, LogicalReplicationOptions options, long end) throws Exception {
+        try (conn) {
+            CompletableFuture<long[]> done = new CompletableFuture<>();
+            ReplicationPublisher<ChangeView> publisher = ReactiveReplication.views(conn, options, FlowOptions.defaults());
+            publisher.subscribe(new Flow.Subscriber<>() {
+                final long[] rowsSum = new long[2];
+                Flow.Subscription subscription;
+
+                @Override
+                public void onSubscribe(Flow.Subscription s) {
+                    subscription = s;
+                    s.request(1);
+                }
+
+                @Override
+                public void onNext(ChangeView v) {
+                    if (consume(v, rowsSum, end)) done.complete(rowsSum);
+                    subscription.request(1);
+                }
+
+                @Override
+                public void onError(Throwable t) {
+                    done.completeExceptionally(t);
+                }
+
+                @Override
+                public void onComplete() {
+                    done.completeExceptionally(new IllegalStateException("stream ended before the end LSN"));
+                }
+            });
+            long[] r = done.get(30, TimeUnit.MINUTES);
+            publisher.stream().stop().toCompletableFuture().get(60, TimeUnit.SECONDS);
+            return r;
+        }
+    }
+
+    /**
+     * One view as the handler client reads its message: an Insert's three integers parsed and its
+     * text and timestamp touched in place; a Commit acknowledged.
+     *
+     * @return true at the commit that ends the drain
+     */
+    static boolean consume(ChangeView v, long[] rowsSum, long end) {
+        PgOutputMessage m = v.message();
+        if (m instanceof InsertMessage i) {
+            if (rowsSum[0]++ == 0) DrainClient.firstChange();
+            TupleView t = i.newTuple();
+            long sum = t.int4(0) + t.int4(1) + t.int8(2);
+            for (int c = 3; c < 5; c++) {
+                if (t.kind(c) == ColumnKind.NULL) continue;
+                sum += t.valueLength(c) + t.buffer().getByte(t.valueIndex(c));
+            }
+            rowsSum[1] += sum;
+        } else if (m instanceof CommitMessage c) {
+            v.acknowledge();
+            return Long.compareUnsigned(c.endLsn(), end) >= 0;
+        }
+        return false;
+    }
+}

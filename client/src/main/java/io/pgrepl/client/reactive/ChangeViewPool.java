@@ -1,0 +1,149 @@
+package io.pgrepl.client.reactive;
+
+import io.netty.util.internal.PlatformDependent;
+import io.pgrepl.client.internal.reactive.FlowBuffer;
+import io.pgrepl.client.stream.LogicalStreamHandler;
+import io.pgrepl.codec.pgoutput.*;
+import io.pgrepl.codec.replication.XLogData;
+import java.util.Queue;
+import java.util.function.Consumer;
+import java.util.function.LongConsumer;
+
+/**
+ * The {@link ChangeView}s of one publisher: taken on the event loop, where a message's bytes are
+ * copied into one; lent to the subscriber for one onNext, decoded there by a decoder of its own;
+ * given back when onNext returned, to be reused. So the number of views is bounded by the
+ * publisher's queue (high watermark plus one socket read) plus the one being delivered, and a
+ * steady stream allocates nothing per message.
+ *
+ * <p>The subscriber's decoder sees every message in server order (views are lent in queue order,
+ * Relation and Stream Start/Stop included), so its relation cache and stream-block state are the
+ * event loop decoder's, one message later. Every message was validated on the loop first.
+ */
+final class ChangeViewPool implements FlowBuffer.Lease<ChangeView> {
+    private final Queue<ChangeView> free;
+    private final PgOutputDecoder decoder = new PgOutputDecoder();
+    private final ChangeView.Lent lent = new ChangeView.Lent();
+    private final Capture capture = new Capture(lent);
+    private volatile LongConsumer acknowledger;
+
+    /** @param highWatermark the publisher's; the pool keeps that many views and a read's worth */
+    ChangeViewPool(int highWatermark) {
+        free = PlatformDependent.newFixedMpscQueue(Math.max(1024, highWatermark + 4096));
+    }
+
+    /**
+     * The event loop's handler: one view per message, into {@code sink}.
+     *
+     * @param sink         the publisher's sink
+     * @param acknowledger the stream's acknowledge(lsn), given to every view
+     * @return the handler
+     */
+    LogicalStreamHandler forwarder(Consumer<ChangeView> sink, LongConsumer acknowledger) {
+        this.acknowledger = acknowledger;
+        return new Forwarder(sink);
+    }
+
+    /** Event loop: a free view holding a copy of {@code m}'s bytes. */
+    ChangeView take(PgOutputMessage m, long walStart, long walEnd) {
+        ChangeView v = free.poll();
+        if (v == null) v = new ChangeView(acknowledger, lent);
+        v.bytes.clear().writeBytes(m.buffer(), m.offset(), m.length());
+        v.walStart = walStart;
+        v.walEnd = walEnd;
+        return v;
+    }
+
+    @Override
+    public void lend(ChangeView v) {
+        lent.relation = null;
+        decoder.decode(v.bytes, 0, v.bytes.writerIndex(), capture);
+        lent.view = v;
+    }
+
+    @Override
+    public void giveBack(ChangeView v) {
+        if (lent.view == v) lent.view = null; // a discarded view was never lent
+        if (v.bytes.capacity() > ChangeView.KEEP_CAPACITY) v.bytes.clear().capacity(ChangeView.INITIAL_CAPACITY);
+        free.offer(v); // full: the burst's extra view is left to the garbage collector
+    }
+
+    /** Keeps the decoder's view of the bytes being lent. */
+    private static final class Capture implements PgOutputHandler {
+        private final ChangeView.Lent lent;
+
+        Capture(ChangeView.Lent lent) {
+            this.lent = lent;
+        }
+
+        private void set(PgOutputMessage m) {
+            lent.message = m;
+        }
+
+        private void set(PgOutputMessage m, RelationInfo r) {
+            lent.message = m;
+            lent.relation = r;
+        }
+
+        @Override public void onBegin(BeginMessage m) { set(m); }
+        @Override public void onCommit(CommitMessage m) { set(m); }
+        @Override public void onOrigin(OriginMessage m) { set(m); }
+        @Override public void onRelation(RelationMessage m) { set(m, m.relation()); }
+        @Override public void onType(TypeMessage m) { set(m); }
+        @Override public void onInsert(InsertMessage m) { set(m, m.relation()); }
+        @Override public void onUpdate(UpdateMessage m) { set(m, m.relation()); }
+        @Override public void onDelete(DeleteMessage m) { set(m, m.relation()); }
+        @Override public void onTruncate(TruncateMessage m) { set(m); }
+        @Override public void onMessage(LogicalMessage m) { set(m); }
+        @Override public void onStreamStart(StreamStartMessage m) { set(m); }
+        @Override public void onStreamStop(StreamStopMessage m) { set(m); }
+        @Override public void onStreamCommit(StreamCommitMessage m) { set(m); }
+        @Override public void onStreamAbort(StreamAbortMessage m) { set(m); }
+        @Override public void onBeginPrepare(BeginPrepareMessage m) { set(m); }
+        @Override public void onPrepare(PrepareMessage m) { set(m); }
+        @Override public void onStreamPrepare(PrepareMessage m) { set(m); }
+        @Override public void onCommitPrepared(CommitPreparedMessage m) { set(m); }
+        @Override public void onRollbackPrepared(RollbackPreparedMessage m) { set(m); }
+    }
+
+    /** Copies each message's bytes into a view, with the positions of the XLogData it came in. */
+    private final class Forwarder implements LogicalStreamHandler {
+        private final Consumer<ChangeView> sink;
+        private long walStart;
+        private long walEnd;
+
+        Forwarder(Consumer<ChangeView> sink) {
+            this.sink = sink;
+        }
+
+        @Override
+        public void onXLogData(XLogData header) {
+            walStart = header.walStart();
+            walEnd = header.walEnd();
+        }
+
+        private void forward(PgOutputMessage m) {
+            sink.accept(take(m, walStart, walEnd));
+        }
+
+        @Override public void onBegin(BeginMessage m) { forward(m); }
+        @Override public void onCommit(CommitMessage m) { forward(m); }
+        @Override public void onOrigin(OriginMessage m) { forward(m); }
+        @Override public void onRelation(RelationMessage m) { forward(m); }
+        @Override public void onType(TypeMessage m) { forward(m); }
+        @Override public void onInsert(InsertMessage m) { forward(m); }
+        @Override public void onUpdate(UpdateMessage m) { forward(m); }
+        @Override public void onDelete(DeleteMessage m) { forward(m); }
+        @Override public void onTruncate(TruncateMessage m) { forward(m); }
+        @Override public void onMessage(LogicalMessage m) { forward(m); }
+        @Override public void onStreamStart(StreamStartMessage m) { forward(m); }
+        @Override public void onStreamStop(StreamStopMessage m) { forward(m); }
+        @Override public void onStreamCommit(StreamCommitMessage m) { forward(m); }
+        @Override public void onStreamAbort(StreamAbortMessage m) { forward(m); }
+        @Override public void onBeginPrepare(BeginPrepareMessage m) { forward(m); }
+        @Override public void onPrepare(PrepareMessage m) { forward(m); }
+        @Override public void onStreamPrepare(PrepareMessage m) { forward(m); }
+        @Override public void onCommitPrepared(CommitPreparedMessage m) { forward(m); }
+        @Override public void onRollbackPrepared(RollbackPreparedMessage m) { forward(m); }
+    }
+}
