@@ -67,8 +67,17 @@ public final class PgreplSourceTask extends SourceTask {
     private ChangeRecords records;
     private final AckTracker acks = new AckTracker();
     private volatile PgConnection conn;
-    private volatile ReplicationPublisher<TxEvent> publisher;
-    private volatile BlockingChanges<TxEvent> events;
+    private volatile ReplicationPublisher<?> publisher;
+    /** TxEvents, or {@link IncrementalStream.Item}s when incremental snapshots can run. */
+    private volatile BlockingChanges<?> events;
+    /** The incremental snapshot engine around the stream, or null (see {@link IncrementalSettings#enabled}). */
+    private volatile IncrementalStream incremental;
+    /** Builder thread: the incremental items' records and offsets. */
+    private IncrementalReads incrementalReads;
+    /** The kafka signal channel's consumer, or null. */
+    private volatile KafkaSignals kafkaSignals;
+    /** Task thread: the incremental state of what was handed over last (heartbeats carry it). */
+    private String handedState;
     private volatile boolean stopping;
     /** The slot's own figures as task metrics (slot.metrics.interval.ms), or null. */
     private volatile SlotConnectMetrics slotMetrics;
@@ -107,7 +116,12 @@ public final class PgreplSourceTask extends SourceTask {
      * it covers (skipped records included); or the builder's fatal {@code failure}.
      */
     private record Chunk(long lsn, boolean open, boolean seal, boolean commit, List<SourceRecord> records,
-                         Position through, RuntimeException failure) {}
+                         Position through, RuntimeException failure, boolean reads, String state) {
+        Chunk(long lsn, boolean open, boolean seal, boolean commit, List<SourceRecord> records, Position through,
+              RuntimeException failure) {
+            this(lsn, open, seal, commit, records, through, failure, false, null);
+        }
+    }
 
     @Override
     public String version() {
@@ -131,6 +145,7 @@ public final class PgreplSourceTask extends SourceTask {
                 records = new ChangeRecords(config, partition, ReplicationSetup.currentDatabase(c, config),
                         EnumTypes.load(c, config), new PrimaryKeys(config)::of);
             }
+            if (IncrementalSettings.enabled(config)) startIncremental(c, stored);
             ReplicationSetup.SlotInfo slot = ReplicationSetup.slot(c, config);
             if (slot != null) ReplicationSetup.requireLogicalPgoutput(slot, config);
             StartPlan plan = StartPlan.decide(config.snapshotMode(), config.slotLostHandling(), stored,
@@ -148,8 +163,12 @@ public final class PgreplSourceTask extends SourceTask {
                     startStreaming(c);
                     return;
                 }
-                case SNAPSHOT_NEW_SLOT -> {
-                    if (!config.slotCreate()) {
+                case SNAPSHOT_NEW_SLOT, SNAPSHOT_EXISTING_SLOT -> {
+                    if (IncrementalSettings.initialMethod(config) == IncrementalSettings.InitialMethod.INCREMENTAL) {
+                        startIncrementalLoad(c, plan);
+                        return;
+                    }
+                    if (plan.action() == StartPlan.Action.SNAPSHOT_NEW_SLOT && !config.slotCreate()) {
                         throw new ConnectException("a snapshot (" + plan.why() + ") needs to create replication slot \""
                                 + config.slotName() + "\" (its exported snapshot exists only at creation), but "
                                 + PgreplConnectorConfig.SLOT_CREATE + " is false");
@@ -174,6 +193,34 @@ public final class PgreplSourceTask extends SourceTask {
         }
     }
 
+    /** The engine around the stream, resuming from the state in the stored offsets; the signal table checked. */
+    private void startIncremental(PgConnection c, Map<String, Object> stored) {
+        IncrementalSetup.checkSignalTable(c, config);
+        String resume = Position.incrementalState(stored);
+        if (incremental == null) incremental = new IncrementalStream(IncrementalSettings.options(config, resume));
+        String topic = IncrementalSettings.notificationTopic(config);
+        incrementalReads = new IncrementalReads(records, topic == null ? null : new SnapshotNotifications(topic,
+                config.topicPrefix(), partition), resume);
+        if (resume != null) log.info("slot {}: resuming incremental snapshots from the stored offsets", config.slotName());
+        if (IncrementalSettings.kafkaChannel(config) && kafkaSignals == null) {
+            kafkaSignals = KafkaSignals.start(config, incremental.engine());
+        }
+    }
+
+    /**
+     * snapshot.initial.method=incremental: no exported snapshot; the slot streams from its position
+     * (created now, or kept) and every published table is read in chunks beside the stream.
+     */
+    private void startIncrementalLoad(PgConnection c, StartPlan plan) {
+        ReplicationSetup.ensureSlot(c, config, SnapshotMode.NOTHING);
+        List<String> tables = IncrementalSetup.initialTables(c, config);
+        log.info("slot {}: {}; initial load by incremental snapshot of {} table(s)", config.slotName(), plan.why(), tables.size());
+        written = Position.START;
+        incremental.engine().execute(tables.toArray(String[]::new)); // queued until the stream has started
+        conn = c;
+        startStreaming(c);
+    }
+
     private LogicalReplicationOptions streamOptions(PgConnection c) {
         return StreamSettings.options(config, c.serverMajor());
     }
@@ -190,12 +237,23 @@ public final class PgreplSourceTask extends SourceTask {
     }
 
     private void openEvents(PgConnection c) {
-        ReplicationPublisher<TxEvent> p = ReactiveReplication.transactions(c, streamOptions(c), FlowOptions.defaults());
-        events = BlockingChanges.of(p, PREFETCH, p.terminated(), () -> {
+        IncrementalStream inc = incremental;
+        if (inc == null) {
+            ReplicationPublisher<TxEvent> p = ReactiveReplication.transactions(c, streamOptions(c), FlowOptions.defaults());
+            events = blocking(p);
+            publisher = p;
+        } else {
+            ReplicationPublisher<IncrementalStream.Item> p = inc.publisher(c, streamOptions(c), FlowOptions.defaults());
+            events = blocking(p);
+            publisher = p;
+        }
+    }
+
+    private static <T> BlockingChanges<T> blocking(ReplicationPublisher<T> p) {
+        return BlockingChanges.of(p, PREFETCH, p.terminated(), () -> {
             LogicalReplicationStream s = p.stream();
             return s != null && s.eventLoop().inEventLoop();
         });
-        publisher = p;
     }
 
     /** After a lost stream: a new connection, streaming from the slot. */
@@ -294,7 +352,7 @@ public final class PgreplSourceTask extends SourceTask {
         long reached = Lsn.max(passed, idlePosition());
         boolean advanced = Long.compareUnsigned(reached, written.endLsn()) > 0;
         if (advanced) written = written.max(new Position(reached, -1));
-        SourceRecord r = records.heartbeat(written == Position.START ? null : written);
+        SourceRecord r = records.heartbeat(written == Position.START ? null : written, handedState);
         // Connect commits offsets in order, so the heartbeat holds back whatever is opened after it;
         // registered first, it is what the position it carries waits for: that position is
         // confirmable only once the heartbeat (its only record) and everything before it are in Kafka.
@@ -315,7 +373,7 @@ public final class PgreplSourceTask extends SourceTask {
      */
     private long idlePosition() {
         if (pending != null || !builtAhead.isEmpty() || lastOfCurrent != null) return 0;
-        ReplicationPublisher<TxEvent> p = publisher;
+        ReplicationPublisher<?> p = publisher;
         LogicalReplicationStream s = p == null ? null : p.stream();
         StreamMetrics m = s == null ? null : s.metrics();
         if (m == null) return 0;
@@ -325,6 +383,11 @@ public final class PgreplSourceTask extends SourceTask {
     }
 
     private void handOver(Chunk c, List<SourceRecord> out) {
+        handedState = c.state();
+        if (c.reads()) {
+            handOverReads(c, out);
+            return;
+        }
         if (c.open() && c.seal() && c.records().isEmpty()) {
             // Nothing of it goes to Kafka, so no offset would record it: the slot is not confirmed past
             // it until a later record's or a heartbeat's offset covers it.
@@ -350,17 +413,30 @@ public final class PgreplSourceTask extends SourceTask {
         lastOfCurrent = null;
     }
 
+    /**
+     * A chunk's reads (and notifications): outside any transaction, so each holds back the next
+     * transaction until Kafka has it ({@link AckTracker#untracked}); the slot is confirmed as before.
+     */
+    private void handOverReads(Chunk c, List<SourceRecord> out) {
+        List<SourceRecord> rs = c.records();
+        if (rs.isEmpty()) return;
+        for (SourceRecord r : rs) acks.untracked(AckTracker.ticket(r.sourceOffset()));
+        out.addAll(rs);
+        TransactionContext tx = context.transactionContext();
+        if (tx != null) tx.commitTransaction(rs.get(rs.size() - 1));
+    }
+
     /** The builder thread: until stop(), or a failure that is not retried (handed to poll() to throw). */
     private void buildLoop() {
         try {
             while (!stopping) {
                 try {
-                    BlockingChanges<TxEvent> e = events;
+                    BlockingChanges<?> e = events;
                     if (e == null) {
                         RuntimeException f = lastOpenFailure;
                         throw f != null ? f : new ConnectException("not connected (the last reconnect failed)");
                     }
-                    TxEvent ev = e.poll(Duration.ofMillis(config.pollIntervalMs()));
+                    Object ev = e.poll(Duration.ofMillis(config.pollIntervalMs()));
                     if (ev == null) continue;
                     budget.succeeded();
                     build(ev);
@@ -378,8 +454,23 @@ public final class PgreplSourceTask extends SourceTask {
         }
     }
 
-    private void build(TxEvent ev) throws InterruptedException {
+    private void build(Object item) throws InterruptedException {
         int max = config.maxBatchSize();
+        Object ev = item;
+        String state = null;
+        if (item instanceof IncrementalStream.Reads r) {
+            // Between transactions: in pieces of at most max.batch.size, all outside any transaction.
+            List<SourceRecord> rs = incrementalReads.chunk(r, built);
+            for (int i = 0; i < rs.size() || i == 0; i += max) {
+                deliver(new Chunk(0, false, false, false, rs.subList(i, Math.min(rs.size(), i + max)), null, null, true,
+                        incrementalReads.state()));
+            }
+            return;
+        } else if (item instanceof IncrementalStream.Tx tx) {
+            incrementalReads.transaction(tx.state());
+            state = incrementalReads.state();
+            ev = tx.event();
+        }
         if (ev instanceof Transaction t) {
             long lsn = t.endLsn();
             records.begin(lsn, t.commitLsn(), t.xid(), t.commitTimeMicros());
@@ -396,7 +487,7 @@ public final class PgreplSourceTask extends SourceTask {
                     current = null;
                     t.close();
                 }
-                deliver(new Chunk(lsn, first, last, true, chunk, through, null));
+                deliver(new Chunk(lsn, first, last, true, chunk, through, null, false, state));
                 first = false;
             } while (current == t);
         } else if (ev instanceof NonTransactionalMessage m) {
@@ -407,7 +498,7 @@ public final class PgreplSourceTask extends SourceTask {
             Position through = records.through();
             built = built.max(through);
             // A message outside any transaction is a transaction of its own in Kafka too.
-            deliver(new Chunk(lsn, true, true, true, chunk, through, null));
+            deliver(new Chunk(lsn, true, true, true, chunk, through, null, false, state));
         }
         // Two-phase outcomes do not occur: two_phase is not requested.
     }
@@ -478,7 +569,7 @@ public final class PgreplSourceTask extends SourceTask {
     @Override
     public void commit() {
         long confirm = acks.offsetsCommitted();
-        ReplicationPublisher<TxEvent> p = publisher;
+        ReplicationPublisher<?> p = publisher;
         LogicalReplicationStream s = p == null ? null : p.stream();
         if (confirm != 0 && s != null) s.acknowledge(confirm);
     }
@@ -502,6 +593,8 @@ public final class PgreplSourceTask extends SourceTask {
         if (c != null) c.close();
         SnapshotReads sr = snapshotReads;
         if (sr != null) sr.closeNow();
+        KafkaSignals ks = kafkaSignals;
+        if (ks != null) ks.close();
         Thread closer = new Thread(this::closeStream, "pgrepl-stop-" + (config == null ? "" : config.slotName()));
         closer.setDaemon(true);
         closer.start();
@@ -516,7 +609,7 @@ public final class PgreplSourceTask extends SourceTask {
                 // the copy's own failure was already reported
             }
         }
-        BlockingChanges<TxEvent> e = events;
+        BlockingChanges<?> e = events;
         if (e != null) {
             try {
                 e.close();
@@ -526,5 +619,7 @@ public final class PgreplSourceTask extends SourceTask {
         }
         PgConnection c = conn;
         if (c != null) c.close();
+        IncrementalStream inc = incremental;
+        if (inc != null) inc.close();
     }
 }
