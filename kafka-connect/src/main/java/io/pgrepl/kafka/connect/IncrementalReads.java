@@ -44,7 +44,7 @@ final class IncrementalReads {
         Map<String, Object> before = Position.incrementalRead(at, state);
         for (IncrementalStream.Read r : item.rows()) records.incrementalRead(r.relation(), r.row(), item.position(), before, out::add);
         TableProgress p = item.progress();
-        if (notifications != null && p != null) notifications.accept(p, before, out::add);
+        if (notifications != null && p != null) notifications.accept(p, stored(item.state()) == null, before, out::add);
         state = stored(item.state());
         records.incrementalState(state);
         if (!out.isEmpty()) {

@@ -42,8 +42,11 @@ final class SnapshotNotifications {
         this.partition = partition;
     }
 
-    /** The notifications a table's progress calls for, with {@code offset}. */
-    void accept(TableProgress p, Map<String, ?> offset, Consumer<SourceRecord> out) {
+    /**
+     * The notifications a table's progress calls for, with {@code offset}; {@code nothingLeft}: the
+     * engine's state after it holds no table (none running or queued), so the snapshot is complete.
+     */
+    void accept(TableProgress p, boolean nothingLeft, Map<String, ?> offset, Consumer<SourceRecord> out) {
         String t = p.table();
         TableProgress.Status before = open.get(t);
         if (before == null) {
@@ -68,18 +71,18 @@ final class SnapshotNotifications {
                 d.put("status", p.status() == TableProgress.Status.COMPLETED ? (p.rows() == 0 ? "EMPTY" : "SUCCEEDED") : "SQL_EXCEPTION");
                 if (p.error() != null) d.put("error", p.error());
                 out.accept(record("TABLE_SCAN_COMPLETED", d, offset));
-                ended(t, offset, out);
+                ended(t, nothingLeft, offset, out);
             }
             case STOPPED -> {
                 out.accept(record("ABORTED", data("data_collections", t), offset));
-                ended(t, offset, out);
+                ended(t, nothingLeft, offset, out);
             }
         }
     }
 
-    private void ended(String table, Map<String, ?> offset, Consumer<SourceRecord> out) {
+    private void ended(String table, boolean nothingLeft, Map<String, ?> offset, Consumer<SourceRecord> out) {
         open.remove(table);
-        if (open.isEmpty()) out.accept(record("COMPLETED", data(), offset));
+        if (nothingLeft) out.accept(record("COMPLETED", data(), offset));
     }
 
     private Map<String, String> progress(TableProgress p) {
