@@ -56,12 +56,12 @@ final class SnapshotNotifications {
         switch (p.status()) {
             case PLANNING -> { }
             case RUNNING -> {
-                if (before == TableProgress.Status.PAUSED) out.accept(record("RESUMED", data(), offset));
+                if (before == TableProgress.Status.PAUSED) out.accept(record("RESUMED", data("data_collections", t), offset));
                 else if (before != null || p.chunks() > 0) out.accept(record("IN_PROGRESS", progress(p), offset));
                 open.put(t, p.status());
             }
             case PAUSED -> {
-                if (before != TableProgress.Status.PAUSED) out.accept(record("PAUSED", data(), offset));
+                if (before != TableProgress.Status.PAUSED) out.accept(record("PAUSED", data("data_collections", t), offset));
                 open.put(t, p.status());
             }
             case COMPLETED, FAILED -> {
@@ -75,7 +75,7 @@ final class SnapshotNotifications {
             }
             case STOPPED -> {
                 out.accept(record("ABORTED", data("data_collections", t), offset));
-                ended(t, nothingLeft, offset, out);
+                open.remove(t); // stopped: ABORTED is its end, not COMPLETED
             }
         }
     }

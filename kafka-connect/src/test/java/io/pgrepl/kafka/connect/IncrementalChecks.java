@@ -56,6 +56,18 @@ final class IncrementalChecks {
         return t;
     }
 
+    /** The topic rebuilt equals the table; a failure names at most ten differing keys. */
+    static void assertRebuilt(PgServer pg, String table, List<Change> all, String topic) throws Exception {
+        Map<Integer, String> want = source(pg, table);
+        Map<Integer, String> got = rebuilt(all, topic);
+        if (want.equals(got)) return;
+        Set<Integer> keys = new java.util.TreeSet<>(want.keySet());
+        keys.addAll(got.keySet());
+        List<String> diff = keys.stream().filter(k -> !java.util.Objects.equals(want.get(k), got.get(k)))
+                .map(k -> k + ": source " + want.get(k) + ", topic " + got.get(k)).limit(10).toList();
+        throw new AssertionError(topic + " rebuilt differs from " + table + " (" + want.size() + " rows vs " + got.size() + "): " + diff);
+    }
+
     static Map<Integer, String> source(PgServer pg, String table) throws Exception {
         Map<Integer, String> t = new TreeMap<>();
         for (Row r : EndToEndTest.query(pg, "SELECT id, v, n FROM " + table)) t.put(Integer.parseInt(r.get(0)), r.get(1) + "/" + r.get(2));
