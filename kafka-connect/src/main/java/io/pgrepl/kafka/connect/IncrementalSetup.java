@@ -60,6 +60,13 @@ final class IncrementalSetup {
         }
     }
 
+    /** Plain where PostgreSQL would not fold or split it (so notifications name tables as signals do), else quoted. */
+    private static String name(String identifier) {
+        return PLAIN.matcher(identifier).matches() ? identifier : Identifiers.quoteIdentifier(identifier);
+    }
+
+    private static final java.util.regex.Pattern PLAIN = java.util.regex.Pattern.compile("[a-z_][a-z0-9_]*");
+
     /**
      * The tables an incremental initial load reads: those of the publication that the table filter
      * lets through, without the signal table; {@code schema.table}, quoted where needed.
@@ -74,7 +81,7 @@ final class IncrementalSetup {
             String schema = r.get(0);
             String name = r.get(1);
             if (s != null && s[0].equals(schema) && s[1].equals(name)) continue;
-            if (f.test(schema, name)) out.add(Identifiers.quoteIdentifier(schema) + "." + Identifiers.quoteIdentifier(name));
+            if (f.test(schema, name)) out.add(name(schema) + "." + name(name));
         }
         return out;
     }
