@@ -1,6 +1,5 @@
 package io.pgrepl.kafka.connect;
 
-import io.pgrepl.client.PgClientException;
 import io.pgrepl.client.PgConnection;
 import io.pgrepl.client.blocking.BlockingChanges;
 import io.pgrepl.client.reactive.FlowOptions;
@@ -9,28 +8,18 @@ import io.pgrepl.client.reactive.ReplicationPublisher;
 import io.pgrepl.client.replication.SnapshotMode;
 import io.pgrepl.client.stream.LogicalReplicationOptions;
 import io.pgrepl.client.stream.LogicalReplicationStream;
-import io.pgrepl.client.stream.ReconnectPolicy;
-import io.pgrepl.client.stream.ReplicationProtocolException;
-import io.pgrepl.client.stream.ReplicationSlotException;
-import io.pgrepl.codec.MalformedMessageException;
 import io.pgrepl.client.stream.StreamMetrics;
-import io.pgrepl.client.tx.NonTransactionalMessage;
-import io.pgrepl.client.tx.Transaction;
 import io.pgrepl.client.tx.TxEvent;
 import io.pgrepl.codec.Lsn;
-import io.pgrepl.codec.pgoutput.record.PgOutputRecord;
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.Iterator;
 import java.util.List;
 import java.util.Map;
-import java.util.NoSuchElementException;
 import java.util.concurrent.ArrayBlockingQueue;
 import java.util.concurrent.BlockingQueue;
 import java.util.concurrent.TimeUnit;
 import org.apache.kafka.clients.producer.RecordMetadata;
 import org.apache.kafka.connect.errors.ConnectException;
-import org.apache.kafka.connect.errors.DataException;
 import org.apache.kafka.connect.source.SourceRecord;
 import org.apache.kafka.connect.source.SourceTask;
 import org.apache.kafka.connect.source.TransactionContext;
@@ -102,26 +91,7 @@ public final class PgreplSourceTask extends SourceTask {
      */
     private final BlockingQueue<Chunk> builtAhead = new ArrayBlockingQueue<>(BUILT_AHEAD);
     private Chunk pending;
-    private volatile Thread builder;
-    /** Builder thread only: what was built (resends up to it are skipped), the open transaction, failures in a row. */
-    private Position built;
-    private Transaction current;
-    private final ReconnectBudget budget = ReconnectBudget.defaults();
-    /** Builder thread: why the last reconnect could not even open a stream. */
-    private RuntimeException lastOpenFailure;
-
-    /**
-     * Records of one transaction (or standalone message) in stream order, at most max.batch.size;
-     * {@code open}: its first chunk, {@code seal}: its last; {@code through}: the last position
-     * it covers (skipped records included); or the builder's fatal {@code failure}.
-     */
-    private record Chunk(long lsn, boolean open, boolean seal, boolean commit, List<SourceRecord> records,
-                         Position through, RuntimeException failure, boolean reads, String state) {
-        Chunk(long lsn, boolean open, boolean seal, boolean commit, List<SourceRecord> records, Position through,
-              RuntimeException failure) {
-            this(lsn, open, seal, commit, records, through, failure, false, null);
-        }
-    }
+    private volatile StreamBuilder builder;
 
     @Override
     public String version() {
@@ -229,11 +199,15 @@ public final class PgreplSourceTask extends SourceTask {
     private void startStreaming(PgConnection c) {
         openEvents(c);
         if (builder != null) return;
-        built = written;
-        Thread t = new Thread(this::buildLoop, "pgrepl-records-" + config.slotName());
-        t.setDaemon(true);
-        builder = t;
-        t.start();
+        StreamBuilder b = new StreamBuilder(config, records, incrementalReads, builtAhead, written, new StreamBuilder.Link() {
+            @Override public BlockingChanges<?> events() { return events; }
+            @Override public void reopen() { openStream(); }
+            @Override public void lost() { events = null; }
+            @Override public void close() { closeStream(); }
+            @Override public boolean stopping() { return stopping; }
+        });
+        builder = b;
+        b.start("pgrepl-records-" + config.slotName());
     }
 
     private void openEvents(PgConnection c) {
@@ -426,135 +400,6 @@ public final class PgreplSourceTask extends SourceTask {
         if (tx != null) tx.commitTransaction(rs.get(rs.size() - 1));
     }
 
-    /** The builder thread: until stop(), or a failure that is not retried (handed to poll() to throw). */
-    private void buildLoop() {
-        try {
-            while (!stopping) {
-                try {
-                    BlockingChanges<?> e = events;
-                    if (e == null) {
-                        RuntimeException f = lastOpenFailure;
-                        throw f != null ? f : new ConnectException("not connected (the last reconnect failed)");
-                    }
-                    Object ev = e.poll(Duration.ofMillis(config.pollIntervalMs()));
-                    if (ev == null) continue;
-                    budget.succeeded();
-                    build(ev);
-                } catch (NoSuchElementException ended) {
-                    reconnect(new ConnectException("the replication stream ended"));
-                } catch (RuntimeException e) {
-                    reconnect(e);
-                }
-            }
-        } catch (InterruptedException stopped) {
-            // stop()
-        } catch (RuntimeException fatal) {
-            if (!stopping) builtAhead.clear(); // nothing after a failure is handed over anyway
-            builtAhead.offer(new Chunk(0, false, false, false, List.of(), null, fatal));
-        }
-    }
-
-    private void build(Object item) throws InterruptedException {
-        int max = config.maxBatchSize();
-        Object ev = item;
-        String state = null;
-        if (item instanceof IncrementalStream.Reads r) {
-            // Between transactions: in pieces of at most max.batch.size, all outside any transaction.
-            List<SourceRecord> rs = incrementalReads.chunk(r, built);
-            for (int i = 0; i < rs.size() || i == 0; i += max) {
-                deliver(new Chunk(0, false, false, false, rs.subList(i, Math.min(rs.size(), i + max)), null, null, true,
-                        incrementalReads.state()));
-            }
-            return;
-        } else if (item instanceof IncrementalStream.Tx tx) {
-            incrementalReads.transaction(tx.state());
-            state = incrementalReads.state();
-            ev = tx.event();
-        }
-        if (ev instanceof Transaction t) {
-            long lsn = t.endLsn();
-            records.begin(lsn, t.commitLsn(), t.xid(), t.commitTimeMicros());
-            current = t;
-            Iterator<PgOutputRecord> changes = t.changes().iterator();
-            boolean first = true;
-            do {
-                List<SourceRecord> chunk = new ArrayList<>();
-                while (chunk.size() < max && changes.hasNext()) records.accept(changes.next(), built, chunk::add);
-                Position through = records.through();
-                if (through != null) built = built.max(through);
-                boolean last = !changes.hasNext();
-                if (last) {
-                    current = null;
-                    t.close();
-                }
-                deliver(new Chunk(lsn, first, last, true, chunk, through, null, false, state));
-                first = false;
-            } while (current == t);
-        } else if (ev instanceof NonTransactionalMessage m) {
-            long lsn = m.ackLsn();
-            records.beginStandalone(lsn);
-            List<SourceRecord> chunk = new ArrayList<>(1);
-            records.accept(m.message(), built, chunk::add);
-            Position through = records.through();
-            built = built.max(through);
-            // A message outside any transaction is a transaction of its own in Kafka too.
-            deliver(new Chunk(lsn, true, true, true, chunk, through, null, false, state));
-        }
-        // Two-phase outcomes do not occur: two_phase is not requested.
-    }
-
-    /** Waits for room ahead of poll() (the stream waits meanwhile: its prefetch is bounded too). */
-    private void deliver(Chunk c) throws InterruptedException {
-        while (!builtAhead.offer(c, 100, TimeUnit.MILLISECONDS)) {
-            if (stopping) throw new InterruptedException("stopping");
-        }
-    }
-
-    /**
-     * A lost stream resumes from the slot; what was handed over already is skipped by position. A
-     * slot held by another connection (a walsender that has not noticed its peer died yet, up to
-     * wal_sender_timeout) is waited for up to {@link ReconnectPolicy#DEFAULT_SLOT_IN_USE_WAIT}
-     * without counting as a failure; a failed reconnect counts once (when its failure comes back here).
-     */
-    private void reconnect(RuntimeException cause) throws InterruptedException {
-        if (stopping) return;
-        String why = ReplicationSetup.safeMessage(cause, config);
-        // Deterministic failures (bad frames, options the server refuses, a value that does not fit
-        // its Connect schema: the same change fails again after a reconnect; a slot that is gone) are not retried.
-        boolean slotGone = cause instanceof ReplicationSlotException se
-                && (se.condition() == ReplicationSlotException.Condition.MISSING
-                        || se.condition() == ReplicationSlotException.Condition.INVALIDATED);
-        if (cause instanceof ReplicationProtocolException || cause instanceof PgClientException
-                || cause instanceof IllegalArgumentException || cause instanceof DataException
-                || cause instanceof MalformedMessageException || slotGone) {
-            throw new ConnectException("replication from slot " + config.slotName() + " failed: " + why);
-        }
-        String giveUp = budget.failed(ReconnectBudget.slotHeld(cause));
-        if (giveUp != null) {
-            throw new ConnectException("replication from slot " + config.slotName() + " failed (" + giveUp + "): " + why);
-        }
-        if (budget.waitingForSlot()) {
-            log.info("replication slot {} is held by another connection ({}); waiting for it", config.slotName(), why);
-        } else {
-            log.warn("replication stream of slot {} failed ({}); reconnecting (attempt {})", config.slotName(), why,
-                    budget.failures());
-        }
-        lastOpenFailure = null;
-        closeStream();
-        if (current != null) {
-            current.close();
-            current = null;
-        }
-        Thread.sleep(Math.min(5000, 250L << Math.min(Math.max(1, budget.failures()), 5)));
-        try {
-            openStream();
-        } catch (RuntimeException e) {
-            log.warn("reconnecting slot {} failed: {}", config.slotName(), ReplicationSetup.safeMessage(e, config));
-            events = null;
-            lastOpenFailure = e; // counted when buildLoop hands it back here
-        }
-    }
-
     @Override
     public void commitRecord(SourceRecord record, RecordMetadata metadata) {
         Map<String, ?> offset = record.sourceOffset();
@@ -587,7 +432,7 @@ public final class PgreplSourceTask extends SourceTask {
         stopping = true;
         SlotConnectMetrics sm = slotMetrics;
         if (sm != null) java.util.concurrent.CompletableFuture.runAsync(sm::close); // a poll may be under way: stop() does not wait for it
-        Thread b = builder;
+        StreamBuilder b = builder;
         if (b != null) b.interrupt();
         PgConnection c = conn;
         if (c != null) c.close();
