@@ -63,6 +63,7 @@ class IncrementalSnapshotTest {
         c.put("incremental.snapshot.chunk.size", Integer.toString(chunk));
         c.put("notification.enabled.channels", "sink");
         c.put("notification.sink.topic.name", p + ".notifications");
+        c.put("status.update.interval.ms", "200"); // confirmed_flush_lsn shows a confirmation once it is reported
         return c;
     }
 
@@ -84,7 +85,7 @@ class IncrementalSnapshotTest {
         String p = "inc" + major;
         int n = 5_000;
         createTables(pg, p, n, 200);
-        connect.configureConnector(p, config(pg, p, 100));
+        connect.configureConnector(p, config(pg, p, 25)); // many chunks: the slot must move while they run
         connect.assertions().assertConnectorAndExactlyNumTasksAreRunning(p, 1, "connector did not start");
         EndToEndTest.awaitSlotActive(pg, p + "_slot");
 
