@@ -3,7 +3,6 @@ package io.pgrepl.kafka.connect;
 import io.pgrepl.client.snapshot.incremental.TableProgress;
 import java.util.HashMap;
 import java.util.LinkedHashMap;
-import java.util.List;
 import java.util.Map;
 import java.util.UUID;
 import java.util.function.Consumer;
@@ -107,7 +106,4 @@ final class SnapshotNotifications {
                 .put("additional_data", data).put("timestamp", System.currentTimeMillis());
         return new SourceRecord(partition, offset, topic, null, KEY, new Struct(KEY).put("id", id), VALUE, value);
     }
-
-    /** For tests and logs: the types this channel sends. */
-    static final List<String> TYPES = List.of("STARTED", "IN_PROGRESS", "PAUSED", "RESUMED", "TABLE_SCAN_COMPLETED", "ABORTED", "COMPLETED");
 }
