@@ -34,6 +34,8 @@ import org.apache.kafka.connect.source.SourceRecord;
  * configuration (see {@link Position}).
  */
 final class ChangeRecords {
+    /** The incremental snapshot engine's watermark messages (its ChunkReader): never sent to the messages topic. */
+    private static final String WATERMARK_PREFIX = "pgrepl-wm";
     static final String HEARTBEAT_TOPIC_PREFIX = "__debezium-heartbeat.";
     static final Schema HEARTBEAT_KEY = SchemaBuilder.struct().name("io.debezium.connector.common.ServerNameKey")
             .field("serverName", Schema.STRING_SCHEMA).build();
@@ -80,13 +82,17 @@ final class ChangeRecords {
     /** The replication origin of the current transaction (an Origin message follows its Begin), else null. */
     private String origin;
     private long originLsn;
+    /** Put into every offset while incremental snapshots run (see {@link IncrementalStream}). */
+    private String incrementalState;
 
     ChangeRecords(PgreplConnectorConfig config, Map<String, ?> partition, String db, EnumTypes enums,
                   IntFunction<Set<String>> primaryKeys) {
         this.config = config;
         this.converters = new ValueConverters(config.decimalMode(), config.binaryMode(), config.timePrecisionMode(),
                 enums::labels, enums::enumOfArray);
-        this.filter = config.tableFilter();
+        String signal = IncrementalSettings.signalTable(config);
+        String[] st = signal == null ? null : IncrementalSetup.split(signal);
+        this.filter = st == null ? config.tableFilter() : config.tableFilter().hiding(st[0], st[1]);
         this.primaryKeys = primaryKeys;
         this.partition = partition;
         this.db = db;
@@ -187,23 +193,39 @@ final class ChangeRecords {
      */
     void read(RelationInfo rel, Insert row, long consistentPoint, int index, long snapshotMicros,
               Consumer<SourceRecord> out) {
+        read(rel, row, consistentPoint, "true", Position.snapshotRead(consistentPoint, index), snapshotMicros, out);
+    }
+
+    /**
+     * A row read by an incremental snapshot at {@code position} (its chunk's high watermark), as
+     * Debezium sends one: {@code op=r}, {@code source.snapshot="incremental"}, {@code source.lsn} the
+     * position. Nothing when the table is filtered out.
+     */
+    void incrementalRead(RelationInfo rel, Insert row, long position, Map<String, ?> offset, Consumer<SourceRecord> out) {
+        read(rel, row, position, Position.INCREMENTAL, offset, System.currentTimeMillis() * 1000, out);
+    }
+
+    private void read(RelationInfo rel, Insert row, long consistentPoint, String mark, Map<String, ?> offset, long snapshotMicros,
+                      Consumer<SourceRecord> out) {
         if (rel != lastRead) {
             relation(new Relation(0, rel.oid(), rel.namespace(), rel.name(), rel.replicaIdentity(), rel.columns()));
             lastRead = rel;
         }
         Table t = table(rel.oid());
         if (t == null) return;
-        if (t.sourceTx != -1 || t.sourceBlock == null || t.sourceLsn != consistentPoint) {
-            // One source block per table for the whole copy (lastRead copies it before marking the last read).
+        long kind = mark.equals("true") ? -1 : -2;
+        if (t.sourceTx != kind || t.sourceBlock == null || t.sourceLsn != consistentPoint) {
+            // One source block per table for the whole copy (lastRead copies it before marking the last
+            // read), or per chunk of an incremental snapshot.
             t.sourceBlock = SourceInfo.of(config.topicPrefix(), db, rel.namespace(), rel.name(), snapshotMicros, 0,
-                    consistentPoint, 0, "true").put(SourceInfo.TX_ID_F, null);
-            t.sourceTx = -1;
+                    consistentPoint, 0, mark).put(SourceInfo.TX_ID_F, null);
+            t.sourceTx = kind;
             t.sourceLsn = consistentPoint;
         }
         long now = System.currentTimeMillis();
         Struct value = new Struct(t.schema.envelopeSchema).put(t.before, null).put(t.after, row(t, row.newTuple(), null))
                 .put(t.sourceField, t.sourceBlock).put(t.op, "r").put(t.tsMs, now).put(t.tsUs, now * 1000).put(t.tsNs, now * 1_000_000);
-        out.accept(new SourceRecord(partition, Position.snapshotRead(consistentPoint, index), t.schema.topic, null,
+        out.accept(new SourceRecord(partition, offset, t.schema.topic, null,
                 t.schema.keySchema, keyOf(t, row.newTuple()), t.schema.envelopeSchema, value, snapshotMicros / 1000));
     }
 
@@ -354,7 +376,7 @@ final class ChangeRecords {
         int part = Position.PART_MESSAGES + messagesAfter++;
         lastPart = part;
         String topic = config.messagesTopic();
-        if (topic == null || topic.isEmpty()) return;
+        if (topic == null || topic.isEmpty() || m.prefix().equals(WATERMARK_PREFIX)) return;
         if (skipped(part, skip)) return;
         Struct value = new Struct(MESSAGE_VALUE).put("op", "m").put("ts_ms", System.currentTimeMillis())
                 .put("message", new Struct(MESSAGE_BLOCK).put("prefix", m.prefix()).put("content", m.content()));
@@ -362,8 +384,8 @@ final class ChangeRecords {
                 Schema.STRING_SCHEMA, m.prefix(), MESSAGE_VALUE, value));
     }
 
-    SourceRecord heartbeat(Position at) {
-        Map<String, ?> offset = at == null ? null : at.toOffset();
+    SourceRecord heartbeat(Position at, String incrementalState) {
+        Map<String, ?> offset = at == null ? null : Position.withState(at.toOffset(), incrementalState);
         return new SourceRecord(partition, offset, HEARTBEAT_TOPIC_PREFIX + config.topicPrefix(), null,
                 HEARTBEAT_KEY, new Struct(HEARTBEAT_KEY).put("serverName", config.topicPrefix()),
                 HEARTBEAT_VALUE, new Struct(HEARTBEAT_VALUE).put("ts_ms", System.currentTimeMillis()));
@@ -371,7 +393,13 @@ final class ChangeRecords {
 
     /** The offset of record {@code part} of the current row change. */
     private Map<String, Object> offset(int part) {
-        return Position.offset(endLsn, change, part);
+        Map<String, Object> o = Position.offset(endLsn, change, part);
+        return incrementalState == null ? o : Position.withState(o, incrementalState);
+    }
+
+    /** The incremental snapshots' state for the offsets of the records built next (null: none runs). */
+    void incrementalState(String state) {
+        this.incrementalState = state;
     }
 
     /** Non-transactional messages: one record in a position of their own (their LSN, before any row change). */

@@ -65,7 +65,8 @@ public final class PgreplConnectorConfig extends AbstractConfig {
 
     public enum AutocreateMode { ALL_TABLES, FILTERED, DISABLED }
 
-    public enum SnapshotMode { INITIAL, NEVER, INITIAL_ONLY, WHEN_NEEDED }
+    /** no_data: Debezium's name for never (stream only; incremental snapshots on signal). */
+    public enum SnapshotMode { INITIAL, NEVER, INITIAL_ONLY, WHEN_NEEDED, NO_DATA }
 
     /** What a task does when stored offsets exist but the slot cannot serve them (gone, or re-created past them). */
     public enum SlotLostHandling { FAIL, SNAPSHOT }
@@ -81,7 +82,7 @@ public final class PgreplConnectorConfig extends AbstractConfig {
     /** What PostgreSQL accepts as a replication slot name. */
     private static final Pattern SLOT_CHARS = Pattern.compile("[a-z0-9_]{1,63}");
 
-    public static final ConfigDef CONFIG_DEF = new ConfigDef()
+    public static final ConfigDef CONFIG_DEF = IncrementalSettings.define(new ConfigDef()
             // PASSWORD, not STRING: a password may be embedded in the URL, and Connect then shows the
             // value as [hidden] in its logs, validation answers and error messages.
             .define(DATABASE_URL, Type.PASSWORD, ConfigDef.NO_DEFAULT_VALUE, new UrlValidator(), Importance.HIGH,
@@ -109,7 +110,8 @@ public final class PgreplConnectorConfig extends AbstractConfig {
                     + " the task stops with a message naming both positions) or snapshot (copy every table again under"
                     + " a new slot or the existing one, then stream; changes lost with the old slot are not recovered)")
             .define(SNAPSHOT_MODE, Type.STRING, "initial", enumValidator(SnapshotMode.class), Importance.MEDIUM,
-                    "initial, never, initial_only or when_needed.")
+                    "initial, never, initial_only, when_needed or no_data (as never: stream only; tables are read by"
+                    + " incremental snapshots when signalled).")
             .define(SNAPSHOT_MAX_THREADS, Type.INT, 1, ConfigDef.Range.between(1, 64), Importance.LOW,
                     "Parallel table copies during the snapshot.")
             .define(TOPIC_PREFIX, Type.STRING, ConfigDef.NO_DEFAULT_VALUE, new Matches(TOPIC_CHARS,
@@ -142,7 +144,7 @@ public final class PgreplConnectorConfig extends AbstractConfig {
                             + " metrics (SlotRetainedWalBytes, MilliSecondsBehindSource, ...); 0 turns that off.")
             .define(STATUS_UPDATE_INTERVAL_MS, Type.INT, 10_000, ConfigDef.Range.between(1, 3_600_000), Importance.LOW,
                     "How often the confirmed position is reported to the server (standby status updates); "
-                            + "the server also asks for one when wal_sender_timeout nears.");
+                            + "the server also asks for one when wal_sender_timeout nears."));
 
     // OAuth, a standby's primary and the slot guard (issue 20): one block, so that other settings
     // added to the chain above merge without touching it.

@@ -1,6 +1,5 @@
 package io.pgrepl.kafka.connect;
 
-import io.pgrepl.client.PgClientException;
 import io.pgrepl.client.PgConnection;
 import io.pgrepl.client.blocking.BlockingChanges;
 import io.pgrepl.client.reactive.FlowOptions;
@@ -9,28 +8,18 @@ import io.pgrepl.client.reactive.ReplicationPublisher;
 import io.pgrepl.client.replication.SnapshotMode;
 import io.pgrepl.client.stream.LogicalReplicationOptions;
 import io.pgrepl.client.stream.LogicalReplicationStream;
-import io.pgrepl.client.stream.ReconnectPolicy;
-import io.pgrepl.client.stream.ReplicationProtocolException;
-import io.pgrepl.client.stream.ReplicationSlotException;
-import io.pgrepl.codec.MalformedMessageException;
 import io.pgrepl.client.stream.StreamMetrics;
-import io.pgrepl.client.tx.NonTransactionalMessage;
-import io.pgrepl.client.tx.Transaction;
 import io.pgrepl.client.tx.TxEvent;
 import io.pgrepl.codec.Lsn;
-import io.pgrepl.codec.pgoutput.record.PgOutputRecord;
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.Iterator;
 import java.util.List;
 import java.util.Map;
-import java.util.NoSuchElementException;
 import java.util.concurrent.ArrayBlockingQueue;
 import java.util.concurrent.BlockingQueue;
 import java.util.concurrent.TimeUnit;
 import org.apache.kafka.clients.producer.RecordMetadata;
 import org.apache.kafka.connect.errors.ConnectException;
-import org.apache.kafka.connect.errors.DataException;
 import org.apache.kafka.connect.source.SourceRecord;
 import org.apache.kafka.connect.source.SourceTask;
 import org.apache.kafka.connect.source.TransactionContext;
@@ -67,8 +56,17 @@ public final class PgreplSourceTask extends SourceTask {
     private ChangeRecords records;
     private final AckTracker acks = new AckTracker();
     private volatile PgConnection conn;
-    private volatile ReplicationPublisher<TxEvent> publisher;
-    private volatile BlockingChanges<TxEvent> events;
+    private volatile ReplicationPublisher<?> publisher;
+    /** TxEvents, or {@link IncrementalStream.Item}s when incremental snapshots can run. */
+    private volatile BlockingChanges<?> events;
+    /** The incremental snapshot engine around the stream, or null (see {@link IncrementalSettings#enabled}). */
+    private volatile IncrementalStream incremental;
+    /** Builder thread: the incremental items' records and offsets. */
+    private IncrementalReads incrementalReads;
+    /** The kafka signal channel's consumer, or null. */
+    private volatile KafkaSignals kafkaSignals;
+    /** Task thread: the incremental state of what was handed over last (heartbeats carry it). */
+    private String handedState;
     private volatile boolean stopping;
     /** The slot's own figures as task metrics (slot.metrics.interval.ms), or null. */
     private volatile SlotConnectMetrics slotMetrics;
@@ -95,21 +93,7 @@ public final class PgreplSourceTask extends SourceTask {
      */
     private final BlockingQueue<Chunk> builtAhead = new ArrayBlockingQueue<>(BUILT_AHEAD);
     private Chunk pending;
-    private volatile Thread builder;
-    /** Builder thread only: what was built (resends up to it are skipped), the open transaction, failures in a row. */
-    private Position built;
-    private Transaction current;
-    private final ReconnectBudget budget = ReconnectBudget.defaults();
-    /** Builder thread: why the last reconnect could not even open a stream. */
-    private RuntimeException lastOpenFailure;
-
-    /**
-     * Records of one transaction (or standalone message) in stream order, at most max.batch.size;
-     * {@code open}: its first chunk, {@code seal}: its last; {@code through}: the last position
-     * it covers (skipped records included); or the builder's fatal {@code failure}.
-     */
-    private record Chunk(long lsn, boolean open, boolean seal, boolean commit, List<SourceRecord> records,
-                         Position through, RuntimeException failure) {}
+    private volatile StreamBuilder builder;
 
     @Override
     public String version() {
@@ -134,6 +118,7 @@ public final class PgreplSourceTask extends SourceTask {
                 records = new ChangeRecords(config, partition, ReplicationSetup.currentDatabase(c, config),
                         EnumTypes.load(c, config), new PrimaryKeys(config)::of);
             }
+            if (IncrementalSettings.enabled(config)) startIncremental(c, stored);
             ReplicationSetup.SlotInfo slot = ReplicationSetup.slot(c, config);
             if (slot != null) ReplicationSetup.requireLogicalPgoutput(slot, config);
             StartPlan plan = StartPlan.decide(config.snapshotMode(), config.slotLostHandling(), stored,
@@ -151,8 +136,12 @@ public final class PgreplSourceTask extends SourceTask {
                     startStreaming(c);
                     return;
                 }
-                case SNAPSHOT_NEW_SLOT -> {
-                    if (!config.slotCreate()) {
+                case SNAPSHOT_NEW_SLOT, SNAPSHOT_EXISTING_SLOT -> {
+                    if (IncrementalSettings.initialMethod(config) == IncrementalSettings.InitialMethod.INCREMENTAL) {
+                        startIncrementalLoad(c, plan);
+                        return;
+                    }
+                    if (plan.action() == StartPlan.Action.SNAPSHOT_NEW_SLOT && !config.slotCreate()) {
                         throw new ConnectException("a snapshot (" + plan.why() + ") needs to create replication slot \""
                                 + config.slotName() + "\" (its exported snapshot exists only at creation), but "
                                 + PgreplConnectorConfig.SLOT_CREATE + " is false");
@@ -177,6 +166,34 @@ public final class PgreplSourceTask extends SourceTask {
         }
     }
 
+    /** The engine around the stream, resuming from the state in the stored offsets; the signal table checked. */
+    private void startIncremental(PgConnection c, Map<String, Object> stored) {
+        IncrementalSetup.checkSignalTable(c, config);
+        String resume = Position.incrementalState(stored);
+        if (incremental == null) incremental = new IncrementalStream(IncrementalSettings.options(config, resume));
+        String topic = IncrementalSettings.notificationTopic(config);
+        incrementalReads = new IncrementalReads(records, topic == null ? null : new SnapshotNotifications(topic,
+                config.topicPrefix(), partition), resume);
+        if (resume != null) log.info("slot {}: resuming incremental snapshots from the stored offsets", config.slotName());
+        if (IncrementalSettings.kafkaChannel(config) && kafkaSignals == null) {
+            kafkaSignals = KafkaSignals.start(config, incremental.engine());
+        }
+    }
+
+    /**
+     * snapshot.initial.method=incremental: no exported snapshot; the slot streams from its position
+     * (created now, or kept) and every published table is read in chunks beside the stream.
+     */
+    private void startIncrementalLoad(PgConnection c, StartPlan plan) {
+        ReplicationSetup.ensureSlot(c, config, SnapshotMode.NOTHING);
+        List<String> tables = IncrementalSetup.initialTables(c, config);
+        log.info("slot {}: {}; initial load by incremental snapshot of {} table(s)", config.slotName(), plan.why(), tables.size());
+        written = Position.START;
+        incremental.engine().execute(tables.toArray(String[]::new)); // queued until the stream has started
+        conn = c;
+        startStreaming(c);
+    }
+
     private LogicalReplicationOptions streamOptions(PgConnection c) {
         return StreamSettings.options(config, c.serverMajor());
     }
@@ -185,20 +202,35 @@ public final class PgreplSourceTask extends SourceTask {
     private void startStreaming(PgConnection c) {
         openEvents(c);
         if (builder != null) return;
-        built = written;
-        Thread t = new Thread(this::buildLoop, "pgrepl-records-" + config.slotName());
-        t.setDaemon(true);
-        builder = t;
-        t.start();
+        StreamBuilder b = new StreamBuilder(config, records, incrementalReads, builtAhead, written, new StreamBuilder.Link() {
+            @Override public BlockingChanges<?> events() { return events; }
+            @Override public void reopen() { openStream(); }
+            @Override public void lost() { events = null; }
+            @Override public void close() { closeStream(); }
+            @Override public boolean stopping() { return stopping; }
+        });
+        builder = b;
+        b.start("pgrepl-records-" + config.slotName());
     }
 
     private void openEvents(PgConnection c) {
-        ReplicationPublisher<TxEvent> p = ReactiveReplication.transactions(c, streamOptions(c), FlowOptions.defaults());
-        events = BlockingChanges.of(p, PREFETCH, p.terminated(), () -> {
+        IncrementalStream inc = incremental;
+        if (inc == null) {
+            ReplicationPublisher<TxEvent> p = ReactiveReplication.transactions(c, streamOptions(c), FlowOptions.defaults());
+            events = blocking(p);
+            publisher = p;
+        } else {
+            ReplicationPublisher<IncrementalStream.Item> p = inc.publisher(c, streamOptions(c), FlowOptions.defaults());
+            events = blocking(p);
+            publisher = p;
+        }
+    }
+
+    private static <T> BlockingChanges<T> blocking(ReplicationPublisher<T> p) {
+        return BlockingChanges.of(p, PREFETCH, p.terminated(), () -> {
             LogicalReplicationStream s = p.stream();
             return s != null && s.eventLoop().inEventLoop();
         });
-        publisher = p;
     }
 
     /** After a lost stream: a new connection, streaming from the slot. */
@@ -299,7 +331,7 @@ public final class PgreplSourceTask extends SourceTask {
         long reached = Lsn.max(passed, idlePosition());
         boolean advanced = Long.compareUnsigned(reached, written.endLsn()) > 0;
         if (advanced) written = written.max(new Position(reached, -1));
-        SourceRecord r = records.heartbeat(written == Position.START ? null : written);
+        SourceRecord r = records.heartbeat(written == Position.START ? null : written, handedState);
         // Connect commits offsets in order, so the heartbeat holds back whatever is opened after it;
         // registered first, it is what the position it carries waits for: that position is
         // confirmable only once the heartbeat (its only record) and everything before it are in Kafka.
@@ -320,7 +352,7 @@ public final class PgreplSourceTask extends SourceTask {
      */
     private long idlePosition() {
         if (pending != null || !builtAhead.isEmpty() || lastOfCurrent != null) return 0;
-        ReplicationPublisher<TxEvent> p = publisher;
+        ReplicationPublisher<?> p = publisher;
         LogicalReplicationStream s = p == null ? null : p.stream();
         StreamMetrics m = s == null ? null : s.metrics();
         if (m == null) return 0;
@@ -330,6 +362,11 @@ public final class PgreplSourceTask extends SourceTask {
     }
 
     private void handOver(Chunk c, List<SourceRecord> out) {
+        handedState = c.state();
+        if (c.reads()) {
+            handOverReads(c, out);
+            return;
+        }
         if (c.open() && c.seal() && c.records().isEmpty()) {
             // Nothing of it goes to Kafka, so no offset would record it: the slot is not confirmed past
             // it until a later record's or a heartbeat's offset covers it.
@@ -355,118 +392,17 @@ public final class PgreplSourceTask extends SourceTask {
         lastOfCurrent = null;
     }
 
-    /** The builder thread: until stop(), or a failure that is not retried (handed to poll() to throw). */
-    private void buildLoop() {
-        try {
-            while (!stopping) {
-                try {
-                    BlockingChanges<TxEvent> e = events;
-                    if (e == null) {
-                        RuntimeException f = lastOpenFailure;
-                        throw f != null ? f : new ConnectException("not connected (the last reconnect failed)");
-                    }
-                    TxEvent ev = e.poll(Duration.ofMillis(config.pollIntervalMs()));
-                    if (ev == null) continue;
-                    budget.succeeded();
-                    build(ev);
-                } catch (NoSuchElementException ended) {
-                    reconnect(new ConnectException("the replication stream ended"));
-                } catch (RuntimeException e) {
-                    reconnect(e);
-                }
-            }
-        } catch (InterruptedException stopped) {
-            // stop()
-        } catch (RuntimeException fatal) {
-            if (!stopping) builtAhead.clear(); // nothing after a failure is handed over anyway
-            builtAhead.offer(new Chunk(0, false, false, false, List.of(), null, fatal));
-        }
-    }
-
-    private void build(TxEvent ev) throws InterruptedException {
-        int max = config.maxBatchSize();
-        if (ev instanceof Transaction t) {
-            long lsn = t.endLsn();
-            records.begin(lsn, t.commitLsn(), t.xid(), t.commitTimeMicros());
-            current = t;
-            Iterator<PgOutputRecord> changes = t.changes().iterator();
-            boolean first = true;
-            do {
-                List<SourceRecord> chunk = new ArrayList<>();
-                while (chunk.size() < max && changes.hasNext()) records.accept(changes.next(), built, chunk::add);
-                Position through = records.through();
-                if (through != null) built = built.max(through);
-                boolean last = !changes.hasNext();
-                if (last) {
-                    current = null;
-                    t.close();
-                }
-                deliver(new Chunk(lsn, first, last, true, chunk, through, null));
-                first = false;
-            } while (current == t);
-        } else if (ev instanceof NonTransactionalMessage m) {
-            long lsn = m.ackLsn();
-            records.beginStandalone(lsn);
-            List<SourceRecord> chunk = new ArrayList<>(1);
-            records.accept(m.message(), built, chunk::add);
-            Position through = records.through();
-            built = built.max(through);
-            // A message outside any transaction is a transaction of its own in Kafka too.
-            deliver(new Chunk(lsn, true, true, true, chunk, through, null));
-        }
-        // Two-phase outcomes do not occur: two_phase is not requested.
-    }
-
-    /** Waits for room ahead of poll() (the stream waits meanwhile: its prefetch is bounded too). */
-    private void deliver(Chunk c) throws InterruptedException {
-        while (!builtAhead.offer(c, 100, TimeUnit.MILLISECONDS)) {
-            if (stopping) throw new InterruptedException("stopping");
-        }
-    }
-
     /**
-     * A lost stream resumes from the slot; what was handed over already is skipped by position. A
-     * slot held by another connection (a walsender that has not noticed its peer died yet, up to
-     * wal_sender_timeout) is waited for up to {@link ReconnectPolicy#DEFAULT_SLOT_IN_USE_WAIT}
-     * without counting as a failure; a failed reconnect counts once (when its failure comes back here).
+     * A chunk's reads (and notifications): outside any transaction, so each holds back the next
+     * transaction until Kafka has it ({@link AckTracker#untracked}); the slot is confirmed as before.
      */
-    private void reconnect(RuntimeException cause) throws InterruptedException {
-        if (stopping) return;
-        String why = ReplicationSetup.safeMessage(cause, config);
-        // Deterministic failures (bad frames, options the server refuses, a value that does not fit
-        // its Connect schema: the same change fails again after a reconnect; a slot that is gone) are not retried.
-        boolean slotGone = cause instanceof ReplicationSlotException se
-                && (se.condition() == ReplicationSlotException.Condition.MISSING
-                        || se.condition() == ReplicationSlotException.Condition.INVALIDATED);
-        if (cause instanceof ReplicationProtocolException || cause instanceof PgClientException
-                || cause instanceof IllegalArgumentException || cause instanceof DataException
-                || cause instanceof MalformedMessageException || slotGone) {
-            throw new ConnectException("replication from slot " + config.slotName() + " failed: " + why);
-        }
-        String giveUp = budget.failed(ReconnectBudget.slotHeld(cause));
-        if (giveUp != null) {
-            throw new ConnectException("replication from slot " + config.slotName() + " failed (" + giveUp + "): " + why);
-        }
-        if (budget.waitingForSlot()) {
-            log.info("replication slot {} is held by another connection ({}); waiting for it", config.slotName(), why);
-        } else {
-            log.warn("replication stream of slot {} failed ({}); reconnecting (attempt {})", config.slotName(), why,
-                    budget.failures());
-        }
-        lastOpenFailure = null;
-        closeStream();
-        if (current != null) {
-            current.close();
-            current = null;
-        }
-        Thread.sleep(Math.min(5000, 250L << Math.min(Math.max(1, budget.failures()), 5)));
-        try {
-            openStream();
-        } catch (RuntimeException e) {
-            log.warn("reconnecting slot {} failed: {}", config.slotName(), ReplicationSetup.safeMessage(e, config));
-            events = null;
-            lastOpenFailure = e; // counted when buildLoop hands it back here
-        }
+    private void handOverReads(Chunk c, List<SourceRecord> out) {
+        List<SourceRecord> rs = c.records();
+        if (rs.isEmpty()) return;
+        for (SourceRecord r : rs) acks.untracked(AckTracker.ticket(r.sourceOffset()));
+        out.addAll(rs);
+        TransactionContext tx = context.transactionContext();
+        if (tx != null) tx.commitTransaction(rs.get(rs.size() - 1));
     }
 
     @Override
@@ -483,7 +419,7 @@ public final class PgreplSourceTask extends SourceTask {
     @Override
     public void commit() {
         long confirm = acks.offsetsCommitted();
-        ReplicationPublisher<TxEvent> p = publisher;
+        ReplicationPublisher<?> p = publisher;
         LogicalReplicationStream s = p == null ? null : p.stream();
         if (confirm != 0 && s != null) s.acknowledge(confirm);
     }
@@ -503,12 +439,14 @@ public final class PgreplSourceTask extends SourceTask {
         if (sm != null) java.util.concurrent.CompletableFuture.runAsync(sm::close); // a poll may be under way: stop() does not wait for it
         SlotGuardTask sg = slotGuard;
         if (sg != null) java.util.concurrent.CompletableFuture.runAsync(sg::close);
-        Thread b = builder;
+        StreamBuilder b = builder;
         if (b != null) b.interrupt();
         PgConnection c = conn;
         if (c != null) c.close();
         SnapshotReads sr = snapshotReads;
         if (sr != null) sr.closeNow();
+        KafkaSignals ks = kafkaSignals;
+        if (ks != null) ks.close();
         Thread closer = new Thread(this::closeStream, "pgrepl-stop-" + (config == null ? "" : config.slotName()));
         closer.setDaemon(true);
         closer.start();
@@ -523,7 +461,7 @@ public final class PgreplSourceTask extends SourceTask {
                 // the copy's own failure was already reported
             }
         }
-        BlockingChanges<TxEvent> e = events;
+        BlockingChanges<?> e = events;
         if (e != null) {
             try {
                 e.close();
@@ -533,5 +471,7 @@ public final class PgreplSourceTask extends SourceTask {
         }
         PgConnection c = conn;
         if (c != null) c.close();
+        IncrementalStream inc = incremental;
+        if (inc != null) inc.close();
     }
 }

@@ -42,6 +42,10 @@ record Position(long endLsn, int index, int part, boolean legacy) {
     /** Marks the offset of an initial snapshot's read; true while the copy is under way. */
     static final String SNAPSHOT = "snapshot";
     static final String SNAPSHOT_LSN = "snapshot_lsn";
+    /** {@code snapshot} of an incremental snapshot's read or notification: not a transaction's record. */
+    static final String INCREMENTAL = "incremental";
+    /** The incremental snapshots' resumable state as of the record (absent when none runs). */
+    static final String INCREMENTAL_STATE = "incremental_state";
 
     /** A position in the record-count format (legacy offsets; index -1 covers nothing of {@code endLsn} either way). */
     Position(long endLsn, int index) {
@@ -60,6 +64,31 @@ record Position(long endLsn, int index, int part, boolean legacy) {
     /** The offset of record {@code part} of row change {@code index} (the configuration-independent format). */
     static Map<String, Object> offset(long endLsn, int index, int part) {
         return Map.of(LSN_COMMIT, endLsn, EVENT, index, EVENT_PART, part);
+    }
+
+    /** {@code offset} with the incremental snapshots' {@code state} added (none: {@code offset} itself). */
+    static Map<String, Object> withState(Map<String, Object> offset, String state) {
+        if (state == null || offset == null) return offset;
+        Map<String, Object> m = new java.util.HashMap<>(offset);
+        m.put(INCREMENTAL_STATE, state);
+        return m;
+    }
+
+    /**
+     * The offset of an incremental snapshot's read (or notification) handed over after everything
+     * up to {@code at}: restarting from it resumes the stream after {@code at} and the snapshots at
+     * {@code state}. Kafka acknowledges it outside any transaction ({@code snapshot=incremental}).
+     */
+    static Map<String, Object> incrementalRead(Position at, String state) {
+        Map<String, Object> m = new java.util.HashMap<>(at.toOffset());
+        m.put(SNAPSHOT, INCREMENTAL);
+        if (state != null) m.put(INCREMENTAL_STATE, state);
+        return m;
+    }
+
+    /** The incremental snapshots' state stored in {@code offset}, or null. */
+    static String incrementalState(Map<String, Object> offset) {
+        return offset != null && offset.get(INCREMENTAL_STATE) instanceof String s ? s : null;
     }
 
     /** This position as a source offset, in its own format. */

@@ -168,6 +168,12 @@ final class ReplicationSetup {
             }
             case FILTERED -> {
                 List<String> tables = filteredTables(conn, config);
+                String signal = IncrementalSettings.signalTable(config);
+                if (signal != null && !tables.isEmpty()) {
+                    String[] st = IncrementalSetup.split(signal);
+                    String q = Identifiers.quoteIdentifier(st[0]) + "." + Identifiers.quoteIdentifier(st[1]);
+                    if (!tables.contains(q)) tables.add(q); // its signals reach the task only through the publication
+                }
                 if (tables.isEmpty()) {
                     throw new ConnectException("publication.autocreate.mode=filtered: no table matches "
                             + PgreplConnectorConfig.TABLE_INCLUDE_LIST + "/" + PgreplConnectorConfig.TABLE_EXCLUDE_LIST);

@@ -64,7 +64,9 @@ record StartPlan(Action action, long streamFrom, String why) {
             if (lost == null) return new StartPlan(Action.STREAM, 0, "offsets and slot agree");
             return snapshotAgain(mode, handling, slot, slot == null ? 0 : slot.confirmedFlush(), lost, slotName);
         }
-        if (mode == SnapshotMode.NEVER) return new StartPlan(Action.STREAM, 0, "snapshot.mode=never");
+        if (mode == SnapshotMode.NEVER || mode == SnapshotMode.NO_DATA) {
+            return new StartPlan(Action.STREAM, 0, "snapshot.mode=" + mode.name().toLowerCase(java.util.Locale.ROOT));
+        }
         if (!interrupted) {
             if (slot == null) return new StartPlan(Action.SNAPSHOT_NEW_SLOT, 0, "no offsets stored");
             requireIdle(slot, slotName);

@@ -17,7 +17,8 @@ final class StreamSettings {
                 .publications(config.publicationName())
                 .streaming(streaming(config, major))
                 .statusInterval(Duration.ofMillis(config.statusUpdateIntervalMs()))
-                .messages(!config.messagesTopic().isEmpty() && major >= 14 ? Boolean.TRUE : null)
+                // Incremental snapshots' watermarks are transactional messages on 14+ (a signal table before).
+                .messages((!config.messagesTopic().isEmpty() || IncrementalSettings.enabled(config)) && major >= 14 ? Boolean.TRUE : null)
                 // The slot is confirmed only to positions the committed offsets record (see StartPlan):
                 // an idle stream moves it through heartbeats (PgreplSourceTask.idlePosition), not keepalives.
                 .confirmIdleKeepalives(false)

@@ -171,7 +171,7 @@ class SnapshotKillTest {
         return out;
     }
 
-    private static void put(ChildWorker w, String name, Map<String, String> cfg) throws Exception {
+    static void put(ChildWorker w, String name, Map<String, String> cfg) throws Exception {
         HttpRequest req = HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + w.port + "/connectors/" + name + "/config"))
                 .header("Content-Type", "application/json").timeout(Duration.ofSeconds(30))
                 .PUT(HttpRequest.BodyPublishers.ofString(JSON.writeValueAsString(cfg))).build();
@@ -179,7 +179,7 @@ class SnapshotKillTest {
         assertTrue(r.statusCode() / 100 == 2, "PUT " + name + ": " + r.statusCode());
     }
 
-    private static void awaitRunning(ChildWorker w, String name) throws Exception {
+    static void awaitRunning(ChildWorker w, String name) throws Exception {
         HttpClient http = HttpClient.newHttpClient();
         long end = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
         String last = "";

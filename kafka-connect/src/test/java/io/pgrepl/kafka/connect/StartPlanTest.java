@@ -56,6 +56,9 @@ class StartPlanTest {
                 "another consumer's active slot is refused");
         assertEquals(Action.SNAPSHOT_NEW_SLOT, plan(SnapshotMode.INITIAL, SlotLostHandling.FAIL, null, null).action());
         assertEquals(Action.STREAM, plan(SnapshotMode.NEVER, SlotLostHandling.FAIL, null, idle(C1)).action());
+        // Debezium's no_data is never: no copy, with or without a slot.
+        assertEquals(Action.STREAM, plan(SnapshotMode.NO_DATA, SlotLostHandling.FAIL, null, idle(C1)).action());
+        assertEquals(Action.STREAM, plan(SnapshotMode.NO_DATA, SlotLostHandling.FAIL, null, null).action());
     }
 
     @Test

@@ -420,6 +420,7 @@ final class Engine {
         tables.remove(t.name);
         if (t.oids != null) for (int oid : t.oids) window.unregister(oid, t);
         t.status = status;
+        updateState(); // without the table before its last progress, so a state read in the callback is current
         log.info("slot {}: incremental snapshot of {} {}: {} chunks, {} rows", slot, t.name, status.name().toLowerCase(java.util.Locale.ROOT),
                 t.chunks, t.rows);
         progress(t);

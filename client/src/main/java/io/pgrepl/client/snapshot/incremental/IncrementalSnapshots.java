@@ -193,6 +193,19 @@ public final class IncrementalSnapshots implements LogicalStreamHandler {
         return guardControl;
     }
 
+    /**
+     * Acts on a signal that came another way than the stream (e.g. a Kafka topic) exactly as on one
+     * from the stream: execute (data collections may be regular expressions), stop, pause or resume;
+     * a signal naming another slot is ignored.
+     *
+     * @param signal the signal, e.g. from {@link SnapshotSignals#parseMessage}
+     * @param source where it came from, for the log
+     */
+    public void signal(SnapshotSignal signal, String source) {
+        java.util.Objects.requireNonNull(signal, "signal");
+        run(() -> signals.apply(signal, source));
+    }
+
     /** {@return the resumable progress, to store with the acknowledged LSN (any thread)} */
     public String state() {
         return engine.state();

@@ -92,7 +92,7 @@ final class Signals {
         return null;
     }
 
-    private void apply(SnapshotSignal s, String where) {
+    void apply(SnapshotSignal s, String where) {
         if (s.slot() != null && !s.slot().equals(engine.slot)) {
             log.debug("slot {}: snapshot signal ({}) for slot {} ignored", engine.slot, where, s.slot());
             return;

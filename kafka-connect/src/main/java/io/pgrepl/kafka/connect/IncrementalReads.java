@@ -1,0 +1,65 @@
+package io.pgrepl.kafka.connect;
+
+import io.pgrepl.client.snapshot.incremental.TableProgress;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import org.apache.kafka.connect.source.SourceRecord;
+
+/**
+ * Builder thread: turns the incremental stream's items into what the builder hands over. A
+ * transaction's records carry the state as of its commit; a chunk's reads (and notifications) carry
+ * the position of everything built before them and the state before the chunk, except the last,
+ * which carries the state after it. So whichever of them Connect last committed, a restart resumes
+ * the stream after that position and re-reads at most the chunk that was not wholly in Kafka.
+ */
+final class IncrementalReads {
+    /** The engine's state when no snapshot runs: nothing to store. */
+    private static final String EMPTY = "pgrepl-inc 1";
+
+    private final ChangeRecords records;
+    private final SnapshotNotifications notifications;
+    private String state;
+
+    IncrementalReads(ChangeRecords records, SnapshotNotifications notifications, String resumed) {
+        this.records = records;
+        this.notifications = notifications;
+        this.state = resumed;
+    }
+
+    /** The state as of the last item built (null: none to store). */
+    String state() {
+        return state;
+    }
+
+    /** A transaction's item: its records' offsets carry {@code itemState}. */
+    void transaction(String itemState) {
+        state = stored(itemState);
+        records.incrementalState(state);
+    }
+
+    /** A chunk's reads and notifications, handed over after everything up to {@code at}. */
+    List<SourceRecord> chunk(IncrementalStream.Reads item, Position at) {
+        List<SourceRecord> out = new ArrayList<>(item.rows().size() + 2);
+        Map<String, Object> before = Position.incrementalRead(at, state);
+        for (IncrementalStream.Read r : item.rows()) records.incrementalRead(r.relation(), r.row(), item.position(), before, out::add);
+        TableProgress p = item.progress();
+        if (notifications != null && p != null) notifications.accept(p, stored(item.state()) == null, before, out::add);
+        state = stored(item.state());
+        records.incrementalState(state);
+        if (!out.isEmpty()) {
+            int last = out.size() - 1;
+            out.set(last, withOffset(out.get(last), Position.incrementalRead(at, state)));
+        }
+        return out;
+    }
+
+    private static SourceRecord withOffset(SourceRecord r, Map<String, ?> offset) {
+        return new SourceRecord(r.sourcePartition(), offset, r.topic(), r.kafkaPartition(), r.keySchema(), r.key(),
+                r.valueSchema(), r.value(), r.timestamp());
+    }
+
+    private static String stored(String s) {
+        return s == null || s.equals(EMPTY) ? null : s;
+    }
+}

@@ -1,0 +1,110 @@
+package io.pgrepl.kafka.connect;
+
+import io.pgrepl.client.snapshot.incremental.IncrementalOptions;
+import java.util.List;
+import java.util.Locale;
+import org.apache.kafka.common.config.ConfigDef;
+import org.apache.kafka.common.config.ConfigDef.Importance;
+import org.apache.kafka.common.config.ConfigDef.Type;
+
+/**
+ * Incremental snapshots, signals and notifications: Debezium's keys where Debezium has one, so a
+ * Debezium configuration and its signalling tooling move over unchanged.
+ */
+final class IncrementalSettings {
+    static final String CHUNK_SIZE = "incremental.snapshot.chunk.size";
+    static final String INITIAL_METHOD = "snapshot.initial.method";
+    static final String SIGNAL_CHANNELS = "signal.enabled.channels";
+    static final String SIGNAL_DATA_COLLECTION = "signal.data.collection";
+    static final String SIGNAL_KAFKA_TOPIC = "signal.kafka.topic";
+    static final String SIGNAL_KAFKA_SERVERS = "signal.kafka.bootstrap.servers";
+    static final String SIGNAL_KAFKA_GROUP = "signal.kafka.groupId";
+    static final String NOTIFICATION_CHANNELS = "notification.enabled.channels";
+    static final String NOTIFICATION_TOPIC = "notification.sink.topic.name";
+
+    /** How the initial load of snapshot.mode initial / when_needed is taken. */
+    enum InitialMethod { COPY, INCREMENTAL }
+
+    private IncrementalSettings() {}
+
+    static ConfigDef define(ConfigDef d) {
+        return d
+                .define(CHUNK_SIZE, Type.INT, IncrementalOptions.DEFAULT_CHUNK_SIZE, ConfigDef.Range.between(1, 1_000_000),
+                        Importance.MEDIUM, "Rows per chunk of an incremental snapshot (Debezium's default, 1024). Larger"
+                                + " chunks read faster; each is one short REPEATABLE READ transaction and is held in memory once.")
+                .define(INITIAL_METHOD, Type.STRING, "copy", ConfigDef.CaseInsensitiveValidString.in("copy", "incremental"),
+                        Importance.MEDIUM, "How snapshot.mode initial/when_needed loads the tables: copy (one exported"
+                                + " snapshot while the slot is created; WAL and vacuum's horizon are held until it ends) or"
+                                + " incremental (stream at once and read every published table in chunks beside the stream:"
+                                + " nothing is held beyond one chunk, and a restart resumes at the last chunk in Kafka).")
+                .define(SIGNAL_CHANNELS, Type.LIST, "source", Importance.LOW,
+                        "Where snapshot signals come from: source (rows of signal.data.collection) and/or kafka (signal.kafka.topic).")
+                .define(SIGNAL_DATA_COLLECTION, Type.STRING, "", Importance.MEDIUM,
+                        "schema.table of a Debezium-shaped signal table (id varchar(42) PRIMARY KEY, type varchar(32) NOT"
+                                + " NULL, data varchar(2048)) in the publication. Its rows are not sent as change records"
+                                + " unless table.include.list names it. Also the watermark table on PostgreSQL 10-13.")
+                .define(SIGNAL_KAFKA_TOPIC, Type.STRING, "", Importance.LOW,
+                        "Topic of the kafka signal channel (one partition; record key = topic.prefix).")
+                .define(SIGNAL_KAFKA_SERVERS, Type.STRING, "", Importance.LOW, "bootstrap.servers of the kafka signal channel.")
+                .define(SIGNAL_KAFKA_GROUP, Type.STRING, "kafka-signal", Importance.LOW, "Consumer group of the kafka signal channel.")
+                .define(NOTIFICATION_CHANNELS, Type.LIST, "", Importance.LOW,
+                        "sink: incremental snapshot notifications (Debezium's shape) to notification.sink.topic.name.")
+                .define(NOTIFICATION_TOPIC, Type.STRING, "", Importance.LOW, "Topic of the sink notification channel.");
+    }
+
+    static int chunkSize(PgreplConnectorConfig c) {
+        return c.getInt(CHUNK_SIZE);
+    }
+
+    static InitialMethod initialMethod(PgreplConnectorConfig c) {
+        return InitialMethod.valueOf(c.getString(INITIAL_METHOD).trim().toUpperCase(Locale.ROOT));
+    }
+
+    private static boolean listed(PgreplConnectorConfig c, String key, String value) {
+        List<String> l = c.getList(key);
+        return l.stream().anyMatch(s -> s.trim().equalsIgnoreCase(value));
+    }
+
+    /** The signal table when the source channel is on, else null. */
+    static String signalTable(PgreplConnectorConfig c) {
+        String t = c.getString(SIGNAL_DATA_COLLECTION).trim();
+        return t.isEmpty() || !listed(c, SIGNAL_CHANNELS, "source") ? null : t;
+    }
+
+    static boolean kafkaChannel(PgreplConnectorConfig c) {
+        return listed(c, SIGNAL_CHANNELS, "kafka");
+    }
+
+    static String kafkaTopic(PgreplConnectorConfig c) {
+        return c.getString(SIGNAL_KAFKA_TOPIC).trim();
+    }
+
+    static String kafkaServers(PgreplConnectorConfig c) {
+        return c.getString(SIGNAL_KAFKA_SERVERS).trim();
+    }
+
+    static String kafkaGroup(PgreplConnectorConfig c) {
+        return c.getString(SIGNAL_KAFKA_GROUP).trim();
+    }
+
+    /** The notification topic when the sink channel is on, else null. */
+    static String notificationTopic(PgreplConnectorConfig c) {
+        String t = c.getString(NOTIFICATION_TOPIC).trim();
+        return listed(c, NOTIFICATION_CHANNELS, "sink") && !t.isEmpty() ? t : null;
+    }
+
+    /**
+     * True when the stream runs under the incremental snapshot engine: a signal can reach it, or the
+     * initial load is incremental. Otherwise the stream is exactly what it was without this feature.
+     */
+    static boolean enabled(PgreplConnectorConfig c) {
+        return signalTable(c) != null || kafkaChannel(c) || initialMethod(c) == InitialMethod.INCREMENTAL;
+    }
+
+    /** The engine's options for this connector, resuming from {@code resumeState} (or null). */
+    static IncrementalOptions options(PgreplConnectorConfig c, String resumeState) {
+        IncrementalOptions o = IncrementalOptions.of(c.connectionConfig()).withChunkSize(chunkSize(c))
+                .withSignalTable(signalTable(c));
+        return resumeState == null ? o : o.withResumeState(resumeState);
+    }
+}

@@ -1,0 +1,101 @@
+package io.pgrepl.kafka.connect;
+
+import io.pgrepl.client.snapshot.incremental.IncrementalSnapshots;
+import io.pgrepl.client.snapshot.incremental.MalformedSignalException;
+import io.pgrepl.client.snapshot.incremental.SnapshotSignals;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.HashMap;
+import java.util.Map;
+import org.apache.kafka.clients.consumer.ConsumerConfig;
+import org.apache.kafka.clients.consumer.ConsumerRecord;
+import org.apache.kafka.clients.consumer.KafkaConsumer;
+import org.apache.kafka.common.errors.WakeupException;
+import org.apache.kafka.common.serialization.ByteArrayDeserializer;
+import org.apache.kafka.connect.errors.ConnectException;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Debezium's kafka signal channel: a consumer thread in the task reads signal.kafka.topic; a record
+ * whose key is this connector's topic.prefix carries a signal as its value, the same JSON as a
+ * Debezium signal ({@code {"type":"execute-snapshot","data":{"data-collections":[...],"type":"incremental"}}}),
+ * and goes to the engine. Records keyed for other connectors are skipped; a malformed one is logged
+ * and skipped, and the channel goes on. Offsets are the consumer group's (signal.kafka.groupId),
+ * committed as records are read, so a restart does not act on a signal twice.
+ */
+final class KafkaSignals implements AutoCloseable {
+    private static final Logger log = LoggerFactory.getLogger(KafkaSignals.class);
+
+    private final KafkaConsumer<byte[], byte[]> consumer;
+    private final IncrementalSnapshots engine;
+    private final String key;
+    private final String topic;
+    private final Thread thread;
+    private volatile boolean closed;
+
+    private KafkaSignals(KafkaConsumer<byte[], byte[]> consumer, IncrementalSnapshots engine, String key, String topic) {
+        this.consumer = consumer;
+        this.engine = engine;
+        this.key = key;
+        this.topic = topic;
+        this.thread = new Thread(this::run, "pgrepl-kafka-signals-" + key);
+        thread.setDaemon(true);
+    }
+
+    static KafkaSignals start(PgreplConnectorConfig config, IncrementalSnapshots engine) {
+        String topic = IncrementalSettings.kafkaTopic(config);
+        String servers = IncrementalSettings.kafkaServers(config);
+        if (topic.isEmpty() || servers.isEmpty()) {
+            throw new ConnectException(IncrementalSettings.SIGNAL_CHANNELS + " includes kafka, so "
+                    + IncrementalSettings.SIGNAL_KAFKA_TOPIC + " and " + IncrementalSettings.SIGNAL_KAFKA_SERVERS + " must be set");
+        }
+        Map<String, Object> p = new HashMap<>();
+        p.put(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, servers);
+        p.put(ConsumerConfig.GROUP_ID_CONFIG, IncrementalSettings.kafkaGroup(config));
+        // Signals sent while the connector was down still count; once read they are committed.
+        p.put(ConsumerConfig.AUTO_OFFSET_RESET_CONFIG, "earliest");
+        p.put(ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG, "false");
+        p.put(ConsumerConfig.CLIENT_ID_CONFIG, "pgrepl-signals-" + config.topicPrefix());
+        KafkaConsumer<byte[], byte[]> c = new KafkaConsumer<>(p, new ByteArrayDeserializer(), new ByteArrayDeserializer());
+        KafkaSignals s = new KafkaSignals(c, engine, config.topicPrefix(), topic);
+        c.subscribe(java.util.List.of(topic));
+        s.thread.start();
+        log.info("kafka signal channel: reading topic {} for records keyed {}", topic, config.topicPrefix());
+        return s;
+    }
+
+    private void run() {
+        try {
+            while (!closed) {
+                for (ConsumerRecord<byte[], byte[]> r : consumer.poll(Duration.ofMillis(500))) accept(r);
+                consumer.commitSync();
+            }
+        } catch (WakeupException stopping) {
+            // close()
+        } catch (RuntimeException e) {
+            if (!closed) log.error("kafka signal channel on topic {} failed; signals from it are no longer read: {}", topic, e.toString());
+        } finally {
+            consumer.close(Duration.ofSeconds(5));
+        }
+    }
+
+    private void accept(ConsumerRecord<byte[], byte[]> r) {
+        String k = r.key() == null ? null : new String(r.key(), StandardCharsets.UTF_8);
+        if (!key.equals(k)) return; // another connector's signal
+        String where = "kafka signal " + r.topic() + "-" + r.partition() + "@" + r.offset();
+        try {
+            String json = r.value() == null ? null : new String(r.value(), StandardCharsets.UTF_8);
+            engine.signal(SnapshotSignals.parseMessage(json), where);
+        } catch (MalformedSignalException e) {
+            log.error("malformed snapshot signal ({}): {}; ignored, the channel goes on", where, e.getMessage());
+        }
+    }
+
+    /** Stops the consumer (it leaves its group from its own thread). */
+    @Override
+    public void close() {
+        closed = true;
+        consumer.wakeup();
+    }
+}

@@ -1,0 +1,54 @@
+package io.pgrepl.kafka.connect;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+
+import io.pgrepl.client.snapshot.incremental.TableProgress;
+import io.pgrepl.client.snapshot.incremental.TableProgress.Status;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import org.apache.kafka.connect.data.Struct;
+import org.apache.kafka.connect.source.SourceRecord;
+import org.junit.jupiter.api.Test;
+
+/** Which Debezium notifications a series of table progress reports becomes (no server needed). */
+class SnapshotNotificationsTest {
+    private final SnapshotNotifications n = new SnapshotNotifications("notes", "srv", Map.of("server", "srv"));
+    private final List<SourceRecord> out = new ArrayList<>();
+
+    private void report(String table, Status s, long chunks, long rows, boolean nothingLeft) {
+        n.accept(new TableProgress(table, s, chunks, rows, 100, null), nothingLeft, Map.of("x", 1), out::add);
+    }
+
+    private List<String> types() {
+        return out.stream().map(r -> ((Struct) r.value()).getString("type")).toList();
+    }
+
+    @Test
+    void twoTablesPausedResumedAndCompleted() {
+        report("public.a", Status.PLANNING, 0, 0, false);
+        report("public.a", Status.RUNNING, 1, 10, false);
+        report("public.a", Status.PAUSED, 1, 10, false);
+        report("public.a", Status.RUNNING, 1, 10, false);
+        report("public.a", Status.COMPLETED, 2, 20, false); // public.b still queued
+        report("public.b", Status.PLANNING, 0, 0, false);
+        report("public.b", Status.COMPLETED, 1, 0, true);
+        assertEquals(List.of("STARTED", "IN_PROGRESS", "PAUSED", "RESUMED", "TABLE_SCAN_COMPLETED", "STARTED", "TABLE_SCAN_COMPLETED",
+                "COMPLETED"), types());
+        Struct scan = (Struct) out.get(4).value();
+        assertEquals("Incremental Snapshot", scan.getString("aggregate_type"));
+        Map<?, ?> data = scan.getMap("additional_data");
+        assertEquals("20", data.get("total_rows_scanned"));
+        assertEquals("SUCCEEDED", data.get("status"));
+        assertEquals("EMPTY", ((Struct) out.get(6).value()).getMap("additional_data").get("status"));
+        assertEquals("notes", out.get(0).topic());
+        assertEquals(((Struct) out.get(0).value()).getString("id"), ((Struct) out.get(0).key()).getString("id"));
+    }
+
+    @Test
+    void aStoppedTableIsAbortedNotCompleted() {
+        report("public.a", Status.RUNNING, 1, 10, false);
+        report("public.a", Status.STOPPED, 1, 10, true);
+        assertEquals(List.of("STARTED", "IN_PROGRESS", "ABORTED"), types());
+    }
+}
