@@ -171,6 +171,8 @@ public final class PgreplSourceTask extends SourceTask {
         IncrementalSetup.checkSignalTable(c, config);
         String resume = Position.incrementalState(stored);
         if (incremental == null) incremental = new IncrementalStream(IncrementalSettings.options(config, resume));
+        SlotGuardTask guard = slotGuard;
+        if (guard != null) guard.snapshot(incremental.engine().guardControl()); // hold or abort reads before failing the task
         String topic = IncrementalSettings.notificationTopic(config);
         incrementalReads = new IncrementalReads(records, topic == null ? null : new SnapshotNotifications(topic,
                 config.topicPrefix(), partition), resume);
