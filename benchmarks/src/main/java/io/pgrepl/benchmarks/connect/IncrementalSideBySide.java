@@ -60,6 +60,13 @@ public final class IncrementalSideBySide {
         List<Integer> chunks = List.of(1024, 8192);
         List<Integer> workers = List.of(1);
         List<String> legs = Arrays.asList(System.getProperty("legs", String.join(",", LEGS)).split(","));
+        /**
+         * The server's {@code synchronous_commit}. The test kit's default is off; here it is PostgreSQL's
+         * own default, on, unless asked: off delays every WAL record a walsender may send by up to
+         * {@code wal_writer_delay} (200 ms), and Debezium waits for each chunk's close watermark, an
+         * ordinary INSERT, to come back through the stream (pgrepl's watermark messages are flushed).
+         */
+        String synchronousCommit = "on";
         boolean verify;
         long timeoutSeconds = 1800;
         Path out;
@@ -74,12 +81,13 @@ public final class IncrementalSideBySide {
                     case "--chunks" -> o.chunks = ints(args[++i]);
                     case "--workers" -> o.workers = ints(args[++i]);
                     case "--legs" -> o.legs = List.of(args[++i].split(","));
+                    case "--synchronous-commit" -> o.synchronousCommit = args[++i];
                     case "--verify" -> o.verify = true;
                     case "--timeout" -> o.timeoutSeconds = Long.parseLong(args[++i]);
                     case "--out" -> o.out = Path.of(args[++i]);
                     default -> throw new IllegalArgumentException("unknown option " + args[i]
                             + " (--version N --rows N --rounds N --chunks 1024,8192 --workers 1,2"
-                            + " --legs debezium,connector,engine,copy --verify --timeout S --out FILE.tsv)");
+                            + " --legs debezium,connector,engine,copy --synchronous-commit on|off --verify --timeout S --out FILE.tsv)");
                 }
             }
             for (String l : o.legs) {
@@ -127,7 +135,8 @@ public final class IncrementalSideBySide {
 
     static Outcome run(Options o) throws Exception {
         try (PgServer pg = PgServer.builder().version(o.version).setting("max_replication_slots", "40")
-                .setting("max_wal_senders", "40").setting("max_wal_size", "8GB").setting("checkpoint_timeout", "1h").start();
+                .setting("max_wal_senders", "40").setting("max_wal_size", "8GB").setting("checkpoint_timeout", "1h")
+                .setting("synchronous_commit", o.synchronousCommit).start();
              PgConnection sql = await(PgConnection.connect(config(pg)))) {
             long t0 = System.nanoTime();
             pg.sql("postgres", "CREATE TABLE t (id int8 PRIMARY KEY, t text, n numeric, ts timestamptz, j jsonb);"
@@ -137,8 +146,8 @@ public final class IncrementalSideBySide {
                     + " CREATE PUBLICATION " + PUBLICATION + " FOR TABLE t, dbz_signal;"
                     + " CREATE PUBLICATION " + COPY_PUBLICATION + " FOR TABLE t");
             pg.sql("postgres", "VACUUM ANALYZE t");
-            System.out.printf("PostgreSQL %s, table t of %,d rows loaded in %.1f s; JDK %s, %d CPUs%n", pg.version(), o.rows,
-                    (System.nanoTime() - t0) / 1e9, System.getProperty("java.version"), Runtime.getRuntime().availableProcessors());
+            System.out.printf("PostgreSQL %s (synchronous_commit=%s), table t of %,d rows loaded in %.1f s; JDK %s, %d CPUs%n",
+                    pg.version(), o.synchronousCommit, o.rows, (System.nanoTime() - t0) / 1e9, System.getProperty("java.version"), Runtime.getRuntime().availableProcessors());
             boolean needsConnect = o.legs.contains("debezium") || o.legs.contains("connector");
             EmbeddedConnectCluster connect = needsConnect ? ConnectSideBySide.startConnect(true) : null;
             List<Leg> legs = new ArrayList<>();
