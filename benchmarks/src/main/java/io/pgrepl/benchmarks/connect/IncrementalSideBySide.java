@@ -67,6 +67,8 @@ public final class IncrementalSideBySide {
          * ordinary INSERT, to come back through the stream (pgrepl's watermark messages are flushed).
          */
         String synchronousCommit = "on";
+        /** {@code --debezium-config K=V}, repeatable: added to Debezium's config only (e.g. {@code poll.interval.ms}). */
+        Map<String, String> debeziumConfig = new java.util.LinkedHashMap<>();
         boolean verify;
         long timeoutSeconds = 1800;
         Path out;
@@ -82,12 +84,19 @@ public final class IncrementalSideBySide {
                     case "--workers" -> o.workers = ints(args[++i]);
                     case "--legs" -> o.legs = List.of(args[++i].split(","));
                     case "--synchronous-commit" -> o.synchronousCommit = args[++i];
+                    case "--debezium-config" -> {
+                        String pair = args[++i];
+                        int eq = pair.indexOf('=');
+                        if (eq < 1) throw new IllegalArgumentException("--debezium-config KEY=VALUE, not " + pair);
+                        o.debeziumConfig.put(pair.substring(0, eq), pair.substring(eq + 1));
+                    }
                     case "--verify" -> o.verify = true;
                     case "--timeout" -> o.timeoutSeconds = Long.parseLong(args[++i]);
                     case "--out" -> o.out = Path.of(args[++i]);
                     default -> throw new IllegalArgumentException("unknown option " + args[i]
                             + " (--version N --rows N --rounds N --chunks 1024,8192 --workers 1,2"
-                            + " --legs debezium,connector,engine,copy --synchronous-commit on|off --verify --timeout S --out FILE.tsv)");
+                            + " --legs debezium,connector,engine,copy --synchronous-commit on|off"
+                            + " --debezium-config KEY=VALUE ... --verify --timeout S --out FILE.tsv)");
                 }
             }
             for (String l : o.legs) {
@@ -218,6 +227,7 @@ public final class IncrementalSideBySide {
                                   Options o, int round, String leg, int chunk) throws Exception {
         String name = (leg.equals("debezium") ? "dbz" : "pgr") + "_c" + chunk + "_r" + round;
         Map<String, String> config = connectorConfig(leg, pg, name, chunk);
+        if (leg.equals("debezium")) config.putAll(o.debeziumConfig);
         await(sql.query("SELECT pg_create_logical_replication_slot('" + name + "', 'pgoutput')"));
         connect.configureConnector(name, config);
         awaitSlotActive(sql, name, Duration.ofMinutes(2));
