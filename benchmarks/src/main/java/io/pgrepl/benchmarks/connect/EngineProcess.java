@@ -73,7 +73,7 @@ public final class EngineProcess {
         BufferedReader in = new BufferedReader(new InputStreamReader(System.in, StandardCharsets.UTF_8));
         for (String line; (line = in.readLine()) != null; ) {
             String[] cmd = line.trim().split("\\s+");
-            try {
+            try (Profile ignored = Profile.start(cmd)) {
                 long[] r = switch (cmd[0]) {
                     case "incremental" -> p.incremental(Integer.parseInt(cmd[1]), Integer.parseInt(cmd[2]), cmd[3]);
                     case "copy" -> p.copy();
@@ -142,6 +142,27 @@ public final class EngineProcess {
             long read0 = read;
             await(InitialSnapshot.copy(repl, o, h));
             return new long[] {read - read0, System.nanoTime() - t0, cpuNanos() - cpu0};
+        }
+    }
+
+    /**
+     * With {@code PGREPL_BENCH_JFR=DIR} in the environment, one JFR recording ("profile" settings) per
+     * command, dumped as {@code DIR/COMMAND-ARGS.jfr} (read with {@code benchmarks/jfr-top.py}).
+     */
+    private record Profile(jdk.jfr.Recording recording, java.nio.file.Path file) implements AutoCloseable {
+        static Profile start(String[] cmd) throws Exception {
+            String dir = System.getenv("PGREPL_BENCH_JFR");
+            if (dir == null || cmd[0].equals("quit")) return new Profile(null, null);
+            jdk.jfr.Recording r = new jdk.jfr.Recording(jdk.jfr.Configuration.getConfiguration("profile"));
+            r.start();
+            return new Profile(r, java.nio.file.Path.of(dir, String.join("-", cmd) + ".jfr"));
+        }
+
+        @Override
+        public void close() throws Exception {
+            if (recording == null) return;
+            recording.dump(file);
+            recording.close();
         }
     }
 
