@@ -66,6 +66,8 @@ public final class PgreplSourceTask extends SourceTask {
     private Map<String, String> partition;
     private ChangeRecords records;
     private final AckTracker acks = new AckTracker();
+    /** Handed over, not yet acknowledged: poll() waits at max.unacknowledged.records (see there why). */
+    private volatile UnacknowledgedRecords unacknowledged;
     private volatile PgConnection conn;
     private volatile ReplicationPublisher<TxEvent> publisher;
     private volatile BlockingChanges<TxEvent> events;
@@ -117,6 +119,7 @@ public final class PgreplSourceTask extends SourceTask {
     @Override
     public void start(Map<String, String> props) {
         config = new PgreplConnectorConfig(props);
+        unacknowledged = new UnacknowledgedRecords(config.maxUnacknowledgedRecords());
         partition = Map.of("server", config.topicPrefix());
         slotMetrics = SlotConnectMetrics.start(context, config);
         Map<String, Object> stored = context.offsetStorageReader().offset(partition);
@@ -247,6 +250,14 @@ public final class PgreplSourceTask extends SourceTask {
 
     @Override
     public List<SourceRecord> poll() throws InterruptedException {
+        UnacknowledgedRecords u = unacknowledged;
+        if (!idle && !stopping && !u.awaitRoom(config.pollIntervalMs())) return null;
+        List<SourceRecord> out = pollRecords();
+        if (out != null) u.handedOver(out.size());
+        return out;
+    }
+
+    private List<SourceRecord> pollRecords() throws InterruptedException {
         if (snapshotReads != null) return pollSnapshot();
         if (idle) {
             Thread.sleep(config.pollIntervalMs());
@@ -466,6 +477,7 @@ public final class PgreplSourceTask extends SourceTask {
 
     @Override
     public void commitRecord(SourceRecord record, RecordMetadata metadata) {
+        unacknowledged.acknowledged();
         Map<String, ?> offset = record.sourceOffset();
         if (record.topic().startsWith(ChangeRecords.HEARTBEAT_TOPIC_PREFIX) || (offset != null && offset.containsKey(Position.SNAPSHOT))) {
             acks.untrackedAcknowledged(AckTracker.ticket(offset)); // they hold back later transactions' offsets
