@@ -13,19 +13,17 @@ import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.Properties;
 import java.util.concurrent.TimeUnit;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.AdminClientConfig;
 import org.apache.kafka.clients.admin.OffsetSpec;
 import org.apache.kafka.common.TopicPartition;
-import org.apache.kafka.connect.util.clusters.EmbeddedKafkaCluster;
 
 /**
  * The Connect soak (issue 19): pgrepl's connector in exactly-once mode ({@code exactly.once.source.support=enabled},
  * {@code transaction.boundary=connector} and the converters of the shipped example config, heartbeats every
  * second, a producer {@code transaction.timeout.ms} of {@code --transaction-timeout-ms}) on two distributed
- * Connect workers, each a JVM of its own ({@link SoakWorker}), and one in-process KRaft broker. An initial
+ * Connect workers, each a JVM of its own ({@link SoakWorker}), and one KRaft broker in a JVM of its own ({@link SoakBroker}). An initial
  * snapshot of {@code --initial-rows} rows, then {@link SoakWorkload}'s mixed changes until {@code --changes}.
  * Faults: every {@code --kill-every} seconds the worker running the task is SIGKILLed and started again
  * right away (the first kill waits for the snapshot to end); once, at 60% of the changes, the broker is
@@ -88,6 +86,11 @@ public final class ConnectSoak {
     }
 
     public static void main(String[] args) throws Exception {
+        // The in-process broker logs every partition and config at INFO: only its warnings here
+        // (the workers' own logs, with the task's lines, go to their files).
+        if (System.getProperty("org.slf4j.simpleLogger.defaultLogLevel") == null) {
+            System.setProperty("org.slf4j.simpleLogger.defaultLogLevel", "warn");
+        }
         Options o = Options.parse(args);
         boolean ok;
         try (PgServer pg = PgServer.builder().version(o.major).setting("max_wal_size", "4GB")
@@ -107,7 +110,7 @@ public final class ConnectSoak {
         private final List<SoakWorker> all = new ArrayList<>();
         private final Map<String, Integer> incarnations = new HashMap<>();
         private final Map<String, long[]> peakHeap = new LinkedHashMap<>();
-        private EmbeddedKafkaCluster kafka;
+        private SoakBroker kafka;
         private Map<String, String> workerProps;
         private int kills;
         private int brokerRestarts;
@@ -123,14 +126,9 @@ public final class ConnectSoak {
             Files.createDirectories(o.dir);
             pg.sql("postgres", SoakWorkload.DDL);
             pg.sql("postgres", SoakWorkload.initialRows(o.initialRows));
-            Properties broker = new Properties();
-            broker.put("transaction.state.log.replication.factor", "1");
-            broker.put("transaction.state.log.min.isr", "1");
-            broker.put("offsets.topic.replication.factor", "1");
-            kafka = new EmbeddedKafkaCluster(1, broker);
-            kafka.start();
             long t0 = System.nanoTime();
-            workerProps = workerProps(kafka.bootstrapServers());
+            kafka = SoakBroker.start(o.dir.resolve("broker"));
+            workerProps = workerProps(kafka.bootstrap());
             for (String w : List.of("w1", "w2")) workers.add(startWorker(w));
             System.out.printf("Connect soak: %,d changes, PostgreSQL %s, a worker killed every %d s, idle %d s"
                             + " (transaction.timeout.ms %d); broker and 2 workers up in %.1f s%n", o.changes, pg.version(),
@@ -138,7 +136,7 @@ public final class ConnectSoak {
             rest.putConfig(workers.get(0), CONNECTOR, connectorConfig());
             ConnectionConfig direct = ConnectionConfig.builder().host(pg.host()).port(pg.port()).user(pg.superuser().name())
                     .password(pg.superuser().password()).database("postgres").sslMode(SslMode.DISABLE).build();
-            try (Admin admin = Admin.create(Map.of(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, kafka.bootstrapServers(),
+            try (Admin admin = Admin.create(Map.of(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, kafka.bootstrap(),
                     AdminClientConfig.DEFAULT_API_TIMEOUT_MS_CONFIG, "10000", AdminClientConfig.REQUEST_TIMEOUT_MS_CONFIG, "5000"))) {
                 long[] delivered = {0};
                 SoakWorkload writer = new SoakWorkload(direct, o.changes, o.bigEvery, o.maxLag, () -> delivered[0],
@@ -158,7 +156,7 @@ public final class ConnectSoak {
                 return verify(direct, writer, writeSeconds, deliveredSeconds);
             } finally {
                 for (SoakWorker w : all) w.close();
-                kafka.stop();
+                kafka.close();
             }
         }
 
@@ -240,8 +238,7 @@ public final class ConnectSoak {
                 if (!brokerRestarted && writer.changes.get() >= o.changes * 6 / 10) {
                     brokerRestarted = true;
                     long b0 = System.nanoTime();
-                    kafka.stopOnlyBrokers();
-                    kafka.restartOnlyBrokers();
+                    kafka.restart();
                     brokerRestarts++;
                     System.out.printf("broker restarted (%.1f s)%n", (System.nanoTime() - b0) / 1e9);
                     nextKill = Math.max(nextKill, System.nanoTime() + TimeUnit.SECONDS.toNanos(o.killEvery / 2));
@@ -318,7 +315,7 @@ public final class ConnectSoak {
                     failureTraces.add("draining: " + t.trace());
                     rest.restartTask(workers.get(0), CONNECTOR);
                 }
-                if (TopicRebuild.read(kafka.bootstrapServers(), List.of(topic("soak_end"))).endMarker) return;
+                if (TopicRebuild.read(kafka.bootstrap(), List.of(topic("soak_end"))).endMarker) return;
                 Thread.sleep(2000);
             }
             throw new IllegalStateException("the end marker did not arrive (read_committed) within " + timeout);
@@ -327,7 +324,7 @@ public final class ConnectSoak {
         private boolean verify(ConnectionConfig direct, SoakWorkload writer, double writeSeconds, double deliveredSeconds)
                 throws Exception {
             long r0 = System.nanoTime();
-            TopicRebuild r = TopicRebuild.read(kafka.bootstrapServers(),
+            TopicRebuild r = TopicRebuild.read(kafka.bootstrap(),
                     SoakWorkload.TABLES.stream().map(ConnectSoak.Run::topic).toList());
             Map<Long, TopicRebuild.Item> items = new HashMap<>();
             Map<Integer, TopicRebuild.Account> accounts = new HashMap<>();
