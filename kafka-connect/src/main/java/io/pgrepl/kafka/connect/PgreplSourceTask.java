@@ -251,7 +251,10 @@ public final class PgreplSourceTask extends SourceTask {
     @Override
     public List<SourceRecord> poll() throws InterruptedException {
         UnacknowledgedRecords u = unacknowledged;
-        if (!idle && !stopping && !u.awaitRoom(config.pollIntervalMs())) return null;
+        // With transaction.boundary=connector, Connect calls commitRecord only once the Kafka transaction
+        // is committed: waiting in the middle of one (a large transaction handed over in parts) would wait forever.
+        boolean inTransaction = lastOfCurrent != null && context.transactionContext() != null;
+        if (!idle && !stopping && !inTransaction && !u.awaitRoom(config.pollIntervalMs())) return null;
         List<SourceRecord> out = pollRecords();
         if (out != null) u.handedOver(out.size());
         return out;

@@ -16,7 +16,8 @@ import java.util.concurrent.locks.ReentrantLock;
  *
  * <p>Counted on the task thread ({@link #handedOver}), released on the producer's thread
  * ({@link #acknowledged}; Connect calls commitRecord for every record, also one a transformation
- * dropped or an error tolerance skipped).
+ * dropped or an error tolerance skipped). With exactly-once delivery Connect calls it only when the
+ * Kafka transaction is committed, so the task never waits inside a transaction it defines itself.
  */
 final class UnacknowledgedRecords {
     private final int limit;

@@ -1,6 +1,7 @@
 package io.pgrepl.kafka.connect;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -31,9 +32,10 @@ import org.junit.jupiter.api.TestInstance;
  * pile up between poll() and Kafka's acknowledgement, as on a busy cluster. Connect then stops the
  * task ({@code PUT /connectors/gs/stop}): its final offset commit first waits for every record handed
  * over to be acknowledged, and all of that must fit in task.shutdown.graceful.timeout.ms (5 s, the
- * default), or the stop is cancelled and the commit skipped. With max.unacknowledged.records at its
- * default, the last committed offset covers every read the topic holds (reads are written in order by
- * one producer, so read i is the topic's record i).
+ * default), or the stop is cancelled ("Graceful stop of task ... failed") and the commit skipped. With
+ * max.unacknowledged.records bounding what waits for Kafka, the stop stays within it and the last
+ * committed offset covers every read the topic holds (reads are written in order by one producer, so
+ * read i is the topic's record i).
  */
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
 class GracefulStopTest {
@@ -41,7 +43,7 @@ class GracefulStopTest {
     private static final Map<String, String> GROUP = ChildWorker.group("gs");
     private static final int ROWS = 150_000;
     /** Bytes per second the broker accepts from the task's producer: well below the copy's pace. */
-    private static final double QUOTA = 1_200_000;
+    private static final double QUOTA = 600_000;
 
     private EmbeddedConnectCluster connect;
     private PgServer pg;
@@ -70,6 +72,9 @@ class GracefulStopTest {
         Map<String, String> cfg = EndToEndTest.connectorConfig(pg, "gs");
         cfg.put("snapshot.mode", "initial");
         cfg.put("producer.override.client.id", "gs-producer");
+        // At most 1,000 + 500 records (about 0.8 MB) wait for Kafka: under the quota, about 1.5 s of acknowledgements.
+        cfg.put("max.unacknowledged.records", "1000");
+        cfg.put("max.batch.size", "500");
         // Small records, so that the quota's pace in records is known: about 600 bytes each.
         cfg.put("key.converter", "org.apache.kafka.connect.json.JsonConverter");
         cfg.put("key.converter.schemas.enable", "false");
@@ -79,8 +84,19 @@ class GracefulStopTest {
 
         String topic = "gs.public.gs_rows";
         awaitRecords(topic, 20_000, Duration.ofSeconds(90));
-        connect.stopConnector("gs");
-        awaitNoTasks(Duration.ofSeconds(60));
+        // Connect logs the stop that outlasted task.shutdown.graceful.timeout.ms (ERROR, so on stderr through
+        // slf4j-simple, which looks System.err up on every line).
+        java.io.PrintStream err = System.err;
+        java.io.ByteArrayOutputStream seen = new java.io.ByteArrayOutputStream();
+        System.setErr(new java.io.PrintStream(new TeeStream(err, seen), true));
+        try {
+            connect.stopConnector("gs");
+            awaitNoTasks(Duration.ofSeconds(60));
+        } finally {
+            System.setErr(err);
+        }
+        String log = seen.toString(java.nio.charset.StandardCharsets.UTF_8);
+        assertFalse(log.contains("Graceful stop of task gs-0 failed"), "the task stopped within Connect's graceful timeout");
 
         long inTopic = endOffset(topic);
         assertTrue(inTopic < ROWS, "the copy was still under way when the task stopped (" + inTopic + " reads)");
@@ -141,5 +157,32 @@ class GracefulStopTest {
             }
         }
         return last;
+    }
+
+    /** Writes to both streams: the test's own stderr stays as it was. */
+    private static final class TeeStream extends java.io.OutputStream {
+        private final java.io.OutputStream a;
+        private final java.io.ByteArrayOutputStream b;
+
+        TeeStream(java.io.OutputStream a, java.io.ByteArrayOutputStream b) {
+            this.a = a;
+            this.b = b;
+        }
+
+        @Override
+        public void write(int c) throws java.io.IOException {
+            a.write(c);
+            synchronized (b) {
+                b.write(c);
+            }
+        }
+
+        @Override
+        public void write(byte[] buf, int off, int len) throws java.io.IOException {
+            a.write(buf, off, len);
+            synchronized (b) {
+                b.write(buf, off, len);
+            }
+        }
     }
 }

@@ -106,10 +106,11 @@ public final class ConnectSoak {
         private final Options o;
         private final PgServer pg;
         private final ConnectRest rest = new ConnectRest();
-        private final List<SoakWorker> workers = new ArrayList<>(); // the live incarnation of w1 and of w2
-        private final List<SoakWorker> all = new ArrayList<>();
-        private final Map<String, Integer> incarnations = new HashMap<>();
-        private final Map<String, long[]> peakHeap = new LinkedHashMap<>();
+        /** The live incarnation of w1 and of w2 (replaced from the restarting thread). */
+        private final List<SoakWorker> workers = new java.util.concurrent.CopyOnWriteArrayList<>();
+        private final List<SoakWorker> all = new java.util.concurrent.CopyOnWriteArrayList<>();
+        private final Map<String, Integer> incarnations = new java.util.concurrent.ConcurrentHashMap<>();
+        private final Map<String, long[]> peakHeap = java.util.Collections.synchronizedMap(new LinkedHashMap<>());
         private SoakBroker kafka;
         private Map<String, String> workerProps;
         private int kills;
@@ -223,8 +224,10 @@ public final class ConnectSoak {
             long nextKill = System.nanoTime() + TimeUnit.SECONDS.toNanos(o.killEvery);
             long nextSample = System.nanoTime();
             boolean brokerRestarted = false;
+            java.util.concurrent.CompletableFuture<Void> restarting = java.util.concurrent.CompletableFuture.completedFuture(null);
             long deadline = start + TimeUnit.MINUTES.toNanos(o.timeoutMinutes);
-            while (!writer.done) {
+            // The broker restart is not skipped when the writer ends first (a slow box).
+            while (!writer.done || !brokerRestarted || !restarting.isDone()) {
                 if (System.nanoTime() > deadline) throw new IllegalStateException("timed out after " + o.timeoutMinutes + " min");
                 delivered[0] = dataRecords(admin, delivered[0]);
                 ConnectRest.TaskState t = taskState();
@@ -240,21 +243,33 @@ public final class ConnectSoak {
                     long b0 = System.nanoTime();
                     kafka.restart();
                     brokerRestarts++;
-                    System.out.printf("broker restarted (%.1f s)%n", (System.nanoTime() - b0) / 1e9);
+                    System.out.printf("t=%ds broker restarted (stopped and back in %.1f s)%n",
+                            (b0 - start) / 1_000_000_000L, (System.nanoTime() - b0) / 1e9);
                     nextKill = Math.max(nextKill, System.nanoTime() + TimeUnit.SECONDS.toNanos(o.killEvery / 2));
-                } else if (now >= nextKill && !writer.idle && t != null && t.state().equals("RUNNING")) {
+                } else if (now >= nextKill && !writer.idle && t != null && t.state().equals("RUNNING")
+                        && restarting.isDone()) {
                     int victim = workers.get(0).is(t.workerId()) ? 0 : workers.get(1).is(t.workerId()) ? 1 : -1;
                     if (victim >= 0) {
                         SoakWorker w = workers.get(victim);
                         samplePeakHeap();
                         w.kill();
                         kills++;
-                        workers.set(victim, startWorker(w.name.substring(0, w.name.indexOf('-'))));
-                        System.out.printf("t=%ds killed %s (running the task); started %s%n",
-                                (System.nanoTime() - start) / 1_000_000_000L, w.name, workers.get(victim).name);
+                        System.out.printf("t=%ds killed %s (running the task)%n", (System.nanoTime() - start) / 1_000_000_000L,
+                                w.name);
+                        // Started again in the background: on a loaded box a worker takes a minute to come up,
+                        // and the monitor keeps watching the task meanwhile.
+                        String base = w.name.substring(0, w.name.indexOf('-'));
+                        restarting = java.util.concurrent.CompletableFuture.runAsync(() -> {
+                            try {
+                                workers.set(victim, startWorker(base));
+                            } catch (Exception e) {
+                                throw new IllegalStateException("restarting " + base, e);
+                            }
+                        });
                     }
                     nextKill = System.nanoTime() + TimeUnit.SECONDS.toNanos(o.killEvery);
                 }
+                if (restarting.isCompletedExceptionally()) restarting.join();
                 if (now >= nextSample) {
                     samplePeakHeap();
                     System.out.printf("t=%4ds written=%,11d records=%,11d kills=%d task=%s%s%n",
