@@ -361,8 +361,9 @@ public final class ConnectSoak {
             System.out.printf("written: %,d changes in %,d transactions over %.0f s; all delivered (read_committed) at %.0f s"
                             + " (%,.0f changes/s)%n", writer.changes.get(), writer.transactions.get(), writeSeconds,
                     deliveredSeconds, writer.changes.get() / deliveredSeconds);
-            System.out.printf("read back: %,d records %s, ops %s, in %.0f s%n", r.records, r.recordsPerTopic, r.opCounts,
-                    (System.nanoTime() - r0) / 1e9);
+            System.out.printf("read back: %,d records %s, ops %s, in %.0f s; %,d key-change creates took their unchanged"
+                            + " TOASTed value from the old key's row%n", r.records, r.recordsPerTopic, r.opCounts,
+                    (System.nanoTime() - r0) / 1e9, r.keyChangeCarries);
             System.out.printf("faults: %d worker SIGKILLs, %d broker restart(s), 1 idle spell of %d s (transaction.timeout.ms %d)%n",
                     kills, brokerRestarts, o.idleSeconds, o.transactionTimeoutMs);
             System.out.printf("task: %d starts, %d stream reconnects, %d failed (restarted through REST), %d graceful-stop"

@@ -27,11 +27,15 @@ class TopicRebuildTest {
     }
 
     private static byte[] item(String op, long id, long ver, int qty, String big) {
+        return item(op, id, ver, qty, big, 1);
+    }
+
+    private static byte[] item(String op, long id, long ver, int qty, String big, long lsn) {
         String after = op.equals("d") ? "null" : "{\"id\":" + id + ",\"ver\":" + ver + ",\"qty\":" + qty
                 + ",\"note\":\"n\",\"big\":" + (big == null ? "null" : "\"" + big + "\"") + "}";
         String before = op.equals("d") ? "{\"id\":" + id + "}" : "null";
         return json("{\"schema\":{\"type\":\"struct\"},\"payload\":{\"op\":\"" + op + "\",\"before\":" + before
-                + ",\"after\":" + after + ",\"source\":{\"lsn\":1}}}");
+                + ",\"after\":" + after + ",\"source\":{\"txId\":7,\"lsn\":" + lsn + "}}}");
     }
 
     @Test
@@ -51,6 +55,22 @@ class TopicRebuildTest {
         assertEquals(1, r.anomalies, "the update of account 7, never created: " + r.examples);
         assertTrue(r.endMarker);
         assertEquals(7, r.records);
+    }
+
+    /** A key change: delete of the old key, tombstone, create of the new one with the placeholder. */
+    @Test
+    void aKeyChangesCreateTakesTheUnchangedToastedValueFromTheDeletedRowOfItsTransaction() {
+        TopicRebuild r = new TopicRebuild();
+        r.apply(ITEMS, key("id", 1), item("c", 1, 10, 0, "bigvalue", 5));
+        r.apply(ITEMS, key("id", 1), item("d", 1, 0, 0, null, 9));
+        r.apply(ITEMS, key("id", 1), null);
+        r.apply(ITEMS, key("id", 2), item("c", 2, 11, 0, TopicRebuild.PLACEHOLDER, 9));
+        r.apply(ITEMS, key("id", 3), item("c", 3, 12, 0, "x", 9));
+        r.apply(ITEMS, key("id", 3), item("d", 3, 0, 0, null, 9));
+        r.apply(ITEMS, key("id", 4), item("c", 4, 13, 0, TopicRebuild.PLACEHOLDER, 11)); // another transaction
+        assertEquals(new TopicRebuild.Item(11, 0, "n", TopicRebuild.md5("bigvalue")), r.items.get(2L));
+        assertEquals(TopicRebuild.PLACEHOLDER, r.items.get(4L).bigMd5(), "nothing to carry over from another transaction");
+        assertEquals(1, r.keyChangeCarries);
     }
 
     @Test
