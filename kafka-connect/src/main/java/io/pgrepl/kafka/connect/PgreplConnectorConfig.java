@@ -41,6 +41,7 @@ public final class PgreplConnectorConfig extends AbstractConfig {
     public static final String STREAMING = "streaming";
     public static final String MAX_BATCH_SIZE = "max.batch.size";
     public static final String POLL_INTERVAL_MS = "poll.interval.ms";
+    public static final String MAX_UNACKNOWLEDGED_RECORDS = "max.unacknowledged.records";
     public static final String UNAVAILABLE_VALUE_PLACEHOLDER = "unavailable.value.placeholder";
     public static final String TOMBSTONES_ON_DELETE = "tombstones.on.delete";
     public static final String MESSAGES_TOPIC = "messages.topic";
@@ -132,6 +133,10 @@ public final class PgreplConnectorConfig extends AbstractConfig {
                     "Most records one poll() returns.")
             .define(POLL_INTERVAL_MS, Type.INT, 500, ConfigDef.Range.between(1, 60_000), Importance.LOW,
                     "Longest poll() waits for changes before returning what it has.")
+            .define(MAX_UNACKNOWLEDGED_RECORDS, Type.INT, 4096, ConfigDef.Range.between(1, 10_000_000), Importance.LOW,
+                    "poll() hands over nothing more while this many records are not yet acknowledged by Kafka (a"
+                            + " batch may pass it by up to max.batch.size), so that a stopping task's last offset commit"
+                            + " fits in task.shutdown.graceful.timeout.ms.")
             .define(UNAVAILABLE_VALUE_PLACEHOLDER, Type.STRING, "__debezium_unavailable_value", Importance.LOW,
                     "Value for unchanged TOASTed columns.")
             .define(TOMBSTONES_ON_DELETE, Type.BOOLEAN, true, Importance.LOW,
@@ -257,6 +262,7 @@ public final class PgreplConnectorConfig extends AbstractConfig {
     public TimePrecisionMode timePrecisionMode() { return mode(TimePrecisionMode.class, TIME_PRECISION_MODE); }
     public int maxBatchSize() { return getInt(MAX_BATCH_SIZE); }
     public int pollIntervalMs() { return getInt(POLL_INTERVAL_MS); }
+    public int maxUnacknowledgedRecords() { return getInt(MAX_UNACKNOWLEDGED_RECORDS); }
     public String unavailablePlaceholder() { return getString(UNAVAILABLE_VALUE_PLACEHOLDER); }
     public boolean tombstonesOnDelete() { return getBoolean(TOMBSTONES_ON_DELETE); }
     public String messagesTopic() { return getString(MESSAGES_TOPIC); }

@@ -55,6 +55,8 @@ public final class PgreplSourceTask extends SourceTask {
     private Map<String, String> partition;
     private ChangeRecords records;
     private final AckTracker acks = new AckTracker();
+    /** Handed over, not yet acknowledged: poll() waits at max.unacknowledged.records (see there why). */
+    private volatile UnacknowledgedRecords unacknowledged;
     private volatile PgConnection conn;
     private volatile ReplicationPublisher<?> publisher;
     /** TxEvents, or {@link IncrementalStream.Item}s when incremental snapshots can run. */
@@ -103,6 +105,7 @@ public final class PgreplSourceTask extends SourceTask {
     @Override
     public void start(Map<String, String> props) {
         config = new PgreplConnectorConfig(props);
+        unacknowledged = new UnacknowledgedRecords(config.maxUnacknowledgedRecords());
         partition = Map.of("server", config.topicPrefix());
         slotMetrics = SlotConnectMetrics.start(context, config);
         slotGuard = SlotGuardTask.start(config);
@@ -286,6 +289,17 @@ public final class PgreplSourceTask extends SourceTask {
     public List<SourceRecord> poll() throws InterruptedException {
         SlotGuardTask guard = slotGuard;
         if (guard != null) guard.check();
+        UnacknowledgedRecords u = unacknowledged;
+        // With transaction.boundary=connector, Connect calls commitRecord only once the Kafka transaction
+        // is committed: waiting in the middle of one (a large transaction handed over in parts) would wait forever.
+        boolean inTransaction = lastOfCurrent != null && context.transactionContext() != null;
+        if (!idle && !stopping && !inTransaction && !u.awaitRoom(config.pollIntervalMs())) return null;
+        List<SourceRecord> out = pollRecords();
+        if (out != null) u.handedOver(out.size());
+        return out;
+    }
+
+    private List<SourceRecord> pollRecords() throws InterruptedException {
         if (snapshotReads != null) return pollSnapshot();
         if (idle) {
             Thread.sleep(config.pollIntervalMs());
@@ -409,6 +423,7 @@ public final class PgreplSourceTask extends SourceTask {
 
     @Override
     public void commitRecord(SourceRecord record, RecordMetadata metadata) {
+        unacknowledged.acknowledged();
         Map<String, ?> offset = record.sourceOffset();
         if (record.topic().startsWith(ChangeRecords.HEARTBEAT_TOPIC_PREFIX) || (offset != null && offset.containsKey(Position.SNAPSHOT))) {
             acks.untrackedAcknowledged(AckTracker.ticket(offset)); // they hold back later transactions' offsets

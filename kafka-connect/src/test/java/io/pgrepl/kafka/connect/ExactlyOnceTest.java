@@ -127,4 +127,30 @@ class ExactlyOnceTest {
         assertEquals(1, m.size());
         connect.deleteConnector("eom");
     }
+
+    /**
+     * Issue 19, defect 2's limit on records waiting for Kafka (max.unacknowledged.records): with
+     * transaction.boundary=connector Connect acknowledges records only when their Kafka transaction
+     * commits, so a PostgreSQL transaction ten times the limit, handed over in parts, must not wait
+     * for acknowledgements inside itself (it did, forever; the Connect soak found it).
+     */
+    @Test
+    void aTransactionLargerThanTheUnacknowledgedLimitArrives() throws Exception {
+        EndToEndTest.sql(pg, "CREATE TABLE eol_rows (id int PRIMARY KEY)");
+        Map<String, String> cfg = EndToEndTest.connectorConfig(pg, "eol");
+        cfg.put("exactly.once.support", "required");
+        cfg.put("transaction.boundary", "connector");
+        cfg.put("max.unacknowledged.records", "100");
+        cfg.put("max.batch.size", "50");
+        connect.configureConnector("eol", cfg);
+        connect.assertions().assertConnectorAndExactlyNumTasksAreRunning("eol", 1, "connector did not start");
+        EndToEndTest.awaitSlotActive(pg, "eol_slot");
+        EndToEndTest.sql(pg, "INSERT INTO eol_rows SELECT g FROM generate_series(1, 1000) g");
+        EndToEndTest.sql(pg, "INSERT INTO eol_rows VALUES (1001)");
+        List<Change> rows = ConnectHarness.readUntil(connect, "\\Qeol.public.eol_rows\\E",
+                Map.of(ConsumerConfig.ISOLATION_LEVEL_CONFIG, "read_committed"), l -> l.size() >= 1001, Duration.ofSeconds(60));
+        assertEquals(1001, rows.size());
+        assertEquals("RUNNING", connect.connectorStatus("eol").tasks().get(0).state());
+        connect.deleteConnector("eol");
+    }
 }
