@@ -24,7 +24,6 @@ import java.sql.DriverManager;
 import java.time.Duration;
 import java.util.Properties;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.Flow;
 import java.util.concurrent.TimeUnit;
 import org.postgresql.PGConnection;
 import org.postgresql.PGProperty;
@@ -154,38 +153,9 @@ public final class DrainClient {
     private static long[] reactive(String host, int port, String user, String password, String slot, String pub,
                                    int proto, long end) throws Exception {
         try (PgConnection conn = connect(host, port, user, password)) {
-            CompletableFuture<long[]> done = new CompletableFuture<>();
             ReplicationPublisher<ChangeEvent> publisher =
                     ReactiveReplication.changes(conn, options(slot, pub, proto), FlowOptions.defaults());
-            publisher.subscribe(new Flow.Subscriber<>() {
-                final long[] rowsSum = new long[2];
-                Flow.Subscription subscription;
-
-                @Override
-                public void onSubscribe(Flow.Subscription s) {
-                    subscription = s;
-                    s.request(1);
-                }
-
-                @Override
-                public void onNext(ChangeEvent e) {
-                    if (consume(e, rowsSum, end)) done.complete(rowsSum);
-                    subscription.request(1);
-                }
-
-                @Override
-                public void onError(Throwable t) {
-                    done.completeExceptionally(t);
-                }
-
-                @Override
-                public void onComplete() {
-                    done.completeExceptionally(new IllegalStateException("stream ended before the end LSN"));
-                }
-            });
-            long[] r = done.get(30, TimeUnit.MINUTES);
-            publisher.stream().stop().toCompletableFuture().get(60, TimeUnit.SECONDS);
-            return r;
+            return OneAtATime.drain(publisher, (e, rowsSum) -> consume(e, rowsSum, end));
         }
     }
 

@@ -11,9 +11,6 @@ import io.pgrepl.codec.pgoutput.CommitMessage;
 import io.pgrepl.codec.pgoutput.InsertMessage;
 import io.pgrepl.codec.pgoutput.PgOutputMessage;
 import io.pgrepl.codec.pgoutput.TupleView;
-import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.Flow;
-import java.util.concurrent.TimeUnit;
 
 /**
  * The {@code flow} drain client: the Flow face's recycled views ({@link ReactiveReplication#views}),
@@ -25,37 +22,8 @@ final class FlowDrain {
 
     static long[] drain(PgConnection conn, LogicalReplicationOptions options, long end) throws Exception {
         try (conn) {
-            CompletableFuture<long[]> done = new CompletableFuture<>();
             ReplicationPublisher<ChangeView> publisher = ReactiveReplication.views(conn, options, FlowOptions.defaults());
-            publisher.subscribe(new Flow.Subscriber<>() {
-                final long[] rowsSum = new long[2];
-                Flow.Subscription subscription;
-
-                @Override
-                public void onSubscribe(Flow.Subscription s) {
-                    subscription = s;
-                    s.request(1);
-                }
-
-                @Override
-                public void onNext(ChangeView v) {
-                    if (consume(v, rowsSum, end)) done.complete(rowsSum);
-                    subscription.request(1);
-                }
-
-                @Override
-                public void onError(Throwable t) {
-                    done.completeExceptionally(t);
-                }
-
-                @Override
-                public void onComplete() {
-                    done.completeExceptionally(new IllegalStateException("stream ended before the end LSN"));
-                }
-            });
-            long[] r = done.get(30, TimeUnit.MINUTES);
-            publisher.stream().stop().toCompletableFuture().get(60, TimeUnit.SECONDS);
-            return r;
+            return OneAtATime.drain(publisher, (v, rowsSum) -> consume(v, rowsSum, end));
         }
     }
 
