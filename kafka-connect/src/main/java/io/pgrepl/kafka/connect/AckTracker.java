@@ -38,6 +38,11 @@ final class AckTracker {
     /** Entries looked at to find the one a call is about (a test counts the work). */
     long probes;
 
+    /** {@return whether {@code lsn} is past every transaction tracked so far: nothing would confirm it yet} */
+    synchronized boolean untrackedPast(long lsn) {
+        return Long.compareUnsigned(lsn, lastOpened) > 0;
+    }
+
     /** Starts tracking a transaction; false (and nothing tracked) if it is not after the last one (a resend). */
     synchronized boolean open(long endLsn) {
         if (Long.compareUnsigned(endLsn, lastOpened) <= 0) return false;

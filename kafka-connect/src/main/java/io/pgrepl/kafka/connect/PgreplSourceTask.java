@@ -86,6 +86,7 @@ public final class PgreplSourceTask extends SourceTask {
     /** The last record handed over of the transaction being handed over (for its exactly-once commit). */
     private SourceRecord lastOfCurrent;
     private long lastSentMillis = System.currentTimeMillis();
+    private long lastHeartbeatMillis;
 
     /*
      * Streaming: the builder thread reads the stream and turns it into records ahead of poll(), so
@@ -324,12 +325,20 @@ public final class PgreplSourceTask extends SourceTask {
             handOver(c, out);
             if (out.size() >= max) break;
         }
+        int hb = config.heartbeatIntervalMs();
+        long now = System.currentTimeMillis();
         if (!out.isEmpty()) {
-            lastSentMillis = System.currentTimeMillis();
+            lastSentMillis = now;
+            // Record-less transactions (an incremental snapshot's watermarks, unpublished or filtered
+            // tables) are confirmed only once an offset covers them: while reads flow without a pause,
+            // a heartbeat still comes every interval, or the slot would hold their WAL until a change.
+            if (hb > 0 && records != null && now - lastHeartbeatMillis >= hb && acks.untrackedPast(passed)) {
+                List<SourceRecord> h = heartbeat();
+                if (h != null) out.addAll(h);
+            }
             return out;
         }
-        int hb = config.heartbeatIntervalMs();
-        if (hb > 0 && System.currentTimeMillis() - lastSentMillis >= hb && records != null) return heartbeat();
+        if (hb > 0 && now - lastSentMillis >= hb && records != null) return heartbeat();
         return null;
     }
 
@@ -344,6 +353,7 @@ public final class PgreplSourceTask extends SourceTask {
         TransactionContext tx = context.transactionContext();
         if (tx != null && lastOfCurrent != null) return null;
         lastSentMillis = System.currentTimeMillis();
+        lastHeartbeatMillis = lastSentMillis;
         long reached = Lsn.max(passed, idlePosition());
         boolean advanced = Long.compareUnsigned(reached, written.endLsn()) > 0;
         if (advanced) written = written.max(new Position(reached, -1));
@@ -352,7 +362,9 @@ public final class PgreplSourceTask extends SourceTask {
         // registered first, it is what the position it carries waits for: that position is
         // confirmable only once the heartbeat (its only record) and everything before it are in Kafka.
         acks.untracked(AckTracker.ticket(r.sourceOffset()));
-        if (advanced && acks.open(reached)) acks.seal(reached);
+        // Tracked from the first heartbeat whose position no transaction's entry covers (record-less
+        // transactions move `written` but open no entry): confirmable once it and all before it are in Kafka.
+        if (acks.open(reached)) acks.seal(reached);
         if (tx != null) tx.commitTransaction(r);
         return List.of(r);
     }
@@ -413,6 +425,9 @@ public final class PgreplSourceTask extends SourceTask {
      * transaction until Kafka has it ({@link AckTracker#untracked}); the slot is confirmed as before.
      */
     private void handOverReads(Chunk c, List<SourceRecord> out) {
+        // Reads come at their chunk's high watermark, after every transaction ending at or below it:
+        // a heartbeat may record that far once they are handed over (the watermarks carry no record).
+        if (Long.compareUnsigned(c.lsn(), passed) > 0) passed = c.lsn();
         List<SourceRecord> rs = c.records();
         if (rs.isEmpty()) return;
         for (SourceRecord r : rs) acks.untracked(AckTracker.ticket(r.sourceOffset()));

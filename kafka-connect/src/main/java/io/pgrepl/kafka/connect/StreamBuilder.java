@@ -120,7 +120,7 @@ final class StreamBuilder {
             // Between transactions: in pieces of at most max.batch.size, all outside any transaction.
             List<SourceRecord> rs = incrementalReads.chunk(r, built);
             for (int i = 0; i < rs.size() || i == 0; i += max) {
-                deliver(new Chunk(0, false, false, false, rs.subList(i, Math.min(rs.size(), i + max)), null, null, true,
+                deliver(new Chunk(r.position(), false, false, false, rs.subList(i, Math.min(rs.size(), i + max)), null, null, true,
                         incrementalReads.state()));
             }
             return;

@@ -166,4 +166,44 @@ class IncrementalSnapshotTest {
         assertEquals("COMPLETED", allKinds.get(allKinds.size() - 1), allKinds.toString());
         connect.deleteConnector(p);
     }
+
+    /**
+     * No change but the snapshot's own: its watermark transactions carry no record, so only a
+     * heartbeat's offset can cover them; the slot must still be confirmed while the reads flow.
+     */
+    @org.junit.jupiter.api.Test
+    void slotConfirmedWhileAnIdleDatabaseIsSnapshotted() throws Exception {
+        int major = ConnectHarness.newestAndOldest().findFirst().orElseThrow();
+        PgServer pg = server(major);
+        String p = "idle" + major;
+        createTables(pg, p, 60_000, 10); // some 3,000 chunks: long enough to see the slot move
+        Map<String, String> cfg = config(pg, p, 20);
+        cfg.put("heartbeat.interval.ms", "1000");
+        connect.configureConnector(p, cfg);
+        connect.assertions().assertConnectorAndExactlyNumTasksAreRunning(p, 1, "connector did not start");
+        EndToEndTest.awaitSlotActive(pg, p + "_slot");
+        EndToEndTest.sql(pg, "INSERT INTO " + p + "_signal VALUES ('idle-1', 'execute-snapshot',"
+                + " '{\"data-collections\": [\"public." + p + "_big\"], \"type\": \"incremental\"}')");
+        // The insert position, not pg_current_wal_lsn(): that is the write position, behind it with synchronous_commit=off.
+        long afterSignal = Lsn.parse(EndToEndTest.query(pg, "SELECT pg_current_wal_insert_lsn()::text").get(0).get(0));
+        String big = "public." + p + "_big";
+        ConnectHarness.readUntil(connect, "\\Q" + p + ".notifications\\E", Map.of(),
+                l -> IncrementalChecks.notifications(l, p + ".notifications", big).contains("IN_PROGRESS"), Duration.ofSeconds(60), 0);
+        long end = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
+        long confirmed;
+        while (Lsn.compare(confirmed = EndToEndTest.confirmedLsn(pg, p + "_slot"), afterSignal) < 0) {
+            assertTrue(System.nanoTime() < end, "confirmed_flush_lsn never passed the signal");
+            Thread.sleep(20);
+        }
+        ConnectHarness.readUntil(connect, "\\Q" + p + ".notifications\\E", Map.of(),
+                l -> IncrementalChecks.notifications(l, p + ".notifications", null).contains("COMPLETED"), Duration.ofSeconds(120), 0);
+        long firstPast = confirmed;
+        long snapshotEnd = Lsn.parse(EndToEndTest.query(pg, "SELECT pg_current_wal_insert_lsn()::text").get(0).get(0));
+        // The snapshot's watermarks fill the WAL between the signal and its end; confirmed only at the end
+        // (the defect), the first confirmation past the signal would lie near snapshotEnd.
+        assertTrue(firstPast - afterSignal < (snapshotEnd - afterSignal) / 2,
+                () -> "the slot was first confirmed past the signal at " + Lsn.format(firstPast) + ", the snapshot's WAL spans "
+                        + Lsn.format(afterSignal) + " to " + Lsn.format(snapshotEnd));
+        connect.deleteConnector(p);
+    }
 }
