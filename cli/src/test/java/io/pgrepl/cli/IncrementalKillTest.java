@@ -136,11 +136,12 @@ class IncrementalKillTest {
         assertTrue(readsFirst.values().stream().allMatch(v -> v == 1) && readsSecond.values().stream().allMatch(v -> v == 1),
                 "a run reads each key once");
         assertTrue(readsFirst.containsKey(1) && !readsSecond.containsKey(1), "the second run did not start over at the first key");
-        assertTrue(n2 < ROWS - ROWS / 3 + ROWS / 10, "the second run resumed: " + n2 + " reads after " + n1);
-        assertTrue(again < ROWS / 10, "only the chunks after the last stored state are read again: " + again);
-
         Map<Integer, JsonNode> now = new TreeMap<>();
         for (JsonNode r : Cli.parse(query(server, "SELECT json_agg(t) FROM kill_t t"))) now.put(r.get("id").asInt(), r);
+        // A run that started over would read about every row there is (concurrent inserts and key
+        // changes add rows the second run reads too, so a bound from ROWS alone is not one).
+        assertTrue(n2 < now.size() - ROWS / 6, "the second run resumed: " + n2 + " reads after " + n1 + ", " + now.size() + " rows");
+        assertTrue(again < ROWS / 10, "only the chunks after the last stored state are read again: " + again);
         assertEquals(now.keySet(), rebuilt.keySet(), "the output's rows are the server's");
         assertEquals(now, rebuilt, "row for row");
     }

@@ -232,7 +232,11 @@ class StreamIncrementalSnapshotTest {
             while (!out.toString(StandardCharsets.UTF_8).contains("\"type\":\"snapshot_end\"")) {
                 assertFalse(rc.isDone(), () -> "the CLI ended before snapshot_end: " + err.toString(StandardCharsets.UTF_8));
                 assertTrue(System.nanoTime() < deadline, "no snapshot_end line");
-                assertTrue(i < ids.size() - 1, "ran out of rows to change before the snapshot ended");
+                if (i >= ids.size() - 2) {
+                    // Every row was changed once (a slow, loaded machine): the rest of the snapshot runs on a still table.
+                    Thread.sleep(20);
+                    continue;
+                }
                 int id = ids.get(i);
                 String sql = switch (k % 5) {
                     case 0 -> "INSERT INTO inc_t VALUES (" + (100_000 + i) + ", 'new " + i + "', " + i + ")";
@@ -247,7 +251,7 @@ class StreamIncrementalSnapshotTest {
                 Thread.sleep(2); // a steady trickle, not a burst before the first chunk
             }
             // A few more after the snapshot: plain streaming goes on.
-            conn.query("UPDATE inc_t SET v = 'after' WHERE id = " + ids.get(i)).toCompletableFuture().get(60, TimeUnit.SECONDS);
+            conn.query("UPDATE inc_t SET v = 'after' WHERE id = " + ids.get(Math.min(i, ids.size() - 1))).toCompletableFuture().get(60, TimeUnit.SECONDS);
             conn.query("INSERT INTO inc_t VALUES (999999, 'last', 0)").toCompletableFuture().get(60, TimeUnit.SECONDS);
         }
         return k;
