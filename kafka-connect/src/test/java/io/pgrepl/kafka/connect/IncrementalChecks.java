@@ -137,4 +137,13 @@ final class IncrementalChecks {
             return table.equals(t);
         }).map(p -> p.get("type").asText()).toList();
     }
+
+    /** {@return the {@code timestamp} (ms) of the first {@code type} notification of {@code table}, or -1} */
+    static long notificationTime(List<Change> all, String topic, String table, String type) {
+        return all.stream().filter(c -> c.topic().equals(topic)).map(IncrementalChecks::payload).filter(p -> {
+            JsonNode d = p.get("additional_data");
+            String t = d.has("data_collections") ? d.get("data_collections").asText() : d.has("data_collection") ? d.get("data_collection").asText() : null;
+            return table.equals(t) && type.equals(p.get("type").asText());
+        }).mapToLong(p -> p.get("timestamp").asLong()).findFirst().orElse(-1);
+    }
 }
