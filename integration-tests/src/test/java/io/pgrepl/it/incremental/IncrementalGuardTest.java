@@ -149,7 +149,7 @@ class IncrementalGuardTest {
             IncSupport.createSlot(repl, slot);
             Consumer c = new Consumer();
             IncrementalSnapshots engine = IncrementalSnapshots.create(IncrementalOptions.of(config(s, ReplicationMode.NONE))
-                    .withChunkSize(50), c);
+                    .withChunkSize(10), c); // 1,000 chunks: the guard must find the snapshot still running
             LogicalReplicationStream stream = repl.startLogical(LogicalReplicationOptions.builder(slot).publications(List.of("ig_pub"))
                     .messages(true).statusInterval(Duration.ofMillis(100)).build(), engine);
             await(stream.started());
