@@ -103,12 +103,14 @@ class IncrementalKillTest {
         long twice = reads.values().stream().filter(k -> k > 1).count();
         System.out.printf("incremental kill: %d keys read, %d read twice, %d read before the kill%n", reads.size(), twice, readAtKill);
         assertTrue(reads.values().stream().allMatch(k -> k <= 2), "no key read more than twice");
-        // Resumed, not restarted: the first chunk was read once, and far fewer keys twice than were read before the kill.
+        // Resumed, not restarted: the first chunk was read once, and fewer keys twice than were read before the kill.
         for (int id = 1; id <= CHUNK; id++) {
             Integer k = reads.get(id);
             assertTrue(k == null || k == 1, "key " + id + " read " + k + " times: the restarted task read from the start");
         }
-        assertTrue(twice < readAtKill / 2, twice + " keys read twice of " + readAtKill + " read before the kill");
+        // What is read again is what was read after the last offset flush (offset.flush.interval.ms=500) and not
+        // yet seen by this reader: timing, not a bound; a task that started over would read every one again.
+        assertTrue(twice < readAtKill, twice + " keys read twice of " + readAtKill + " read before the kill");
         connect.deleteConnector(P);
     }
 
