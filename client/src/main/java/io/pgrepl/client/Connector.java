@@ -12,6 +12,7 @@ import io.pgrepl.client.config.SslMode;
 import io.pgrepl.client.internal.AuthSession;
 import io.pgrepl.client.internal.BackendFrameDecoder;
 import io.pgrepl.client.internal.ConnectionHandler;
+import io.pgrepl.client.internal.ReusedReadBuffer;
 import io.pgrepl.client.internal.Frontend;
 import io.pgrepl.client.internal.SslNegotiator;
 import io.pgrepl.client.internal.StartupAnswerCheck;
@@ -149,6 +150,7 @@ final class Connector {
                 .option(ChannelOption.CONNECT_TIMEOUT_MILLIS, (int) Math.min(Integer.MAX_VALUE, timeoutMs))
                 .option(ChannelOption.TCP_NODELAY, true)
                 .option(ChannelOption.SO_KEEPALIVE, true)
+                .option(ChannelOption.RCVBUF_ALLOCATOR, new ReusedReadBuffer(ReusedReadBuffer.DEFAULT_SIZE))
                 .handler(new ChannelInitializer<Channel>() {
                     @Override
                     protected void initChannel(Channel ch) {
