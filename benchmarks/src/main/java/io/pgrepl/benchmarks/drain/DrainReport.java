@@ -47,6 +47,7 @@ final class DrainReport {
             out.printf("%-12s %5d %8.2f %10.0f %8.2f %8.2f %8.2f %13.2f %12.1f%n", s.client, s.runs, s.wall, o.rows() / s.wall,
                     s.user, s.sys, s.cpu, s.cpu / o.rows() * 1e6, s.rssMb);
         }
+        threads(o, out);
         Map<String, Summary> startup = summarise(o, "startup");
         if (!startup.isEmpty()) {
             out.printf("%nStart-up: process start to its first change (one one-row transaction) and exit%n");
@@ -75,6 +76,43 @@ final class DrainReport {
         ratio(out, "4. start-up wall: CLI vs pgjdbc", startup, "cli", "pgjdbc", Summary::wall, "<= 1.50");
         ratio(out, "   start-up CPU: handler vs pgjdbc", startup, "handler", "pgjdbc", Summary::cpu, "(info)");
         ratio(out, "   handler CPU vs pg_recvlogical", drain, "handler", "recvlogical", Summary::cpu, "(info)");
+    }
+
+    /** Thread kinds of {@link ThreadCpu#summary}, in the order printed. */
+    private static final List<String> THREAD_KINDS = List.of("jit", "gc+vm", "loop", "flow", "main", "other");
+
+    /**
+     * The Java clients' CPU by thread kind (medians over rounds, from their {@code cpu_s:} report):
+     * the JIT's and start-up's share against the event loop's, per client, side by side.
+     */
+    static void threads(Outcome o, PrintStream out) {
+        Map<String, List<Run>> byClient = new LinkedHashMap<>();
+        for (Run r : o.runs()) {
+            if (r.phase().equals("drain") && r.result().stderr().contains("cpu_s: ")) {
+                byClient.computeIfAbsent(r.client(), k -> new ArrayList<>()).add(r);
+            }
+        }
+        if (byClient.isEmpty()) return;
+        out.printf("%nCPU s by thread (medians; main = start-up, and pgjdbc's reading)%n");
+        out.print("client      ");
+        for (String k : THREAD_KINDS) out.printf(" %7s", k);
+        out.println();
+        byClient.forEach((c, runs) -> {
+            out.printf("%-12s", c);
+            for (String k : THREAD_KINDS) out.printf(" %7.2f", median(runs, r -> threadSeconds(r.result().stderr(), k)));
+            out.println();
+        });
+    }
+
+    /** {@code kind}'s seconds in a client's {@code cpu_s: jit=0.64 loop=0.86 ... wakes:} report; 0 if absent. */
+    static double threadSeconds(String report, String kind) {
+        int from = report.indexOf("cpu_s: ");
+        int to = report.indexOf(" wakes:", from);
+        for (String kv : report.substring(from + 7, to < 0 ? report.length() : to).strip().split(" ")) {
+            int eq = kv.indexOf('=');
+            if (eq > 0 && kv.substring(0, eq).equals(kind)) return Double.parseDouble(kv.substring(eq + 1));
+        }
+        return 0;
     }
 
     /** {@code a / b} of one figure; for rows/s pass the walls the other way round (b's wall over a's). */
