@@ -107,8 +107,6 @@ public final class PgOutputDecoder {
         }
         int end = index + length;
         byte type = buf.getByte(index);
-        // The per-change types only, so this method stays small enough for the JIT to inline into
-        // its caller; everything else goes out of line.
         switch (type) {
             case BEGIN -> {
                 require(type, buf, index, index + 1, BeginMessage.LENGTH - 1, end, "Begin fields");
@@ -120,17 +118,6 @@ public final class PgOutputDecoder {
                 commit.wrapMessage(buf, index, end);
                 handler.onCommit(commit);
             }
-            case INSERT -> decodeInsert(buf, index, end, handler);
-            case UPDATE -> decodeUpdate(buf, index, end, handler);
-            case DELETE -> decodeDelete(buf, index, end, handler);
-            default -> decodeOther(type, buf, index, length, handler);
-        }
-    }
-
-    /** The types that do not come once per change. */
-    private void decodeOther(byte type, ByteBuf buf, int index, int length, PgOutputHandler handler) {
-        int end = index + length;
-        switch (type) {
             case ORIGIN -> {
                 require(type, buf, index, index + 1, 8, end, "origin LSN");
                 origin.nameEnd = cstring(type, buf, index, index + 9, end);
@@ -139,6 +126,9 @@ public final class PgOutputDecoder {
             }
             case RELATION -> decodeRelation(buf, index, end, handler);
             case TYPE -> decodeType(buf, index, end, handler);
+            case INSERT -> decodeInsert(buf, index, end, handler);
+            case UPDATE -> decodeUpdate(buf, index, end, handler);
+            case DELETE -> decodeDelete(buf, index, end, handler);
             case TRUNCATE -> decodeTruncate(buf, index, end, handler);
             case MESSAGE -> decodeLogicalMessage(buf, index, end, handler);
             case STREAM_START -> {
@@ -338,50 +328,37 @@ public final class PgOutputDecoder {
                           TupleView view) {
         require(type, buf, start, pos, 2, end, "tuple column count");
         int ncols = buf.getUnsignedShort(pos);
-        if (ncols != rel.columnCount() || ncols > end - pos - 2) throw badColumnCount(type, pos - start, ncols, rel, end - pos - 2);
+        if (ncols != rel.columnCount()) {
+            throw malformed(type, pos - start, "tuple has " + ncols + " columns but relation "
+                    + Integer.toUnsignedString(rel.oid()) + " has " + rel.columnCount());
+        }
         pos += 2;
+        if (ncols > end - pos) {
+            throw malformed(type, pos - start, ncols + " columns cannot fit in the " + (end - pos) + " bytes left");
+        }
         view.reset(buf, rel, keyOnly, ncols);
         for (int i = 0; i < ncols; i++) {
             require(type, buf, start, pos, 1, end, "column kind");
             byte kind = buf.getByte(pos);
             pos++;
             switch (kind) {
-                case 'n' -> view.set(i, nullKind(keyOnly, rel, i), -1, -1);
+                case 'n' -> view.set(i, keyOnly && !rel.isKey(i) ? ColumnKind.ABSENT : ColumnKind.NULL, -1, -1);
                 case 'u' -> view.set(i, ColumnKind.UNCHANGED_TOAST, -1, -1);
                 case 't', 'b' -> {
                     require(type, buf, start, pos, 4, end, "column value length");
                     int len = buf.getInt(pos);
                     pos += 4;
-                    if (len < 0 || len > end - pos) throw badValueLength(type, pos - 4 - start, i, len, end - pos);
+                    if (len < 0 || len > end - pos) {
+                        throw malformed(type, pos - 4 - start, "column " + i + " value length " + len
+                                + " outside the " + (end - pos) + " bytes left");
+                    }
                     view.set(i, kind == 't' ? ColumnKind.TEXT : ColumnKind.BINARY, pos, len);
                     pos += len;
                 }
-                default -> throw unknownKind(type, pos - 1 - start, i, kind);
+                default -> throw malformed(type, pos - 1 - start, "column " + i + " has unknown kind " + byteText(kind));
             }
         }
         return pos;
-    }
-
-    /** A key-only tuple sends the columns outside the replica identity as null: they are absent. */
-    private static ColumnKind nullKind(boolean keyOnly, RelationInfo rel, int i) {
-        return keyOnly && !rel.isKey(i) ? ColumnKind.ABSENT : ColumnKind.NULL;
-    }
-
-    /** Out of line, so that the column walk stays small enough to inline. */
-    private static MalformedMessageException badColumnCount(byte type, int offset, int ncols, RelationInfo rel, int left) {
-        if (ncols != rel.columnCount()) {
-            return malformed(type, offset, "tuple has " + ncols + " columns but relation "
-                    + Integer.toUnsignedString(rel.oid()) + " has " + rel.columnCount());
-        }
-        return malformed(type, offset + 2, ncols + " columns cannot fit in the " + left + " bytes left");
-    }
-
-    private static MalformedMessageException unknownKind(byte type, int offset, int column, byte kind) {
-        return malformed(type, offset, "column " + column + " has unknown kind " + byteText(kind));
-    }
-
-    private static MalformedMessageException badValueLength(byte type, int offset, int column, int len, int left) {
-        return malformed(type, offset, "column " + column + " value length " + len + " outside the " + left + " bytes left");
     }
 
     private void decodeTruncate(ByteBuf buf, int start, int end, PgOutputHandler handler) {
