@@ -179,7 +179,7 @@ public final class PgreplSourceTask extends SourceTask {
         if (guard != null) guard.snapshot(incremental.engine().guardControl()); // hold or abort reads before failing the task
         String topic = IncrementalSettings.notificationTopic(config);
         incrementalReads = new IncrementalReads(records, topic == null ? null : new SnapshotNotifications(topic,
-                config.topicPrefix(), partition), resume);
+                config.topicPrefix(), partition, new MaximumKeys(config)::of), resume);
         if (resume != null) log.info("slot {}: resuming incremental snapshots from the stored offsets", config.slotName());
         if (IncrementalSettings.kafkaChannel(config) && kafkaSignals == null) {
             kafkaSignals = KafkaSignals.start(config, incremental.engine());
