@@ -234,6 +234,7 @@ public final class IncrementalSideBySide {
     /** Null when the worker accepts pgrepl's connector with Debezium's incremental keys, else why not. */
     private static String connectorRefusal(EmbeddedConnectCluster connect, PgServer pg) {
         Map<String, String> c = connectorConfig("connector", pg, "probe", 1024);
+        c.put("name", "probe"); // the worker's validation counts a missing name as an error
         ConfigInfos v = connect.validateConnectorConfig(c.get("connector.class"), c);
         List<String> known = v.configs().stream().map(i -> i.configKey() == null ? "" : i.configKey().name()).toList();
         for (String key : List.of("signal.data.collection", "signal.enabled.channels", "incremental.snapshot.chunk.size")) {
