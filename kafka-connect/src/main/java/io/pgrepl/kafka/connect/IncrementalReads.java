@@ -48,7 +48,7 @@ final class IncrementalReads {
         if (notifications != null && p != null) {
             IncrementalStream.Read last = item.rows().isEmpty() ? null : item.rows().get(item.rows().size() - 1);
             notifications.accept(p, last == null ? null : last.relation(), last == null ? null : keyText(last),
-                    stored(item.state()) == null, before, out::add);
+                    EMPTY.equals(SignalOffsets.engineState(item.state())), before, out::add);
         }
         state = stored(item.state());
         records.incrementalState(state);
