@@ -41,11 +41,12 @@ final class MaximumKeys {
         StringBuilder order = new StringBuilder();
         for (int k = 0; k < rel.keyColumnCount(); k++) {
             String c = Identifiers.quoteIdentifier(rel.column(rel.keyColumnIndex(k)).name());
-            cols.append(k == 0 ? "" : ", ").append(c).append("::text");
-            order.append(k == 0 ? "" : ", ").append(c).append(" DESC");
+            cols.append(k == 0 ? "" : ", ").append("k.").append(c).append("::text");
+            // Qualified: a bare name in ORDER BY would mean the text output column, ordered as text.
+            order.append(k == 0 ? "" : ", ").append("k.").append(c).append(" DESC");
         }
         String sql = "SELECT " + cols + " FROM " + Identifiers.quoteIdentifier(rel.namespace()) + "."
-                + Identifiers.quoteIdentifier(rel.name()) + " ORDER BY " + order + " LIMIT 1";
+                + Identifiers.quoteIdentifier(rel.name()) + " AS k ORDER BY " + order + " LIMIT 1";
         ConnectionConfig ordinary = config.connectionConfig().toBuilder().replication(ReplicationMode.NONE).build();
         PgConnection c = null;
         try {
