@@ -36,8 +36,7 @@ record CpuSample(long processNanos, Map<Long, Long> threadNanos, Map<Long, Strin
      * Seconds spent between {@code start} and this sample, by kind, for the connector (worker
      * connector name {@code name}) that ran in between:
      * <ul>
-     *   <li>{@code task}: the worker's task thread ({@code task-thread-NAME-0}, or a pool thread still
-     *       named {@code connector-thread-NAME}): the task's
+     *   <li>{@code task}: the worker's task thread ({@code task-thread-NAME-0}): the task's
      *       {@code poll()}, the converters, the producer's {@code send()};</li>
      *   <li>{@code own}: threads the connector started itself ({@code debezium-*}: Debezium's
      *       streaming/snapshot coordinator, which reads the replication stream through pgjdbc and
@@ -82,9 +81,7 @@ record CpuSample(long processNanos, Map<Long, Long> threadNanos, Map<Long, Strin
     }
 
     static String kind(String thread, String connector) {
-        // Kafka 4.3's worker pool renames a thread connector-thread-NAME for the connector and the
-        // task may then run (convert, send) on it under that name: both count as the task.
-        if (thread.startsWith("task-thread-" + connector + "-") || thread.equals("connector-thread-" + connector)) return "task";
+        if (thread.startsWith("task-thread-" + connector + "-")) return "task";
         if (thread.startsWith("debezium-") || thread.startsWith("pgrepl-")) return "own";
         if (thread.contains("connector-producer-" + connector + "-")) return "producer";
         return "rest";
