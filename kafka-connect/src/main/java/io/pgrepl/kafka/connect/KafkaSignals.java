@@ -128,9 +128,9 @@ final class KafkaSignals implements AutoCloseable {
     }
 
     /**
-     * Moves the stored position past a record once the engine applied it: progress() runs on the
-     * event loop after the signal, and completes there, so the position moves in the same task as
-     * the state that holds the signal, before any later offset is taken.
+     * Moves the stored position past a record once the engine applied it: progress() is queued on the
+     * event loop behind the signal (it runs tasks in order), so the position never counts a signal
+     * before the state holds it; a restart between the two acts on the signal again, never loses it.
      */
     private void consumed(long after) {
         engine.progress().thenRun(() -> next.accumulateAndGet(after, Math::max));

@@ -2,9 +2,9 @@ package io.pgrepl.kafka.connect;
 
 /**
  * The kafka signal channel's consumed position, kept in the source offsets as Debezium keeps it: one
- * line, {@code kafka-signal NEXT}, after the engine's incremental state in the same offset field. The
- * position and the state are taken together on the stream's event loop, where the engine applies
- * signals, so an offset never counts a signal its state does not hold: a restarted task seeks the
+ * line, {@code kafka-signal NEXT}, after the engine's incremental state in the same offset field. Both
+ * are read together on the stream's event loop, and the position moves only once the engine applied
+ * the signal there, so an offset never counts a signal its state does not hold: a restarted task seeks the
  * signal topic to NEXT and acts on every later signal once, whatever became of the consumer group's
  * offsets (a group left empty longer than the broker's offsets.retention.minutes loses them).
  */
