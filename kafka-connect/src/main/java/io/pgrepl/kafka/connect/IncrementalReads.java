@@ -1,6 +1,7 @@
 package io.pgrepl.kafka.connect;
 
 import io.pgrepl.client.snapshot.incremental.TableProgress;
+import io.pgrepl.codec.pgoutput.RelationInfo;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -44,7 +45,11 @@ final class IncrementalReads {
         Map<String, Object> before = Position.incrementalRead(at, state);
         for (IncrementalStream.Read r : item.rows()) records.incrementalRead(r.relation(), r.row(), item.position(), before, out::add);
         TableProgress p = item.progress();
-        if (notifications != null && p != null) notifications.accept(p, stored(item.state()) == null, before, out::add);
+        if (notifications != null && p != null) {
+            IncrementalStream.Read last = item.rows().isEmpty() ? null : item.rows().get(item.rows().size() - 1);
+            notifications.accept(p, last == null ? null : last.relation(), last == null ? null : keyText(last),
+                    EMPTY.equals(SignalOffsets.engineState(item.state())), before, out::add);
+        }
         state = stored(item.state());
         records.incrementalState(state);
         if (!out.isEmpty()) {
@@ -52,6 +57,17 @@ final class IncrementalReads {
             out.set(last, withOffset(out.get(last), Position.incrementalRead(at, state)));
         }
         return out;
+    }
+
+    /** A read's key as Debezium prints one in notifications: column texts joined by commas. */
+    static String keyText(IncrementalStream.Read r) {
+        RelationInfo rel = r.relation();
+        StringBuilder b = new StringBuilder();
+        for (int k = 0; k < rel.keyColumnCount(); k++) {
+            String v = r.row().newTuple().text(rel.keyColumnIndex(k));
+            b.append(k == 0 ? "" : ",").append(v == null ? MaximumKeys.NONE : v);
+        }
+        return b.toString();
     }
 
     private static SourceRecord withOffset(SourceRecord r, Map<String, ?> offset) {

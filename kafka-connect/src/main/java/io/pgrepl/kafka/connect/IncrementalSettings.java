@@ -14,6 +14,9 @@ import org.apache.kafka.common.config.ConfigDef.Type;
 final class IncrementalSettings {
     static final String CHUNK_SIZE = "incremental.snapshot.chunk.size";
     static final String INITIAL_METHOD = "snapshot.initial.method";
+    /** pgrepl's own: Debezium 3.6.1 reads an incremental snapshot's chunks one after another. */
+    static final String WORKERS_PER_TABLE = "incremental.snapshot.workers.per.table";
+    static final String PARALLEL_TABLES = "incremental.snapshot.parallel.tables";
     static final String SIGNAL_CHANNELS = "signal.enabled.channels";
     static final String SIGNAL_DATA_COLLECTION = "signal.data.collection";
     static final String SIGNAL_KAFKA_TOPIC = "signal.kafka.topic";
@@ -32,6 +35,14 @@ final class IncrementalSettings {
                 .define(CHUNK_SIZE, Type.INT, IncrementalOptions.DEFAULT_CHUNK_SIZE, ConfigDef.Range.between(1, 1_000_000),
                         Importance.MEDIUM, "Rows per chunk of an incremental snapshot (Debezium's default, 1024). Larger"
                                 + " chunks read faster; each is one short REPEATABLE READ transaction and is held in memory once.")
+                .define(WORKERS_PER_TABLE, Type.INT, 1, ConfigDef.Range.between(1, 64), Importance.LOW,
+                        "Key ranges of one table read at once by an incremental snapshot, each on a connection of its"
+                                + " own (split at the key's histogram bounds, no scan). The resume state keeps every"
+                                + " range's last key, so a restart resumes each range. Debezium has no equivalent.")
+                .define(PARALLEL_TABLES, Type.INT, 1, ConfigDef.Range.between(1, 64), Importance.LOW,
+                        "Tables an incremental snapshot reads at once (each with " + WORKERS_PER_TABLE + " connections)."
+                                + " Debezium reads its tables one after another; its snapshot.max.threads is for the"
+                                + " initial snapshot only.")
                 .define(INITIAL_METHOD, Type.STRING, "copy", ConfigDef.CaseInsensitiveValidString.in("copy", "incremental"),
                         Importance.MEDIUM, "How snapshot.mode initial/when_needed loads the tables: copy (one exported"
                                 + " snapshot while the slot is created; WAL and vacuum's horizon are held until it ends) or"
@@ -104,7 +115,8 @@ final class IncrementalSettings {
     /** The engine's options for this connector, resuming from {@code resumeState} (or null). */
     static IncrementalOptions options(PgreplConnectorConfig c, String resumeState) {
         IncrementalOptions o = IncrementalOptions.of(c.connectionConfig()).withChunkSize(chunkSize(c))
-                .withSignalTable(signalTable(c));
+                .withSignalTable(signalTable(c)).withWorkersPerTable(c.getInt(WORKERS_PER_TABLE))
+                .withParallelTables(c.getInt(PARALLEL_TABLES));
         return resumeState == null ? o : o.withResumeState(resumeState);
     }
 }

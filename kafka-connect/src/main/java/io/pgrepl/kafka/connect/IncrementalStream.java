@@ -49,9 +49,24 @@ final class IncrementalStream {
 
     private final IncrementalSnapshots engine;
     private final Forwarder forwarder = new Forwarder();
+    /**
+     * The kafka signal channel's next offset to read, -1 before any; moved on the event loop once the
+     * engine applied what came before it (see {@link KafkaSignals}).
+     */
+    private final java.util.concurrent.atomic.AtomicLong nextSignal = new java.util.concurrent.atomic.AtomicLong(-1);
 
     IncrementalStream(IncrementalOptions options) {
         this.engine = IncrementalSnapshots.create(options, forwarder);
+    }
+
+    /** The kafka signal channel's position, read and moved on the event loop (stored with the state). */
+    java.util.concurrent.atomic.AtomicLong nextSignal() {
+        return nextSignal;
+    }
+
+    /** The state to store: the engine's and the signal position, both as of this point on the event loop. */
+    private String state() {
+        return SignalOffsets.with(engine.state(), nextSignal.get());
     }
 
     /** {@return the engine: execute, stop, pause and resume snapshots} */
@@ -62,7 +77,7 @@ final class IncrementalStream {
     /** A publisher for one connection; the engine moves to it when it starts. */
     ReplicationPublisher<Item> publisher(PgConnection connection, LogicalReplicationOptions options, FlowOptions flow) {
         return new ReplicationPublisher<Item>(connection, options, flow, (sink, ack) -> {
-            forwarder.attach(sink, new TransactionAssembler(flow.assembler(), ack, ev -> sink.accept(new Tx(ev, engine.state()))));
+            forwarder.attach(sink, new TransactionAssembler(flow.assembler(), ack, ev -> sink.accept(new Tx(ev, state()))));
             return engine;
         }, null)
                 .weigher(i -> i instanceof Tx tx && tx.event() instanceof Transaction t && !t.spilled() ? t.estimatedBytes() : 0,
@@ -117,7 +132,7 @@ final class IncrementalStream {
             List<Read> rows = reads;
             reads = new ArrayList<>();
             Consumer<Item> s = sink;
-            if (s != null) s.accept(new Reads(rows, rows.isEmpty() ? 0 : position, progress, engine.state()));
+            if (s != null) s.accept(new Reads(rows, rows.isEmpty() ? 0 : position, progress, state()));
         }
     }
 }

@@ -174,15 +174,15 @@ public final class PgreplSourceTask extends SourceTask {
     private void startIncremental(PgConnection c, Map<String, Object> stored) {
         IncrementalSetup.checkSignalTable(c, config);
         String resume = Position.incrementalState(stored);
-        if (incremental == null) incremental = new IncrementalStream(IncrementalSettings.options(config, resume));
+        if (incremental == null) incremental = new IncrementalStream(IncrementalSettings.options(config, SignalOffsets.engineState(resume)));
         SlotGuardTask guard = slotGuard;
         if (guard != null) guard.snapshot(incremental.engine().guardControl()); // hold or abort reads before failing the task
         String topic = IncrementalSettings.notificationTopic(config);
         incrementalReads = new IncrementalReads(records, topic == null ? null : new SnapshotNotifications(topic,
-                config.topicPrefix(), partition), resume);
+                config.topicPrefix(), partition, new MaximumKeys(config)::of), resume);
         if (resume != null) log.info("slot {}: resuming incremental snapshots from the stored offsets", config.slotName());
         if (IncrementalSettings.kafkaChannel(config) && kafkaSignals == null) {
-            kafkaSignals = KafkaSignals.start(config, incremental.engine());
+            kafkaSignals = KafkaSignals.start(config, incremental.engine(), incremental.nextSignal(), SignalOffsets.next(resume));
         }
     }
 

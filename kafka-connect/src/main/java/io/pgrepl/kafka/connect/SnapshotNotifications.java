@@ -1,11 +1,13 @@
 package io.pgrepl.kafka.connect;
 
 import io.pgrepl.client.snapshot.incremental.TableProgress;
+import io.pgrepl.codec.pgoutput.RelationInfo;
 import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.UUID;
 import java.util.function.Consumer;
+import java.util.function.Function;
 import org.apache.kafka.connect.data.Schema;
 import org.apache.kafka.connect.data.SchemaBuilder;
 import org.apache.kafka.connect.data.Struct;
@@ -15,8 +17,14 @@ import org.apache.kafka.connect.source.SourceRecord;
  * Debezium's sink notification channel for incremental snapshots: one record per step to
  * notification.sink.topic.name, {@code aggregate_type} "Incremental Snapshot", {@code type} STARTED,
  * IN_PROGRESS (after each chunk), PAUSED, RESUMED, TABLE_SCAN_COMPLETED, ABORTED (stopped), and
- * COMPLETED once no table is left. The engine reports per table, so STARTED and ABORTED name one
- * table each in {@code data_collections}. Builder thread only.
+ * COMPLETED once no table is left. {@code additional_data} has Debezium 3.6's keys:
+ * {@code connector_name} (topic.prefix, Debezium's logical name) on each; {@code data_collections},
+ * the tables started and not ended, comma-separated, on all but COMPLETED; IN_PROGRESS adds
+ * {@code current_collection_in_progress}, {@code maximum_key} and {@code last_processed_key} (the
+ * chunk's last key; with several workers per table, that of the range the chunk belongs to);
+ * TABLE_SCAN_COMPLETED adds {@code scanned_collection}, {@code total_rows_scanned} and
+ * {@code status}. pgrepl's extras ({@code chunks}, {@code rows_scanned}, {@code total_rows_estimate})
+ * ride along on IN_PROGRESS. Builder thread only.
  */
 final class SnapshotNotifications {
     static final String AGGREGATE_TYPE = "Incremental Snapshot";
@@ -32,13 +40,30 @@ final class SnapshotNotifications {
     private final String topic;
     private final String connector;
     private final Map<String, ?> partition;
-    /** Tables seen and not ended, with their last status. */
-    private final Map<String, TableProgress.Status> open = new HashMap<>();
+    private final Function<RelationInfo, String> maximumKey;
+    /** Tables seen and not ended, in the order they started, with their last status. */
+    private final Map<String, TableProgress.Status> open = new LinkedHashMap<>();
+    /** Per table: its relation (from its reads) and the last key read. */
+    private final Map<String, RelationInfo> relations = new HashMap<>();
+    private final Map<String, String> lastKeys = new HashMap<>();
 
-    SnapshotNotifications(String topic, String connector, Map<String, ?> partition) {
+    /** {@code maximumKey}: a table's largest key when asked first (see {@link MaximumKeys}). */
+    SnapshotNotifications(String topic, String connector, Map<String, ?> partition, Function<RelationInfo, String> maximumKey) {
         this.topic = topic;
         this.connector = connector;
         this.partition = partition;
+        this.maximumKey = maximumKey;
+    }
+
+    /**
+     * {@link #accept(TableProgress, boolean, Map, Consumer)} after a chunk whose reads were of
+     * {@code rel}, the last with key texts {@code lastKey} (both null for a progress without reads).
+     */
+    void accept(TableProgress p, RelationInfo rel, String lastKey, boolean nothingLeft, Map<String, ?> offset,
+                Consumer<SourceRecord> out) {
+        if (rel != null) relations.put(p.table(), rel);
+        if (lastKey != null) lastKeys.put(p.table(), lastKey);
+        accept(p, nothingLeft, offset, out);
     }
 
     /**
@@ -50,21 +75,21 @@ final class SnapshotNotifications {
         TableProgress.Status before = open.get(t);
         if (before == null) {
             open.put(t, p.status());
-            out.accept(record("STARTED", data("data_collections", t), offset));
+            out.accept(record("STARTED", data("data_collections", collections()), offset));
         }
         switch (p.status()) {
             case PLANNING -> { }
             case RUNNING -> {
-                if (before == TableProgress.Status.PAUSED) out.accept(record("RESUMED", data("data_collections", t), offset));
+                if (before == TableProgress.Status.PAUSED) out.accept(record("RESUMED", data("data_collections", collections()), offset));
                 else if (before != null || p.chunks() > 0) out.accept(record("IN_PROGRESS", progress(p), offset));
                 open.put(t, p.status());
             }
             case PAUSED -> {
-                if (before != TableProgress.Status.PAUSED) out.accept(record("PAUSED", data("data_collections", t), offset));
+                if (before != TableProgress.Status.PAUSED) out.accept(record("PAUSED", data("data_collections", collections()), offset));
                 open.put(t, p.status());
             }
             case COMPLETED, FAILED -> {
-                Map<String, String> d = data("data_collection", t);
+                Map<String, String> d = data("data_collections", collections());
                 d.put("scanned_collection", t);
                 d.put("total_rows_scanned", Long.toString(p.rows()));
                 d.put("status", p.status() == TableProgress.Status.COMPLETED ? (p.rows() == 0 ? "EMPTY" : "SUCCEEDED") : "SQL_EXCEPTION");
@@ -73,20 +98,33 @@ final class SnapshotNotifications {
                 ended(t, nothingLeft, offset, out);
             }
             case STOPPED -> {
-                out.accept(record("ABORTED", data("data_collections", t), offset));
-                open.remove(t); // stopped: ABORTED is its end, not COMPLETED
+                out.accept(record("ABORTED", data("data_collections", t), offset)); // the stopped table, as Debezium names those stopped
+                forget(t); // stopped: ABORTED is its end, not COMPLETED
             }
         }
     }
 
-    private void ended(String table, boolean nothingLeft, Map<String, ?> offset, Consumer<SourceRecord> out) {
+    private void forget(String table) {
         open.remove(table);
+        relations.remove(table);
+        lastKeys.remove(table);
+    }
+
+    private String collections() {
+        return String.join(",", open.keySet());
+    }
+
+    private void ended(String table, boolean nothingLeft, Map<String, ?> offset, Consumer<SourceRecord> out) {
+        forget(table);
         if (nothingLeft) out.accept(record("COMPLETED", data(), offset));
     }
 
     private Map<String, String> progress(TableProgress p) {
-        Map<String, String> d = data("data_collections", p.table());
+        Map<String, String> d = data("data_collections", collections());
         d.put("current_collection_in_progress", p.table());
+        RelationInfo rel = relations.get(p.table());
+        d.put("maximum_key", rel == null || maximumKey == null ? MaximumKeys.NONE : maximumKey.apply(rel));
+        d.put("last_processed_key", lastKeys.getOrDefault(p.table(), MaximumKeys.NONE));
         d.put("chunks", Long.toString(p.chunks()));
         d.put("rows_scanned", Long.toString(p.rows()));
         d.put("total_rows_estimate", Long.toString(p.estimatedRows()));

@@ -131,19 +131,32 @@ final class IncrementalChecks {
         return all.stream().filter(c -> c.topic().equals(topic)).map(IncrementalChecks::payload).filter(p -> {
             assertEquals("Incremental Snapshot", p.get("aggregate_type").asText());
             assertTrue(p.get("id").asText().length() > 0 && p.get("timestamp").asLong() > 0);
-            JsonNode d = p.get("additional_data");
             if (table == null) return true;
-            String t = d.has("data_collections") ? d.get("data_collections").asText() : d.has("data_collection") ? d.get("data_collection").asText() : null;
-            return table.equals(t);
+            return about(p.get("additional_data"), table);
         }).map(p -> p.get("type").asText()).toList();
+    }
+
+    /**
+     * Whether a notification is about {@code table}: the table in progress or scanned when it names
+     * one (Debezium's data_collections lists every table of the snapshot), else one of data_collections.
+     */
+    static boolean about(JsonNode d, String table) {
+        if (d.has("current_collection_in_progress")) return table.equals(d.get("current_collection_in_progress").asText());
+        if (d.has("scanned_collection")) return table.equals(d.get("scanned_collection").asText());
+        return d.has("data_collections") && List.of(d.get("data_collections").asText().split(",")).contains(table);
+    }
+
+    /** The {@code additional_data} of every {@code type} notification about {@code table}, in order. */
+    static List<JsonNode> notificationData(List<Change> all, String topic, String table, String type) {
+        return all.stream().filter(c -> c.topic().equals(topic)).map(IncrementalChecks::payload)
+                .filter(p -> type.equals(p.get("type").asText()) && about(p.get("additional_data"), table))
+                .map(p -> p.get("additional_data")).toList();
     }
 
     /** {@return the {@code timestamp} (ms) of the first {@code type} notification of {@code table}, or -1} */
     static long notificationTime(List<Change> all, String topic, String table, String type) {
         return all.stream().filter(c -> c.topic().equals(topic)).map(IncrementalChecks::payload).filter(p -> {
-            JsonNode d = p.get("additional_data");
-            String t = d.has("data_collections") ? d.get("data_collections").asText() : d.has("data_collection") ? d.get("data_collection").asText() : null;
-            return table.equals(t) && type.equals(p.get("type").asText());
+            return about(p.get("additional_data"), table) && type.equals(p.get("type").asText());
         }).mapToLong(p -> p.get("timestamp").asLong()).findFirst().orElse(-1);
     }
 }

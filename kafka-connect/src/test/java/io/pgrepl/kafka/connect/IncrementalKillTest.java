@@ -22,18 +22,20 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestInstance;
 
 /**
- * snapshot.initial.method=incremental, and the worker running it is SIGKILLed in the middle of
- * the table while writes go on; another worker takes the task over. The restarted task resumes
- * from the incremental state in the committed offsets: the first chunks are not read again (reads
- * counted per key), at most what was not committed is read twice, and the table rebuilt from the
- * topic equals the source, with no read overtaking a later change of its key.
+ * snapshot.initial.method=incremental with two workers per table (two key ranges read at once), and
+ * the worker running it is SIGKILLed in the middle of the table while writes go on; another worker
+ * takes the task over. The restarted task resumes each range from the incremental state in the
+ * committed offsets: neither range's first chunk is read again (reads counted per key), at most
+ * what was not committed is read twice, and the table rebuilt from the topic equals the source,
+ * with no read overtaking a later change of its key.
  */
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
 class IncrementalKillTest {
     private static final Map<String, String> GROUP = ChildWorker.group("ik");
     private static final String P = "ik";
-    private static final int ROWS = 15_000;
-    private static final int CHUNK = 100;
+    /** Enough for two ranges: the engine splits no range below 10,000 estimated rows. */
+    private static final int ROWS = 24_000;
+    private static final int CHUNK = 120;
 
     private EmbeddedConnectCluster connect;
     private PgServer pg;
@@ -55,10 +57,12 @@ class IncrementalKillTest {
         EndToEndTest.sql(pg, "CREATE TABLE ik_big (id int PRIMARY KEY, v text, n int);"
                 + "INSERT INTO ik_big SELECT g, 'v' || g, 0 FROM generate_series(1, " + ROWS + ") g;"
                 + "CREATE TABLE ik_end (id int PRIMARY KEY, v text, n int)");
+        EndToEndTest.sql(pg, "ANALYZE ik_big"); // the row estimate and histogram the ranges are planned from
         Map<String, String> c = EndToEndTest.connectorConfig(pg, P);
         c.put("snapshot.mode", "initial");
         c.put("snapshot.initial.method", "incremental");
         c.put("incremental.snapshot.chunk.size", Integer.toString(CHUNK));
+        c.put("incremental.snapshot.workers.per.table", "2");
         c.put("notification.enabled.channels", "sink");
         c.put("notification.sink.topic.name", P + ".notifications");
 
@@ -70,6 +74,7 @@ class IncrementalKillTest {
                 Path.of("target", "incremental-kill"), "ik-child");
         String topic = P + ".public.ik_big";
         int readAtKill;
+        int secondRangeStart;
         try {
             connect.removeWorker(); // only the child in the group
             workload.start();
@@ -79,7 +84,9 @@ class IncrementalKillTest {
             List<Change> before = ConnectHarness.readUntil(connect, "\\Q" + topic + "\\E", Map.of(),
                     l -> IncrementalChecks.reads(l, topic).size() >= ROWS / 4, Duration.ofSeconds(90), 0);
             child.kill();
-            readAtKill = IncrementalChecks.reads(before, topic).size();
+            Map<Integer, Integer> early = IncrementalChecks.reads(before, topic);
+            readAtKill = early.size();
+            secondRangeStart = secondRangeStart(early.keySet());
             assertTrue(readAtKill < ROWS, "killed before the end: " + readAtKill);
 
             connect.addWorker();
@@ -108,10 +115,34 @@ class IncrementalKillTest {
             Integer k = reads.get(id);
             assertTrue(k == null || k == 1, "key " + id + " read " + k + " times: the restarted task read from the start");
         }
+        // The second range too resumed where it was, not at its start.
+        for (int id = secondRangeStart; id < secondRangeStart + CHUNK; id++) {
+            Integer k = reads.get(id);
+            assertTrue(k == null || k == 1, "key " + id + " read " + k + " times: the second range started over");
+        }
         // What is read again is what was read after the last offset flush (offset.flush.interval.ms=500) and not
         // yet seen by this reader: timing, not a bound; a task that started over would read every one again.
         assertTrue(twice < readAtKill, twice + " keys read twice of " + readAtKill + " read before the kill");
         connect.deleteConnector(P);
+    }
+
+    /**
+     * The first key of the second range among the keys read before the kill: two ranges read at
+     * once leave one wide gap in them (asserted, or the table was not split).
+     */
+    private static int secondRangeStart(java.util.Set<Integer> read) {
+        List<Integer> keys = read.stream().filter(k -> k > 0 && k <= ROWS).sorted().toList();
+        int gapAt = -1;
+        int widest = 0;
+        for (int i = 1; i < keys.size(); i++) {
+            int gap = keys.get(i) - keys.get(i - 1);
+            if (gap > widest) {
+                widest = gap;
+                gapAt = i;
+            }
+        }
+        assertTrue(widest > 10 * CHUNK, "two ranges were read at once (widest gap in the keys read: " + widest + ")");
+        return keys.get(gapAt);
     }
 
     /** Inserts, updates (hot keys and random ones), deletes and key changes; n grows with commit order. */

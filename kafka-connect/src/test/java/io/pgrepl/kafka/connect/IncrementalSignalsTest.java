@@ -136,4 +136,59 @@ class IncrementalSignalsTest {
         IncrementalChecks.rebuilt(all, T).forEach((id, row) -> assertEquals(source.get(id), row, "row " + id));
         connect.deleteConnector(P);
     }
+
+    /**
+     * The kafka channel's position lives in the source offsets: a signal sent while the task is
+     * stopped is acted on once it is back, and not again after a second restart under a consumer group
+     * that has no offsets (as when the broker expired an idle group's offsets).
+     */
+    @Test
+    void aKafkaSignalSentWhileStoppedIsActedOnOnce() throws Exception {
+        String p = "sgo";
+        String notes = p + ".notifications";
+        String big = p + ".public." + p + "_big";
+        IncrementalSnapshotTest.createTables(pg, p, 300, 10);
+        connect.kafka().createTopic(p + ".signals", 1);
+        Map<String, String> c = IncrementalSnapshotTest.config(pg, p, 50);
+        c.put("signal.enabled.channels", "source,kafka");
+        c.put("signal.kafka.topic", p + ".signals");
+        c.put("signal.kafka.bootstrap.servers", connect.kafka().bootstrapServers());
+        c.put("signal.kafka.groupId", p + "-signals-1");
+        connect.configureConnector(p, c);
+        connect.assertions().assertConnectorAndExactlyNumTasksAreRunning(p, 1, "connector did not start");
+        EndToEndTest.awaitSlotActive(pg, p + "_slot");
+
+        connect.stopConnector(p);
+        connect.assertions().assertConnectorIsStopped(p, "connector did not stop");
+        connect.kafka().produce(p + ".signals", p, "{\"type\": \"execute-snapshot\", \"data\": {\"data-collections\": [\"public."
+                + p + "_big\"], \"type\": \"INCREMENTAL\"}}");
+        connect.resumeConnector(p);
+        connect.assertions().assertConnectorAndExactlyNumTasksAreRunning(p, 1, "connector did not resume");
+        ConnectHarness.readUntil(connect, "\\Q" + notes + "\\E", Map.of(),
+                l -> IncrementalChecks.notifications(l, notes, null).contains("COMPLETED"), Duration.ofSeconds(60), 0);
+
+        // Restarted again under a group with no committed offsets: only the source offsets say where to go on.
+        connect.stopConnector(p);
+        connect.assertions().assertConnectorIsStopped(p, "connector did not stop");
+        c.put("signal.kafka.groupId", p + "-signals-2");
+        connect.configureConnector(p, c);
+        connect.resumeConnector(p);
+        connect.assertions().assertConnectorAndExactlyNumTasksAreRunning(p, 1, "connector did not resume");
+        EndToEndTest.awaitSlotActive(pg, p + "_slot");
+        // A later signal on the same topic still gets through (the channel reads on from where it was).
+        connect.kafka().produce(p + ".signals", p, "{\"type\": \"execute-snapshot\", \"data\": {\"data-collections\": [\"public."
+                + p + "_small\"], \"type\": \"INCREMENTAL\"}}");
+        List<Change> all = ConnectHarness.readUntil(connect, "\\Q" + p + ".\\E(public\\..*|notifications)", Map.of(),
+                // Topics are fetched apart: wait for the reads as well as the notification.
+                l -> IncrementalChecks.notifications(l, notes, "public." + p + "_small").contains("TABLE_SCAN_COMPLETED")
+                        && IncrementalChecks.reads(l, p + ".public." + p + "_small").size() >= 10,
+                Duration.ofSeconds(60));
+        Map<Integer, Integer> reads = IncrementalChecks.reads(all, big);
+        assertEquals(300, reads.size(), "the signal sent while stopped was acted on");
+        assertEquals(Set.of(1), Set.copyOf(reads.values()), "and only once: no row read twice");
+        assertEquals(1, IncrementalChecks.notifications(all, notes, "public." + p + "_big").stream()
+                .filter("TABLE_SCAN_COMPLETED"::equals).count(), "one scan of the table");
+        assertEquals(10, IncrementalChecks.reads(all, p + ".public." + p + "_small").size(), "the later signal was acted on");
+        connect.deleteConnector(p);
+    }
 }

@@ -165,7 +165,43 @@ class IncrementalSnapshotTest {
         }
         List<String> allKinds = IncrementalChecks.notifications(all, p + ".notifications", null);
         assertEquals("COMPLETED", allKinds.get(allKinds.size() - 1), allKinds.toString());
+        assertDebeziumFields(all, p + ".notifications", "public." + p + "_big", n, bigReads.size());
         connect.deleteConnector(p);
+    }
+
+    /**
+     * Debezium 3.6's per-key fields: IN_PROGRESS names the table in progress, its maximum key (at
+     * least the {@code rows} loaded before the signal; inserts add larger keys) and the chunk's last
+     * key, which grows chunk by chunk; TABLE_SCAN_COMPLETED names the scanned table
+     * and counts at least the reads the topic holds.
+     */
+    static void assertDebeziumFields(List<Change> all, String topic, String table, int rows, int reads) {
+        List<com.fasterxml.jackson.databind.JsonNode> progress = IncrementalChecks.notificationData(all, topic, table, "IN_PROGRESS");
+        assertTrue(progress.size() > 1, "IN_PROGRESS for " + table + ": " + progress.size());
+        long lastKey = Long.MIN_VALUE;
+        for (com.fasterxml.jackson.databind.JsonNode d : progress) {
+            assertEquals(table, d.get("current_collection_in_progress").asText());
+            assertTrue(List.of(d.get("data_collections").asText().split(",")).contains(table), d.toString());
+            assertEquals(topic.substring(0, topic.indexOf('.')), d.get("connector_name").asText(), "topic.prefix, Debezium's logical name");
+            long max = Long.parseLong(d.get("maximum_key").asText());
+            assertTrue(max >= rows, "maximum_key " + max + " below the " + rows + " keys loaded");
+            if (d.get("last_processed_key").asText().equals("<null>")) {
+                assertEquals(Long.MIN_VALUE, lastKey, "no key only before the first chunk's reads: " + d);
+                continue;
+            }
+            long last = Long.parseLong(d.get("last_processed_key").asText());
+            // Not bounded by maximum_key: the engine reads on to the table's end, keys inserted since included.
+            assertTrue(last >= lastKey, "last_processed_key " + last + " after " + lastKey);
+            lastKey = last;
+        }
+        assertTrue(lastKey > 0, "some IN_PROGRESS named its chunk's last key");
+        List<com.fasterxml.jackson.databind.JsonNode> scanned = IncrementalChecks.notificationData(all, topic, table, "TABLE_SCAN_COMPLETED");
+        assertEquals(1, scanned.size(), scanned.toString());
+        com.fasterxml.jackson.databind.JsonNode d = scanned.get(0);
+        assertEquals(table, d.get("scanned_collection").asText());
+        assertTrue(List.of(d.get("data_collections").asText().split(",")).contains(table), d.toString());
+        assertEquals("SUCCEEDED", d.get("status").asText());
+        assertTrue(Long.parseLong(d.get("total_rows_scanned").asText()) >= reads, d + " vs " + reads + " reads");
     }
 
     /**

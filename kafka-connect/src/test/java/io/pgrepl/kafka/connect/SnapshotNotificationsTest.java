@@ -13,7 +13,7 @@ import org.junit.jupiter.api.Test;
 
 /** Which Debezium notifications a series of table progress reports becomes (no server needed). */
 class SnapshotNotificationsTest {
-    private final SnapshotNotifications n = new SnapshotNotifications("notes", "srv", Map.of("server", "srv"));
+    private final SnapshotNotifications n = new SnapshotNotifications("notes", "srv", Map.of("server", "srv"), rel -> "unused");
     private final List<SourceRecord> out = new ArrayList<>();
 
     private void report(String table, Status s, long chunks, long rows, boolean nothingLeft) {
@@ -43,6 +43,32 @@ class SnapshotNotificationsTest {
         assertEquals("EMPTY", ((Struct) out.get(6).value()).getMap("additional_data").get("status"));
         assertEquals("notes", out.get(0).topic());
         assertEquals(((Struct) out.get(0).value()).getString("id"), ((Struct) out.get(0).key()).getString("id"));
+    }
+
+    @Test
+    void debeziumFieldsPerKey() {
+        report("public.a", Status.PLANNING, 0, 0, false);
+        report("public.b", Status.PLANNING, 0, 0, false);
+        n.accept(new TableProgress("public.a", Status.RUNNING, 1, 10, 100, null), null, "7,x", false, Map.of("x", 1), out::add);
+        report("public.a", Status.COMPLETED, 2, 20, false);
+        assertEquals(List.of("STARTED", "STARTED", "IN_PROGRESS", "TABLE_SCAN_COMPLETED"), types());
+        assertEquals("public.a", data(0).get("data_collections"));
+        assertEquals("public.a,public.b", data(1).get("data_collections"));
+        Map<?, ?> progress = data(2);
+        assertEquals("public.a,public.b", progress.get("data_collections"));
+        assertEquals("public.a", progress.get("current_collection_in_progress"));
+        assertEquals("7,x", progress.get("last_processed_key"));
+        assertEquals("<null>", progress.get("maximum_key"), "no relation read yet: nothing to look the maximum up in");
+        assertEquals("srv", progress.get("connector_name"));
+        Map<?, ?> scan = data(3);
+        assertEquals("public.a,public.b", scan.get("data_collections"));
+        assertEquals("public.a", scan.get("scanned_collection"));
+        assertEquals("20", scan.get("total_rows_scanned"));
+        assertEquals("SUCCEEDED", scan.get("status"));
+    }
+
+    private Map<?, ?> data(int i) {
+        return ((Struct) out.get(i).value()).getMap("additional_data");
     }
 
     @Test
