@@ -3,16 +3,22 @@ package io.pgrepl.kafka.connect;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.Condition;
 import java.util.concurrent.locks.ReentrantLock;
+import java.util.function.LongSupplier;
 
 /**
- * Records handed to Connect by poll() that Kafka has not acknowledged yet (commitRecord), with a
- * limit (max.unacknowledged.records). Why a limit: when Connect stops a task it commits its last
- * offsets only after waiting for every record handed over to be acknowledged, and the whole stop
- * must fit in task.shutdown.graceful.timeout.ms (5 s). Connect's producer blocks send() while its
- * buffer is full and never fails it (max.block.ms is unbounded for source tasks), so during a
- * fast copy a task can hand over a whole buffer.memory of records, more than Kafka acknowledges
- * in 5 s: the stop is then cancelled and the last offsets are lost. poll() waits instead while
- * the limit is reached.
+ * Records handed to Connect by poll() that Kafka has not acknowledged yet (commitRecord), with two
+ * limits: a count (max.unacknowledged.records) and a time (max.unacknowledged.ms), the time Kafka
+ * would need to acknowledge them at the pace it acknowledged records over the last second.
+ *
+ * <p>Why: when Connect (4.x) stops a source task, its task thread leaves poll(), then waits for every
+ * record already handed to the producer to be acknowledged (SubmittedRecords.awaitAllMessages, up to
+ * offset.flush.timeout.ms), commits the offsets, and only then calls SourceTask.stop(); all of it must
+ * fit in task.shutdown.graceful.timeout.ms (5 s), or the stop is cancelled and the last offsets are
+ * lost. The connector is not told in time, so what it controls is how much waits for Kafka at any
+ * moment. A count alone does not bound that wait: a broker quota that pays back an earlier burst
+ * acknowledged 24 records a second while the copy ran (a thread dump of the stop showed the task
+ * thread 5 s in awaitAllMessages with 119 records of 734 bytes outstanding, under a 600 kB/s quota).
+ * The time limit follows the pace Kafka actually keeps.
  *
  * <p>Counted on the task thread ({@link #handedOver}), released on the producer's thread
  * ({@link #acknowledged}; Connect calls commitRecord for every record, also one a transformation
@@ -20,13 +26,29 @@ import java.util.concurrent.locks.ReentrantLock;
  * Kafka transaction is committed, so the task never waits inside a transaction it defines itself.
  */
 final class UnacknowledgedRecords {
+    /** The pace is measured over the last second, in slots of 100 ms. */
+    private static final int SLOTS = 10;
+    private static final long SLOT_NANOS = TimeUnit.MILLISECONDS.toNanos(100);
+
     private final int limit;
+    private final long maxNanos;
+    private final LongSupplier clock;
     private final ReentrantLock lock = new ReentrantLock();
     private final Condition room = lock.newCondition();
     private long count;
+    /** Acknowledgements per slot, and the slot number each entry counts (older entries are stale). */
+    private final long[] acked = new long[SLOTS];
+    private final long[] slotOf = new long[SLOTS];
 
-    UnacknowledgedRecords(int limit) {
+    UnacknowledgedRecords(int limit, long maxMillis) {
+        this(limit, maxMillis, System::nanoTime);
+    }
+
+    UnacknowledgedRecords(int limit, long maxMillis, LongSupplier clock) {
         this.limit = limit;
+        this.maxNanos = TimeUnit.MILLISECONDS.toNanos(maxMillis);
+        this.clock = clock;
+        java.util.Arrays.fill(slotOf, Long.MIN_VALUE);
     }
 
     void handedOver(int n) {
@@ -43,22 +65,49 @@ final class UnacknowledgedRecords {
         lock.lock();
         try {
             if (count > 0) count--;
-            if (count < limit) room.signal();
+            long slot = clock.getAsLong() / SLOT_NANOS;
+            int i = (int) Math.floorMod(slot, (long) SLOTS);
+            if (slotOf[i] != slot) {
+                slotOf[i] = slot;
+                acked[i] = 0;
+            }
+            acked[i]++;
+            room.signal();
         } finally {
             lock.unlock();
         }
     }
 
-    /** Waits up to {@code millis} while the limit is reached; true if poll() may hand over more. */
-    boolean awaitRoom(long millis) throws InterruptedException {
+    /**
+     * How many records poll() may hand over now (0: none; a whole chunk of max.batch.size may still
+     * pass it): below both limits, and at least one while nothing waits, so that the pace can be
+     * measured at all.
+     */
+    private long room(long now) {
+        long slot = now / SLOT_NANOS;
+        long recent = 0;
+        for (int i = 0; i < SLOTS; i++) if (slotOf[i] > slot - SLOTS) recent += acked[i];
+        // recent records a second: in maxNanos Kafka acknowledges recent * maxNanos / 1 s of them.
+        long byTime = (long) (recent * (maxNanos / 1e9));
+        long allowed = Math.min(limit, byTime);
+        long free = allowed - count;
+        return count == 0 ? Math.max(1, free) : Math.max(0, free);
+    }
+
+    /** Waits up to {@code millis} for room; returns how many records poll() may hand over (0: none yet). */
+    long awaitRoom(long millis) throws InterruptedException {
         lock.lock();
         try {
-            long nanos = TimeUnit.MILLISECONDS.toNanos(millis);
-            while (count >= limit) {
-                if (nanos <= 0) return false;
-                nanos = room.awaitNanos(nanos);
+            long deadline = clock.getAsLong() + TimeUnit.MILLISECONDS.toNanos(millis);
+            while (true) {
+                long now = clock.getAsLong();
+                long r = room(now);
+                if (r > 0) return r;
+                long left = deadline - now;
+                if (left <= 0) return 0;
+                // Nothing acknowledged in a whole slot leaves the room as it is: waking at each ack is enough.
+                room.awaitNanos(left);
             }
-            return true;
         } finally {
             lock.unlock();
         }
