@@ -29,6 +29,7 @@ final class UnacknowledgedRecords {
     /** The pace is measured over the last second, in slots of 100 ms. */
     private static final int SLOTS = 10;
     private static final long SLOT_NANOS = TimeUnit.MILLISECONDS.toNanos(100);
+    private static final long SECOND_NANOS = SLOTS * SLOT_NANOS;
 
     private final int limit;
     private final long maxNanos;
@@ -39,6 +40,19 @@ final class UnacknowledgedRecords {
     /** Acknowledgements per slot, and the slot number each entry counts (older entries are stale). */
     private final long[] acked = new long[SLOTS];
     private final long[] slotOf = new long[SLOTS];
+    /** When records last started waiting (count went from 0 up); meaningful while count > 0. */
+    private long waitingSince;
+    /**
+     * Acknowledgements in each of the last {@link #REMEMBERED} seconds in which records waited
+     * throughout. A quota that pays back a burst stalls the producer for up to a second per request,
+     * between seconds at full speed: the pace to plan a stop with is the slow one.
+     */
+    private static final int REMEMBERED = 5;
+    private final long[] slowest = new long[REMEMBERED];
+    private final long[] secondOf = new long[REMEMBERED];
+    /** The second the last event fell in, and the acknowledgements within it so far. */
+    private long second = Long.MIN_VALUE;
+    private long acksInSecond;
 
     UnacknowledgedRecords(int limit, long maxMillis) {
         this(limit, maxMillis, System::nanoTime);
@@ -49,12 +63,16 @@ final class UnacknowledgedRecords {
         this.maxNanos = TimeUnit.MILLISECONDS.toNanos(maxMillis);
         this.clock = clock;
         java.util.Arrays.fill(slotOf, Long.MIN_VALUE);
+        java.util.Arrays.fill(secondOf, Long.MIN_VALUE);
     }
 
     void handedOver(int n) {
         if (n == 0) return;
         lock.lock();
         try {
+            long now = clock.getAsLong();
+            roll(now);
+            if (count == 0) waitingSince = now;
             count += n;
         } finally {
             lock.unlock();
@@ -64,8 +82,11 @@ final class UnacknowledgedRecords {
     void acknowledged() {
         lock.lock();
         try {
+            long now = clock.getAsLong();
+            roll(now);
+            acksInSecond++;
             if (count > 0) count--;
-            long slot = clock.getAsLong() / SLOT_NANOS;
+            long slot = now / SLOT_NANOS;
             int i = (int) Math.floorMod(slot, (long) SLOTS);
             if (slotOf[i] != slot) {
                 slotOf[i] = slot;
@@ -79,16 +100,50 @@ final class UnacknowledgedRecords {
     }
 
     /**
-     * How many records poll() may hand over now (0: none; a whole chunk of max.batch.size may still
-     * pass it): below both limits, and at least one while nothing waits, so that the pace can be
-     * measured at all.
+     * Closes the seconds before {@code now}'s: one in which records waited throughout is remembered
+     * with its acknowledgements. Called before each change of count, so the count now is the count
+     * at the end of every second closed here (nothing changed it since).
+     */
+    private void roll(long now) {
+        long s = now / SECOND_NANOS;
+        if (s == second) return;
+        if (second != Long.MIN_VALUE) {
+            remember(second, acksInSecond);
+            for (long k = second + 1; k < s && k <= second + REMEMBERED; k++) remember(k, 0);
+        }
+        second = s;
+        acksInSecond = 0;
+    }
+
+    private void remember(long s, long acks) {
+        if (count == 0 || waitingSince > s * SECOND_NANOS) return; // not waiting all along: says nothing of Kafka
+        int i = (int) Math.floorMod(s, (long) REMEMBERED);
+        secondOf[i] = s;
+        slowest[i] = acks;
+    }
+
+    /**
+     * Records a second Kafka acknowledges, to plan with: the pace over the last second, or a slower
+     * one of the last few seconds in which records waited throughout (a pace measured while little
+     * waited says nothing of Kafka's).
+     */
+    private long pace(long now) {
+        long slot = now / SLOT_NANOS;
+        long pace = 0;
+        for (int i = 0; i < SLOTS; i++) if (slotOf[i] > slot - SLOTS) pace += acked[i];
+        long s = now / SECOND_NANOS;
+        for (int i = 0; i < REMEMBERED; i++) if (secondOf[i] >= s - REMEMBERED) pace = Math.min(pace, slowest[i]);
+        return pace;
+    }
+
+    /**
+     * How many records poll() may hand over now (0: none): below both limits, and at least one while
+     * nothing waits, so that the pace can be measured at all.
      */
     private long room(long now) {
-        long slot = now / SLOT_NANOS;
-        long recent = 0;
-        for (int i = 0; i < SLOTS; i++) if (slotOf[i] > slot - SLOTS) recent += acked[i];
-        // recent records a second: in maxNanos Kafka acknowledges recent * maxNanos / 1 s of them.
-        long byTime = (long) (recent * (maxNanos / 1e9));
+        roll(now);
+        // pace records a second: in maxNanos Kafka acknowledges pace * maxNanos / 1 s of them.
+        long byTime = (long) (pace(now) * (maxNanos / 1e9));
         long allowed = Math.min(limit, byTime);
         long free = allowed - count;
         return count == 0 ? Math.max(1, free) : Math.max(0, free);
