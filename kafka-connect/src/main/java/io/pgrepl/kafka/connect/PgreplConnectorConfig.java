@@ -140,9 +140,10 @@ public final class PgreplConnectorConfig extends AbstractConfig {
                             + " fits in task.shutdown.graceful.timeout.ms.")
             .define(MAX_UNACKNOWLEDGED_MS, Type.INT, 1000, ConfigDef.Range.between(1, 600_000), Importance.LOW,
                     "poll() hands over nothing more while the records not yet acknowledged by Kafka would take"
-                            + " longer than this to acknowledge at the pace Kafka acknowledged records over the last"
-                            + " second (a throttled or slow cluster), so that a stopping task's last offset commit fits"
-                            + " in task.shutdown.graceful.timeout.ms. A batch may pass it by one chunk of max.batch.size.")
+                            + " longer than this to acknowledge at Kafka's slowest recent pace (the last second's, or"
+                            + " fewer: any of the last 5 seconds in which records waited throughout), so that a stopping"
+                            + " task's last offset commit fits in task.shutdown.graceful.timeout.ms. A transaction's chunk"
+                            + " of max.batch.size records may pass it.")
             .define(UNAVAILABLE_VALUE_PLACEHOLDER, Type.STRING, "__debezium_unavailable_value", Importance.LOW,
                     "Value for unchanged TOASTed columns.")
             .define(TOMBSTONES_ON_DELETE, Type.BOOLEAN, true, Importance.LOW,

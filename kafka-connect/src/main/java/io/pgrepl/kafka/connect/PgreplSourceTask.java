@@ -55,7 +55,7 @@ public final class PgreplSourceTask extends SourceTask {
     private Map<String, String> partition;
     private ChangeRecords records;
     private final AckTracker acks = new AckTracker();
-    /** Handed over, not yet acknowledged: poll() waits at max.unacknowledged.records (see there why). */
+    /** Handed over, not yet acknowledged: poll() waits at max.unacknowledged.records/.ms (see there why). */
     private volatile UnacknowledgedRecords unacknowledged;
     private volatile PgConnection conn;
     private volatile ReplicationPublisher<?> publisher;
