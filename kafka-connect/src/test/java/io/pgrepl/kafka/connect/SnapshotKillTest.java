@@ -86,11 +86,15 @@ class SnapshotKillTest {
         pg = PgServer.start(PgServer.builder().version(major).build());
         String a = "ska" + major;
         String b = "skb" + major;
+        // The oldest major copies a third as much (still thirty times more for ska than for skb): it
+        // adds the server, not another long copy, to the suite's time.
+        int bigRows = major == ConnectHarness.newestAndOldest().findFirst().orElseThrow() ? 100_000 : 30_000;
+        int smallRows = bigRows * 3 / 100;
         EndToEndTest.sql(pg, ("CREATE TABLE A_big (id int PRIMARY KEY, v text, n int);"
-                + "INSERT INTO A_big SELECT g, 'v' || g, g FROM generate_series(1, 100000) g;"
+                + "INSERT INTO A_big SELECT g, 'v' || g, g FROM generate_series(1, " + bigRows + ") g;"
                 + "CREATE TABLE A_end (id int PRIMARY KEY, v text, n int);"
                 + "CREATE TABLE B_t (id int PRIMARY KEY, v text, n int);"
-                + "INSERT INTO B_t SELECT g, 'w' || g, g FROM generate_series(1, 3000) g;"
+                + "INSERT INTO B_t SELECT g, 'w' || g, g FROM generate_series(1, " + smallRows + ") g;"
                 + "CREATE TABLE B_end (id int PRIMARY KEY, v text, n int);"
                 + "CREATE PUBLICATION A_pub FOR TABLE A_big, A_end;"
                 + "CREATE PUBLICATION B_pub FOR TABLE B_t, B_end").replace("A_", a + "_").replace("B_", b + "_"));
@@ -98,7 +102,7 @@ class SnapshotKillTest {
         AtomicBoolean running = new AtomicBoolean(true);
         AtomicInteger ops = new AtomicInteger();
         AtomicReference<Throwable> failed = new AtomicReference<>();
-        Thread workload = new Thread(() -> workload(a, b, running, ops, failed), "sk-workload");
+        Thread workload = new Thread(() -> workload(a, b, bigRows, smallRows, running, ops, failed), "sk-workload");
         Map<String, String> childProps = ChildWorker.workerProps(GROUP, connect.kafka().bootstrapServers());
         ChildWorker child = ChildWorker.start(childProps, Path.of("target", "snapshot-kill-" + major), "sk-child-" + major);
         try {
@@ -155,12 +159,13 @@ class SnapshotKillTest {
     }
 
     /** Deletes, updates and inserts on both connectors' tables, until told to stop. */
-    private void workload(String a, String b, AtomicBoolean running, AtomicInteger ops, AtomicReference<Throwable> failed) {
+    private void workload(String a, String b, int bigRows, int smallRows, AtomicBoolean running, AtomicInteger ops,
+                          AtomicReference<Throwable> failed) {
         try (PgConnection c = PgConnection.connect(pg.url(pg.superuser(), "postgres")).toCompletableFuture()
                 .get(30, TimeUnit.SECONDS)) {
             for (int i = 1; running.get(); i++) {
                 String t = i % 3 == 0 ? b + "_t" : a + "_big";
-                int n = i % 3 == 0 ? 3000 : 100_000;
+                int n = i % 3 == 0 ? smallRows : bigRows;
                 String sql = switch (i % 4) {
                     case 0 -> "INSERT INTO " + t + " VALUES (" + (100_000 + i) + ", 'i" + i + "', " + i + ")";
                     case 1 -> "UPDATE " + t + " SET v = 'u" + i + "', n = n + 1 WHERE id = " + (i * 7919 % n + 1);
