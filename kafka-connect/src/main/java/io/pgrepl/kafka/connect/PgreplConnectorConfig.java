@@ -42,6 +42,7 @@ public final class PgreplConnectorConfig extends AbstractConfig {
     public static final String MAX_BATCH_SIZE = "max.batch.size";
     public static final String POLL_INTERVAL_MS = "poll.interval.ms";
     public static final String MAX_UNACKNOWLEDGED_RECORDS = "max.unacknowledged.records";
+    public static final String MAX_UNACKNOWLEDGED_MS = "max.unacknowledged.ms";
     public static final String UNAVAILABLE_VALUE_PLACEHOLDER = "unavailable.value.placeholder";
     public static final String TOMBSTONES_ON_DELETE = "tombstones.on.delete";
     public static final String MESSAGES_TOPIC = "messages.topic";
@@ -137,6 +138,12 @@ public final class PgreplConnectorConfig extends AbstractConfig {
                     "poll() hands over nothing more while this many records are not yet acknowledged by Kafka (a"
                             + " batch may pass it by up to max.batch.size), so that a stopping task's last offset commit"
                             + " fits in task.shutdown.graceful.timeout.ms.")
+            .define(MAX_UNACKNOWLEDGED_MS, Type.INT, 1000, ConfigDef.Range.between(1, 600_000), Importance.LOW,
+                    "poll() hands over nothing more while the records not yet acknowledged by Kafka would take"
+                            + " longer than this to acknowledge at Kafka's slowest recent pace (the last second's, or"
+                            + " fewer: any of the last 5 seconds in which records waited throughout), so that a stopping"
+                            + " task's last offset commit fits in task.shutdown.graceful.timeout.ms. A transaction's chunk"
+                            + " of max.batch.size records may pass it.")
             .define(UNAVAILABLE_VALUE_PLACEHOLDER, Type.STRING, "__debezium_unavailable_value", Importance.LOW,
                     "Value for unchanged TOASTed columns.")
             .define(TOMBSTONES_ON_DELETE, Type.BOOLEAN, true, Importance.LOW,
@@ -263,6 +270,7 @@ public final class PgreplConnectorConfig extends AbstractConfig {
     public int maxBatchSize() { return getInt(MAX_BATCH_SIZE); }
     public int pollIntervalMs() { return getInt(POLL_INTERVAL_MS); }
     public int maxUnacknowledgedRecords() { return getInt(MAX_UNACKNOWLEDGED_RECORDS); }
+    public int maxUnacknowledgedMs() { return getInt(MAX_UNACKNOWLEDGED_MS); }
     public String unavailablePlaceholder() { return getString(UNAVAILABLE_VALUE_PLACEHOLDER); }
     public boolean tombstonesOnDelete() { return getBoolean(TOMBSTONES_ON_DELETE); }
     public String messagesTopic() { return getString(MESSAGES_TOPIC); }

@@ -55,7 +55,7 @@ public final class PgreplSourceTask extends SourceTask {
     private Map<String, String> partition;
     private ChangeRecords records;
     private final AckTracker acks = new AckTracker();
-    /** Handed over, not yet acknowledged: poll() waits at max.unacknowledged.records (see there why). */
+    /** Handed over, not yet acknowledged: poll() waits at max.unacknowledged.records/.ms (see there why). */
     private volatile UnacknowledgedRecords unacknowledged;
     private volatile PgConnection conn;
     private volatile ReplicationPublisher<?> publisher;
@@ -106,7 +106,7 @@ public final class PgreplSourceTask extends SourceTask {
     @Override
     public void start(Map<String, String> props) {
         config = new PgreplConnectorConfig(props);
-        unacknowledged = new UnacknowledgedRecords(config.maxUnacknowledgedRecords());
+        unacknowledged = new UnacknowledgedRecords(config.maxUnacknowledgedRecords(), config.maxUnacknowledgedMs());
         partition = Map.of("server", config.topicPrefix());
         slotMetrics = SlotConnectMetrics.start(context, config);
         slotGuard = SlotGuardTask.start(config);
@@ -255,11 +255,11 @@ public final class PgreplSourceTask extends SourceTask {
      * The snapshot's reads, then (initial, when_needed) streaming on the same connection from the
      * consistent point; initial_only closes it instead (its temporary slot goes with it) and idles.
      */
-    private List<SourceRecord> pollSnapshot() throws InterruptedException {
+    private List<SourceRecord> pollSnapshot(int max, long deadline) throws InterruptedException {
         List<SourceRecord> out = new ArrayList<>();
         boolean complete;
         try {
-            complete = snapshotReads.drain(out, config.maxBatchSize(), Duration.ofMillis(config.pollIntervalMs()));
+            complete = snapshotReads.drain(out, max, Duration.ofNanos(Math.max(0, deadline - System.nanoTime())));
         } catch (RuntimeException e) {
             throw new ConnectException("initial snapshot for slot " + config.slotName() + " failed (the slot is kept;"
                     + " a restart copies again and streams every change since the first copy): "
@@ -286,29 +286,38 @@ public final class PgreplSourceTask extends SourceTask {
         return out.isEmpty() ? null : out;
     }
 
+    /*
+     * Connect (4.x) calls stop() only after its final offset commit, on this thread: a stop request
+     * is seen only when poll() returns. So poll() waits at most poll.interval.ms in all (room for
+     * more, then records), and what waits for Kafka stays within max.unacknowledged.records/.ms.
+     */
     @Override
     public List<SourceRecord> poll() throws InterruptedException {
         SlotGuardTask guard = slotGuard;
         if (guard != null) guard.check();
         UnacknowledgedRecords u = unacknowledged;
+        long deadline = System.nanoTime() + config.pollIntervalMs() * 1_000_000L;
         // With transaction.boundary=connector, Connect calls commitRecord only once the Kafka transaction
         // is committed: waiting in the middle of one (a large transaction handed over in parts) would wait forever.
         boolean inTransaction = lastOfCurrent != null && context.transactionContext() != null;
-        if (!idle && !stopping && !inTransaction && !u.awaitRoom(config.pollIntervalMs())) return null;
-        List<SourceRecord> out = pollRecords();
+        int max = config.maxBatchSize();
+        if (!idle && !stopping && !inTransaction) {
+            long room = u.awaitRoom(config.pollIntervalMs());
+            if (room == 0) return null;
+            max = (int) Math.min(max, room);
+        }
+        List<SourceRecord> out = pollRecords(max, deadline);
         if (out != null) u.handedOver(out.size());
         return out;
     }
 
-    private List<SourceRecord> pollRecords() throws InterruptedException {
-        if (snapshotReads != null) return pollSnapshot();
+    private List<SourceRecord> pollRecords(int max, long deadline) throws InterruptedException {
+        if (snapshotReads != null) return pollSnapshot(max, deadline);
         if (idle) {
             Thread.sleep(config.pollIntervalMs());
             return null;
         }
         List<SourceRecord> out = new ArrayList<>();
-        int max = config.maxBatchSize();
-        long deadline = System.nanoTime() + config.pollIntervalMs() * 1_000_000L;
         while (!stopping) {
             Chunk c = pending;
             pending = null;
@@ -457,12 +466,13 @@ public final class PgreplSourceTask extends SourceTask {
     }
 
     /**
-     * Returns at once (Connect allows 5 s, task.shutdown.graceful.timeout.ms, for the task thread to
-     * finish and commit its offsets): the connection is closed without a goodbye, which ends the
-     * stream or the copy on the server too, and whatever waits for their ends (the copy's workers,
-     * the stream's termination) does so on a thread of its own. A graceful stop of the stream would
-     * wait for the walsender to read our CopyDone, which it does not while it is blocked sending a
-     * large transaction to a socket nobody reads any more.
+     * Returns at once. Connect (4.x) calls it on the task thread after its final offset commit (see
+     * {@link UnacknowledgedRecords} for what has to fit in task.shutdown.graceful.timeout.ms before),
+     * and a cancelled task's thread may still be in it: the connection is closed without a goodbye,
+     * which ends the stream or the copy on the server too, and whatever waits for their ends (the
+     * copy's workers, the stream's termination) does so on a thread of its own. A graceful stop of
+     * the stream would wait for the walsender to read our CopyDone, which it does not while it is
+     * blocked sending a large transaction to a socket nobody reads any more.
      */
     @Override
     public void stop() {

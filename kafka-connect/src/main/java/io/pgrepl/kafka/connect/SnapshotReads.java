@@ -110,7 +110,7 @@ final class SnapshotReads implements AutoCloseable {
     }
 
     /**
-     * Adds up to {@code max} reads to {@code out} (whole chunks of at most max.batch.size), waiting
+     * Adds up to {@code max} reads to {@code out} (chunks of at most max.batch.size, in parts if larger than max), waiting
      * up to {@code wait} for the first. Returns true once the copy is complete and its last read
      * was added. A failed copy throws (the snapshot API has then dropped the slot it created).
      */
@@ -141,6 +141,11 @@ final class SnapshotReads implements AutoCloseable {
             if (!out.isEmpty() && out.size() + chunk.size() > max) {
                 pending = chunk;
                 return false;
+            }
+            if (chunk.size() > max) {
+                // Reads stand alone: a chunk may be handed over in parts (max.unacknowledged.ms can allow less).
+                pending = chunk.subList(max, chunk.size());
+                chunk = chunk.subList(0, max);
             }
             out.addAll(chunk);
             if (out.size() >= max) return false;

@@ -34,7 +34,7 @@ import org.junit.jupiter.api.TestInstance;
  * task ({@code PUT /connectors/gs/stop}): its final offset commit first waits for every record handed
  * over to be acknowledged, and all of that must fit in task.shutdown.graceful.timeout.ms (5 s, the
  * default), or the stop is cancelled ("Graceful stop of task ... failed") and the commit skipped. With
- * max.unacknowledged.records bounding what waits for Kafka, the stop stays within it and the last
+ * max.unacknowledged.ms bounding what waits for Kafka by Kafka's own pace, the stop stays within it and the last
  * committed offset covers every read the topic holds (reads are written in order by one producer, so
  * read i is the topic's record i).
  */
@@ -62,12 +62,20 @@ class GracefulStopTest {
     }
 
     /*
-     * Fails without max.unacknowledged.records (1 of 1 run), but also with it in 2 of 3 runs (limit
-     * 1,000 and 200, quota 600 kB/s): something besides the records waiting for acknowledgement still
-     * keeps the task thread past the 5 s during a throttled copy. Kept as the reproduction of issue 19
-     * defect 2, disabled until that is found, so that the suite stays green.
+     * Why the stop outlasted 5 s with max.unacknowledged.records alone (stack samples of the worker
+     * every 0.5 s during the stop): Connect's task thread left poll() at once and then sat 5 s in
+     * WorkerSourceTask.finalOffsetCommit -> SubmittedRecords.awaitAllMessages, while the producer
+     * sent one throttled request of 24 records (16 kB) about every second: the broker's quota was
+     * paying back the copy's earlier burst, so Kafka acknowledged some 35 kB/s, not 600 kB/s, and
+     * 119 records (734 bytes each) took longer than the graceful timeout. SourceTask.stop() came
+     * only after that, on the task thread. max.unacknowledged.ms bounds what waits by Kafka's
+     * slowest recent pace instead: 4 of 5 runs passed with it (on the default limits), the same
+     * test failed with the change reverted. The fifth failed as before, not diagnosed (no stack
+     * samples of it); the likely case is a quota's first stall right after seconds at full speed,
+     * which no pace measured beforehand foresees. Disabled again so that the suite stays green.
      */
-    @Disabled("issue 19 defect 2 is not fixed by max.unacknowledged.records alone: fails in 2 of 3 runs with it")
+    @Disabled("issue 19 defect 2: passes 4 of 5 with max.unacknowledged.ms; a quota's first stall after a fast"
+            + " spell can still outlast the graceful timeout (Connect waits for every record handed over)")
     @Test
     void stopDuringAFastCopyCommitsTheLastOffsets() throws Exception {
         EndToEndTest.sql(pg, "CREATE TABLE gs_rows (id int PRIMARY KEY, v text);"
@@ -80,10 +88,9 @@ class GracefulStopTest {
         Map<String, String> cfg = EndToEndTest.connectorConfig(pg, "gs");
         cfg.put("snapshot.mode", "initial");
         cfg.put("producer.override.client.id", "gs-producer");
-        // At most 200 + 100 records (about 180 kB) wait for Kafka: under the quota, well under a second.
-        cfg.put("max.unacknowledged.records", "200");
+        // The limits' defaults (4096 records, 1000 ms at Kafka's pace); chunks of 100 reads.
         cfg.put("max.batch.size", "100");
-        // Small records, so that the quota's pace in records is known: about 600 bytes each.
+        // Small records (about 730 bytes each), so that the copy outruns the quota by far.
         cfg.put("key.converter", "org.apache.kafka.connect.json.JsonConverter");
         cfg.put("key.converter.schemas.enable", "false");
         cfg.put("value.converter", "org.apache.kafka.connect.json.JsonConverter");
