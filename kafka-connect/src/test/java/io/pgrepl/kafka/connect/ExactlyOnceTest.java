@@ -108,6 +108,34 @@ class ExactlyOnceTest {
     }
 
     /**
+     * transaction.boundary=interval (3 s) with the unacknowledged limits at their defaults: 6,000 rows,
+     * more than max.unacknowledged.records, arrive read_committed within a few intervals, each once.
+     * A guard: were Connect to acknowledge records only at the interval's commit, as it does for a
+     * transaction the connector defines, poll() would hand over one record per interval.
+     */
+    @Test
+    void intervalBoundaryIsNotHeldByTheUnacknowledgedLimits() throws Exception {
+        EndToEndTest.sql(pg, "CREATE TABLE eiv_rows (id int PRIMARY KEY)");
+        Map<String, String> cfg = EndToEndTest.connectorConfig(pg, "eiv");
+        cfg.put("exactly.once.support", "required");
+        cfg.put("transaction.boundary", "interval");
+        cfg.put("transaction.boundary.interval.ms", "3000");
+        connect.configureConnector("eiv", cfg);
+        connect.assertions().assertConnectorAndExactlyNumTasksAreRunning("eiv", 1, "connector did not start");
+        EndToEndTest.awaitSlotActive(pg, "eiv_slot");
+        int n = 6000;
+        for (int t = 0; t < 6; t++) {
+            EndToEndTest.sql(pg, "INSERT INTO eiv_rows SELECT g FROM generate_series(" + (t * 1000 + 1) + ", " + (t * 1000 + 1000) + ") g");
+        }
+        List<Change> rows = ConnectHarness.readUntil(connect, "\\Qeiv.public.eiv_rows\\E",
+                Map.of(ConsumerConfig.ISOLATION_LEVEL_CONFIG, "read_committed"), l -> l.size() >= n, Duration.ofSeconds(30));
+        assertEquals(n, rows.stream().map(c -> c.value().getStruct("after").get("id")).distinct().count(),
+                "every row arrived within the wait");
+        assertEquals(n, rows.size(), "no row arrived twice");
+        connect.deleteConnector("eiv");
+    }
+
+    /**
      * A logical message sent outside any transaction is a Kafka transaction of its own: a
      * read_committed consumer sees it although no PostgreSQL commit follows (heartbeats off).
      */
