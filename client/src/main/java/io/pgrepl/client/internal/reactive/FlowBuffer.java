@@ -48,7 +48,8 @@ public final class FlowBuffer<T> implements Flow.Subscription {
      */
     public interface Lease<T> {
         /**
-         * Just before onNext: e.g. make the item readable on this thread.
+         * Just before onNext: e.g. make the item readable on this thread. If it throws, the item is
+         * given back and the subscriber gets onError with that exception instead (the source is cancelled).
          *
          * @param item the item about to be delivered
          */
@@ -397,8 +398,8 @@ public final class FlowBuffer<T> implements Flow.Subscription {
             // Only a paused source needs the lock. A pause this read misses is caught by the check
             // after the loop: every pause is followed by a drain pass (offer and push both drain).
             if (paused) maybeResume();
+            if (l != null && !lend(l, item)) return;
             try {
-                if (l != null) l.lend(item);
                 subscriber.onNext(item);
                 if (hook != null) hook.accept(item);
             } catch (Throwable t) {
@@ -418,6 +419,18 @@ public final class FlowBuffer<T> implements Flow.Subscription {
             terminate(badRequest);
         } else if (done && queue.isEmpty()) {
             terminate(error);
+        }
+    }
+
+    /** A lend that fails (a malformed message decoded on this thread) ends the sequence with its error. */
+    private boolean lend(Lease<? super T> l, T item) {
+        try {
+            l.lend(item);
+            return true;
+        } catch (RuntimeException e) {
+            l.giveBack(item);
+            terminate(e);
+            return false;
         }
     }
 
