@@ -3,6 +3,7 @@ package io.pgrepl.client.reactive;
 import io.netty.buffer.ByteBuf;
 import io.netty.util.internal.PlatformDependent;
 import io.pgrepl.client.internal.reactive.FlowBuffer;
+import io.pgrepl.client.internal.reactive.Lease;
 import io.pgrepl.client.stream.LogicalStreamHandler;
 import io.pgrepl.client.stream.RawChangeHandler;
 import io.pgrepl.client.stream.ReplicationProtocolException;
@@ -25,7 +26,7 @@ import java.util.function.LongConsumer;
  * event loop decoder's, one message later. The loop decodes every message but row changes, which it
  * only frames and copies: each Insert, Update and Delete is decoded once, here.
  */
-final class ChangeViewPool implements FlowBuffer.Lease<ChangeView> {
+final class ChangeViewPool implements Lease<ChangeView> {
     private final Queue<ChangeView> free;
     private final PgOutputDecoder decoder = new PgOutputDecoder();
     private final ChangeView.Lent lent = new ChangeView.Lent();

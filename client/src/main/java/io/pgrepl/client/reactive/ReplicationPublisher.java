@@ -4,6 +4,7 @@ import io.pgrepl.client.PgConnection;
 import io.pgrepl.client.internal.reactive.DeliveryThread;
 import io.pgrepl.client.internal.reactive.EarlyAcknowledger;
 import io.pgrepl.client.internal.reactive.FlowBuffer;
+import io.pgrepl.client.internal.reactive.Lease;
 import io.pgrepl.client.internal.reactive.ReadBatchSink;
 import io.pgrepl.client.internal.reactive.StreamUpstream;
 import io.pgrepl.client.stream.LogicalReplicationOptions;
@@ -52,7 +53,7 @@ public final class ReplicationPublisher<T> implements Flow.Publisher<T> {
     private java.util.function.ToLongFunction<? super T> weigher;
     private long maxWeight;
     private Consumer<? super T> discarder;
-    private FlowBuffer.Lease<? super T> lease;
+    private Lease<? super T> lease;
 
     /**
      * A publisher for one subscriber; the stream starts when it subscribes.
@@ -100,7 +101,7 @@ public final class ReplicationPublisher<T> implements Flow.Publisher<T> {
     }
 
     /** Items are reused: lent for one onNext, given back after it (the view publisher). Before subscribing. */
-    ReplicationPublisher<T> lease(FlowBuffer.Lease<? super T> l) {
+    ReplicationPublisher<T> lease(Lease<? super T> l) {
         this.lease = l;
         return this;
     }

@@ -40,6 +40,7 @@ import org.junit.jupiter.api.Test;
 class ChangeViewDeliveryTest {
     private static final int REL = 16384;
     private static final int HIGH = 16;
+    private static final int LOW = 4;
     private static final int READ = 40;
 
     private final DefaultEventLoop loop = new DefaultEventLoop();
@@ -104,8 +105,17 @@ class ChangeViewDeliveryTest {
             loop.execute(() -> {
                 ByteBuf r = relation();
                 loopDecoder.decode(r, 0, r.writerIndex(), handler);
-                read();
+                kick();
             });
+        }
+
+        /** Loop only: one chain of reads at a time, as one channel's autoRead gives. */
+        private boolean reading;
+
+        private void kick() {
+            if (reading) return;
+            reading = true;
+            read();
         }
 
         private void read() {
@@ -116,9 +126,12 @@ class ChangeViewDeliveryTest {
             if (next > rows) {
                 for (ByteBuf b : extra) ((RawChangeHandler) handler).onRawChange(b, 0, b.writerIndex());
                 finished.set(true);
+                reading = false;
                 buffer.complete();
             } else if (!paused.get() && !cancelled.get()) {
                 loop.execute(this::read);
+            } else {
+                reading = false;
             }
         }
 
@@ -129,7 +142,7 @@ class ChangeViewDeliveryTest {
 
         @Override
         public void resume() {
-            if (paused.compareAndSet(true, false)) loop.execute(this::read);
+            if (paused.compareAndSet(true, false)) loop.execute(this::kick);
         }
 
         @Override
@@ -210,7 +223,7 @@ class ChangeViewDeliveryTest {
         int rows = 3_000;
         ChangeViewPool pool = new ChangeViewPool(HIGH);
         Reader reader = new Reader();
-        FlowBuffer<ChangeView> buffer = new FlowBuffer<>(reader, new DeliveryThread("view-test-", 1_000), HIGH, 4);
+        FlowBuffer<ChangeView> buffer = new FlowBuffer<>(reader, new DeliveryThread("view-test-", 1_000), HIGH, LOW);
         buffer.lease(pool);
         Source source = new Source(pool, buffer, rows);
         buffer.upstream(source);
@@ -234,7 +247,9 @@ class ChangeViewDeliveryTest {
         assertEquals(rows + 1, reader.nextRow, "every row once, in order");
         assertEquals(rows + 1, reader.delivered.get(), "the relation and every row");
         assertTrue(fullTimes > 50 && buffer.pauses() > 50, "the buffer filled and paused the source: " + fullTimes + " / " + buffer.pauses());
-        assertTrue(buffer.peakQueued() <= HIGH + READ, "peak " + buffer.peakQueued());
+        // A resume lets reading go on once at most LOW were queued; on a busy box it can come while
+        // a read is still running (the loop thread preempted), so the rest of that read and one more.
+        assertTrue(buffer.peakQueued() <= LOW + 2 * READ, "peak " + buffer.peakQueued());
         assertTrue(reader.heldAndRefused.get() > 0, "a held view was refused");
     }
 
@@ -242,7 +257,7 @@ class ChangeViewDeliveryTest {
     void aMalformedRowChangeEndsTheSequenceWithATypedError() throws Exception {
         ChangeViewPool pool = new ChangeViewPool(HIGH);
         Reader reader = new Reader();
-        FlowBuffer<ChangeView> buffer = new FlowBuffer<>(reader, new DeliveryThread("view-test-", 1_000), HIGH, 4);
+        FlowBuffer<ChangeView> buffer = new FlowBuffer<>(reader, new DeliveryThread("view-test-", 1_000), HIGH, LOW);
         buffer.lease(pool);
         ByteBuf truncated = Unpooled.buffer().writeByte('I').writeInt(REL).writeByte('N').writeShort(2).writeByte('t').writeInt(1000);
         Source source = new Source(pool, buffer, 5, truncated, insert(6));
