@@ -1,6 +1,7 @@
 package io.pgrepl.benchmarks;
 
 import io.netty.channel.DefaultEventLoop;
+import io.pgrepl.client.internal.reactive.DeliveryThread;
 import io.pgrepl.client.internal.reactive.FlowBuffer;
 import io.pgrepl.client.internal.reactive.ReadBatchSink;
 import java.util.concurrent.Executor;
@@ -23,6 +24,9 @@ import org.openjdk.jmh.annotations.*;
  * (one wake of the subscriber's thread per read). A change that wakes it per item brings it near 1,
  * as {@code pushEach} shows, whatever the box's load does to the throughput.
  *
+ * <p>Both run on each {@link #executor}: the publisher's own {@link DeliveryThread} and the
+ * one-thread pool it replaced.
+ *
  * <pre>java -jar benchmarks/target/benchmarks.jar FlowPathBenchmark</pre>
  */
 @State(Scope.Benchmark)
@@ -35,8 +39,17 @@ public class FlowPathBenchmark {
     /** Changes per socket read: ~160 in the 1M-row drain with read coalescing (the scores assume this). */
     static final int BATCH = 160;
 
+    /**
+     * The subscriber's thread: {@code deliveryThread} is the publisher's default since issue 22's
+     * third round ({@link DeliveryThread}: parks, unparked directly); {@code threadPool} the
+     * one-thread {@code ThreadPoolExecutor} it replaced.
+     */
+    @Param({"deliveryThread", "threadPool"})
+    public String executor;
+
     private DefaultEventLoop loop;
     private ExecutorService subscriberThread;
+    private DeliveryThread deliveryThread;
     private final AtomicLong wakes = new AtomicLong();
     private final AtomicLong delivered = new AtomicLong();
     private FlowBuffer<Object> buffer;
@@ -60,9 +73,11 @@ public class FlowPathBenchmark {
     public void setUp() throws Exception {
         loop = new DefaultEventLoop();
         subscriberThread = Executors.newSingleThreadExecutor(r -> new Thread(r, "flow-bench"));
+        deliveryThread = new DeliveryThread("flow-bench-", 5_000);
+        Executor target = "threadPool".equals(executor) ? subscriberThread : deliveryThread;
         Executor counting = r -> {
             wakes.incrementAndGet();
-            subscriberThread.execute(r);
+            target.execute(r);
         };
         buffer = new FlowBuffer<>(new Flow.Subscriber<>() {
             Flow.Subscription s;

@@ -1,8 +1,13 @@
 package io.pgrepl.client.reactive;
 
+import io.netty.buffer.ByteBuf;
 import io.netty.util.internal.PlatformDependent;
 import io.pgrepl.client.internal.reactive.FlowBuffer;
+import io.pgrepl.client.internal.reactive.Lease;
 import io.pgrepl.client.stream.LogicalStreamHandler;
+import io.pgrepl.client.stream.RawChangeHandler;
+import io.pgrepl.client.stream.ReplicationProtocolException;
+import io.pgrepl.codec.MalformedMessageException;
 import io.pgrepl.codec.pgoutput.*;
 import io.pgrepl.codec.replication.XLogData;
 import java.util.Queue;
@@ -18,9 +23,10 @@ import java.util.function.LongConsumer;
  *
  * <p>The subscriber's decoder sees every message in server order (views are lent in queue order,
  * Relation and Stream Start/Stop included), so its relation cache and stream-block state are the
- * event loop decoder's, one message later. Every message was validated on the loop first.
+ * event loop decoder's, one message later. The loop decodes every message but row changes, which it
+ * only frames and copies: each Insert, Update and Delete is decoded once, here.
  */
-final class ChangeViewPool implements FlowBuffer.Lease<ChangeView> {
+final class ChangeViewPool implements Lease<ChangeView> {
     private final Queue<ChangeView> free;
     private final PgOutputDecoder decoder = new PgOutputDecoder();
     private final ChangeView.Lent lent = new ChangeView.Lent();
@@ -44,20 +50,30 @@ final class ChangeViewPool implements FlowBuffer.Lease<ChangeView> {
         return new Forwarder(sink);
     }
 
-    /** Event loop: a free view holding a copy of {@code m}'s bytes. */
-    ChangeView take(PgOutputMessage m, long walStart, long walEnd) {
+    /** Event loop: a free view holding a copy of a message's bytes. */
+    ChangeView take(ByteBuf buffer, int index, int length, long walStart, long walEnd) {
         ChangeView v = free.poll();
         if (v == null) v = new ChangeView(acknowledger, lent);
-        v.bytes.clear().writeBytes(m.buffer(), m.offset(), m.length());
+        v.bytes.clear().writeBytes(buffer, index, length);
         v.walStart = walStart;
         v.walEnd = walEnd;
         return v;
     }
 
+    /**
+     * Decodes the view's bytes on the subscriber's thread. Row changes reach here unvalidated (the
+     * loop only framed them), so a malformed one fails the stream as the loop would have.
+     *
+     * @throws ReplicationProtocolException if the message is malformed; nothing after it is delivered
+     */
     @Override
     public void lend(ChangeView v) {
         lent.relation = null;
-        decoder.decode(v.bytes, 0, v.bytes.writerIndex(), capture);
+        try {
+            decoder.decode(v.bytes, 0, v.bytes.writerIndex(), capture);
+        } catch (MalformedMessageException e) {
+            throw new ReplicationProtocolException(e);
+        }
         lent.view = v;
     }
 
@@ -106,8 +122,11 @@ final class ChangeViewPool implements FlowBuffer.Lease<ChangeView> {
         @Override public void onRollbackPrepared(RollbackPreparedMessage m) { set(m); }
     }
 
-    /** Copies each message's bytes into a view, with the positions of the XLogData it came in. */
-    private final class Forwarder implements LogicalStreamHandler {
+    /**
+     * Copies each message's bytes into a view, with the positions of the XLogData it came in. Row
+     * changes come undecoded ({@link RawChangeHandler}): the subscriber's decoder is their only one.
+     */
+    private final class Forwarder implements RawChangeHandler {
         private final Consumer<ChangeView> sink;
         private long walStart;
         private long walEnd;
@@ -123,7 +142,12 @@ final class ChangeViewPool implements FlowBuffer.Lease<ChangeView> {
         }
 
         private void forward(PgOutputMessage m) {
-            sink.accept(take(m, walStart, walEnd));
+            sink.accept(take(m.buffer(), m.offset(), m.length(), walStart, walEnd));
+        }
+
+        @Override
+        public void onRawChange(ByteBuf buffer, int index, int length) {
+            sink.accept(take(buffer, index, length, walStart, walEnd));
         }
 
         @Override public void onBegin(BeginMessage m) { forward(m); }

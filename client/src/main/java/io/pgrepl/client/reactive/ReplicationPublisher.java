@@ -1,8 +1,10 @@
 package io.pgrepl.client.reactive;
 
 import io.pgrepl.client.PgConnection;
+import io.pgrepl.client.internal.reactive.DeliveryThread;
 import io.pgrepl.client.internal.reactive.EarlyAcknowledger;
 import io.pgrepl.client.internal.reactive.FlowBuffer;
+import io.pgrepl.client.internal.reactive.Lease;
 import io.pgrepl.client.internal.reactive.ReadBatchSink;
 import io.pgrepl.client.internal.reactive.StreamUpstream;
 import io.pgrepl.client.stream.LogicalReplicationOptions;
@@ -14,11 +16,7 @@ import java.util.concurrent.CompletionException;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.Executor;
 import java.util.concurrent.Flow;
-import java.util.concurrent.LinkedBlockingQueue;
-import java.util.concurrent.ThreadPoolExecutor;
-import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
-import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.Consumer;
 import java.util.function.LongConsumer;
@@ -43,8 +41,6 @@ public final class ReplicationPublisher<T> implements Flow.Publisher<T> {
         LogicalStreamHandler create(Consumer<T> sink, LongConsumer acknowledger);
     }
 
-    private static final AtomicInteger THREADS = new AtomicInteger();
-
     private final PgConnection connection;
     private final LogicalReplicationOptions options;
     private final FlowOptions flow;
@@ -57,7 +53,7 @@ public final class ReplicationPublisher<T> implements Flow.Publisher<T> {
     private java.util.function.ToLongFunction<? super T> weigher;
     private long maxWeight;
     private Consumer<? super T> discarder;
-    private FlowBuffer.Lease<? super T> lease;
+    private Lease<? super T> lease;
 
     /**
      * A publisher for one subscriber; the stream starts when it subscribes.
@@ -105,7 +101,7 @@ public final class ReplicationPublisher<T> implements Flow.Publisher<T> {
     }
 
     /** Items are reused: lent for one onNext, given back after it (the view publisher). Before subscribing. */
-    ReplicationPublisher<T> lease(FlowBuffer.Lease<? super T> l) {
+    ReplicationPublisher<T> lease(Lease<? super T> l) {
         this.lease = l;
         return this;
     }
@@ -195,13 +191,7 @@ public final class ReplicationPublisher<T> implements Flow.Publisher<T> {
     }
 
     private static Executor dedicatedThread() {
-        ThreadPoolExecutor e = new ThreadPoolExecutor(1, 1, 5, TimeUnit.SECONDS, new LinkedBlockingQueue<>(), r -> {
-            Thread t = new Thread(r, "pgrepl-flow-" + THREADS.incrementAndGet());
-            t.setDaemon(true);
-            return t;
-        });
-        // The thread goes away when idle, so a finished publisher leaves nothing behind.
-        e.allowCoreThreadTimeOut(true);
-        return e;
+        // Parks when idle and ends after 5 s of it, so a finished publisher leaves nothing behind.
+        return new DeliveryThread("pgrepl-flow-", 5_000);
     }
 }

@@ -47,6 +47,11 @@ final class DedupDispatcher implements PgOutputHandler {
         this.delivered = delivered;
     }
 
+    /** {@return whether the current transaction is withheld as a duplicate (its changes are dropped)} */
+    boolean skipping() {
+        return skipping;
+    }
+
     private boolean duplicate(long commitLsn) {
         return dedupFloor != 0 && Long.compareUnsigned(commitLsn, dedupFloor) < 0;
     }

@@ -7,6 +7,7 @@ import io.pgrepl.codec.Lsn;
 import io.pgrepl.codec.MalformedMessageException;
 import io.pgrepl.codec.backend.ErrorFields;
 import io.pgrepl.codec.pgoutput.PgOutputDecoder;
+import io.pgrepl.codec.pgoutput.PgOutputMessageType;
 import io.pgrepl.codec.pgoutput.PgOutputState;
 import io.pgrepl.codec.replication.PrimaryKeepalive;
 import io.pgrepl.codec.replication.XLogData;
@@ -52,6 +53,8 @@ import java.util.function.LongConsumer;
 public final class LogicalReplicationStream extends CopyBothStream {
     private final LogicalReplicationOptions options;
     private final LogicalStreamHandler handler;
+    /** The handler, if it takes row changes undecoded; else null. */
+    private final RawChangeHandler rawHandler;
     private final PgOutputDecoder decoder;
     private final FeedbackTracker tracker;
     private final DedupDispatcher dispatcher;
@@ -72,6 +75,7 @@ public final class LogicalReplicationStream extends CopyBothStream {
         super(connection, command, options.statusInterval(), options.receiveTimeout(), options.readCoalescing());
         this.options = options;
         this.handler = handler;
+        this.rawHandler = handler instanceof RawChangeHandler r ? r : null;
         this.protoVersion = options.effectiveProtoVersion(connection.serverVersionNum());
         this.decoder = new PgOutputDecoder(new PgOutputState());
         this.dedupFloor = Lsn.max(options.startLsn(), resumeFrom);
@@ -243,6 +247,15 @@ public final class LogicalReplicationStream extends CopyBothStream {
             failFromHandler(e);
             return;
         }
+        if (rawHandler != null && isRowChange(x)) {
+            if (dispatcher.skipping()) return;
+            try {
+                rawHandler.onRawChange(x.buffer(), x.dataIndex(), x.dataLength());
+            } catch (RuntimeException e) {
+                failFromHandler(e);
+            }
+            return;
+        }
         dispatcher.dispatched = false;
         try {
             decoder.decode(x.buffer(), x.dataIndex(), x.dataLength(), dispatcher);
@@ -253,6 +266,12 @@ public final class LogicalReplicationStream extends CopyBothStream {
         } catch (RuntimeException e) {
             failFromHandler(e);
         }
+    }
+
+    private static boolean isRowChange(XLogData x) {
+        if (x.dataLength() < 1) return false;
+        byte type = x.buffer().getByte(x.dataIndex());
+        return type == PgOutputMessageType.INSERT || type == PgOutputMessageType.UPDATE || type == PgOutputMessageType.DELETE;
     }
 
     /**

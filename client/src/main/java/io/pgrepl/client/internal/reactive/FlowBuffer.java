@@ -40,29 +40,6 @@ public final class FlowBuffer<T> implements Flow.Subscription {
         void cancel();
     }
 
-    /**
-     * The owner of reused items: an item is lent to the subscriber for one onNext and given back
-     * once that returned (after the after-onNext hook), or when it is discarded. Both calls run
-     * on the subscriber's executor, in queue order, except a discard of an item pushed after
-     * cancel or termination, which runs on the pushing thread.
-     */
-    public interface Lease<T> {
-        /**
-         * Just before onNext: e.g. make the item readable on this thread.
-         *
-         * @param item the item about to be delivered
-         */
-        void lend(T item);
-
-        /**
-         * The subscriber is done with the item (its onNext returned or threw), or it was never
-         * delivered: the owner may reuse it.
-         *
-         * @param item the item
-         */
-        void giveBack(T item);
-    }
-
     private final Flow.Subscriber<? super T> subscriber;
     private final Executor executor;
     private final int highWatermark;
@@ -397,8 +374,8 @@ public final class FlowBuffer<T> implements Flow.Subscription {
             // Only a paused source needs the lock. A pause this read misses is caught by the check
             // after the loop: every pause is followed by a drain pass (offer and push both drain).
             if (paused) maybeResume();
+            if (l != null && !lend(l, item)) return;
             try {
-                if (l != null) l.lend(item);
                 subscriber.onNext(item);
                 if (hook != null) hook.accept(item);
             } catch (Throwable t) {
@@ -418,6 +395,18 @@ public final class FlowBuffer<T> implements Flow.Subscription {
             terminate(badRequest);
         } else if (done && queue.isEmpty()) {
             terminate(error);
+        }
+    }
+
+    /** A lend that fails (a malformed message decoded on this thread) ends the sequence with its error. */
+    private boolean lend(Lease<? super T> l, T item) {
+        try {
+            l.lend(item);
+            return true;
+        } catch (RuntimeException e) {
+            l.giveBack(item);
+            terminate(e);
+            return false;
         }
     }
 

@@ -19,7 +19,7 @@ import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
 /**
- * Reused items ({@link FlowBuffer.Lease}): an item is given back to its owner only once the
+ * Reused items ({@link Lease}): an item is given back to its owner only once the
  * subscriber's onNext for it returned (or it was never delivered), exactly once per delivery, so a
  * source that refills given-back items never overwrites one the subscriber is still reading.
  */
@@ -41,7 +41,7 @@ class FlowBufferLeaseTest {
     }
 
     /** The source's pool: records every misuse instead of throwing on the buffer's threads. */
-    static final class Pool implements FlowBuffer.Lease<Box> {
+    static final class Pool implements Lease<Box> {
         final Queue<Box> free = new ConcurrentLinkedQueue<>();
         final List<String> misuse = new CopyOnWriteArrayList<>();
         final AtomicInteger lent = new AtomicInteger();
