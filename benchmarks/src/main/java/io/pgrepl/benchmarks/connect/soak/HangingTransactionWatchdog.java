@@ -33,14 +33,18 @@ import org.apache.kafka.common.errors.TransactionalIdNotFoundException;
  * waits) that the transaction coordinator will never finish, because it no longer tracks that partition
  * as part of the producer's transaction.
  *
- * <p>The rule, per partition and producer ({@code describeProducers}): the producer has an open
- * transaction whose last write is older than {@code transaction.timeout.ms} plus a margin (the
- * coordinator aborts a transaction that outlives its timeout, so a live one is never that old), and the
- * coordinator ({@code listTransactions} by producer id, then {@code describeTransactions}) either knows
- * no transactional id for the producer, or its transaction does not include the partition. A
- * transaction the coordinator still tracks for this producer and epoch in an open state is never
- * aborted, whatever its partitions. Any error in a pass (the broker away, a coordinator loading its
- * state) ends the pass without judging anything.
+ * <p>The rule, per partition and producer ({@code describeProducers}): the same open transaction (producer
+ * id, epoch and first offset) was seen open by this watchdog for longer than {@code transaction.timeout.ms}
+ * plus a margin (the coordinator aborts a transaction that outlives its timeout, so a live one is never
+ * open that long), and the coordinator ({@code listTransactions} by producer id, then {@code
+ * describeTransactions}) either knows no transactional id for the producer, or its transaction does not
+ * include the partition. The age is the watchdog's own observation, not the producer state's {@code
+ * lastTimestamp} ({@code kafka-transactions.sh find-hanging}'s measure): that is the records' CreateTime,
+ * which a source connector sets to the source's commit time, minutes old when the connector lags, and so
+ * marks a live transaction as old. A transaction the coordinator still tracks for this producer and epoch
+ * in an open state is never aborted, whatever its partitions, and the partition is described once more
+ * right before the abort (the transaction must still be open from the same offset). Any error in a pass
+ * (the broker away, a coordinator loading its state) ends the pass and restarts every observation.
  */
 final class HangingTransactionWatchdog {
     /** One open transaction on one partition, as the partition leader describes it. */
@@ -58,6 +62,9 @@ final class HangingTransactionWatchdog {
     private final long thresholdMs;
     private final Consumer<String> log;
     private final Set<String> seen = new HashSet<>();
+    /** Each open transaction seen in the last pass (its {@link Hanging#key()}) and when it was first seen, in ms. */
+    private Map<String, Long> openSince = new HashMap<>();
+    private final java.util.function.LongSupplier clock;
     final List<Event> events = new CopyOnWriteArrayList<>();
     private volatile int passes;
     private volatile int failedPasses;
@@ -68,7 +75,13 @@ final class HangingTransactionWatchdog {
      *     ({@code transaction.abort.timed.out.transaction.cleanup.interval.ms}), and clocks differ
      */
     HangingTransactionWatchdog(Admin admin, Duration transactionTimeout, Duration margin, Consumer<String> log) {
+        this(admin, transactionTimeout, margin, log, System::currentTimeMillis);
+    }
+
+    HangingTransactionWatchdog(Admin admin, Duration transactionTimeout, Duration margin, Consumer<String> log,
+            java.util.function.LongSupplier clockMs) {
         this.admin = admin;
+        this.clock = clockMs;
         this.thresholdMs = transactionTimeout.toMillis() + margin.toMillis();
         this.log = log;
     }
@@ -97,25 +110,31 @@ final class HangingTransactionWatchdog {
             passes++;
         } catch (Exception notNow) {
             failedPasses++;
+            openSince = new HashMap<>();
             return List.of();
         }
         for (Hanging h : hanging) {
             java.time.Instant at = java.time.Instant.now();
             String offsets = offsets(h.partition());
             try {
+                if (!stillOpen(h)) {
+                    log.accept("transaction of producer " + h.producerId() + " on " + h.partition() + " from offset "
+                            + h.startOffset() + " ended while it was looked at: not aborted");
+                    continue;
+                }
                 admin.abortTransaction(new AbortTransactionSpec(h.partition(), h.producerId(), (short) h.producerEpoch(),
                         h.coordinatorEpoch())).all().get(30, TimeUnit.SECONDS);
                 boolean first = seen.add(h.key());
                 events.add(new Event(at, h, true, offsets));
                 log.accept(String.format("HANGING TRANSACTION %s: producer id %d, epoch %d, coordinator epoch %d, open"
-                                + " since offset %,d, last write %,d s ago (%s; %s) -> ABORTED%s", h.partition(),
+                                + " from offset %,d for at least %,d s (%s; %s) -> ABORTED%s", h.partition(),
                         h.producerId(), h.producerEpoch(), h.coordinatorEpoch(), h.startOffset(), h.ageMs() / 1000,
                         h.coordinatorView(), offsets, first ? "" : " (again)"));
             } catch (Exception e) {
                 Throwable cause = e instanceof ExecutionException && e.getCause() != null ? e.getCause() : e;
                 events.add(new Event(at, h, false, offsets + "; abort failed: " + cause));
-                log.accept(String.format("HANGING TRANSACTION %s: producer id %d, epoch %d, open since offset %,d, last"
-                                + " write %,d s ago (%s; %s); abort FAILED: %s", h.partition(), h.producerId(),
+                log.accept(String.format("HANGING TRANSACTION %s: producer id %d, epoch %d, open from offset %,d for at"
+                                + " least %,d s (%s; %s); abort FAILED: %s", h.partition(), h.producerId(),
                         h.producerEpoch(), h.startOffset(), h.ageMs() / 1000, h.coordinatorView(), offsets, cause));
             }
         }
@@ -128,18 +147,22 @@ final class HangingTransactionWatchdog {
         Set<String> topics = admin.listTopics(new ListTopicsOptions().listInternal(true)).names().get(30, TimeUnit.SECONDS);
         admin.describeTopics(topics).allTopicNames().get(30, TimeUnit.SECONDS).forEach((topic, d) ->
                 d.partitions().forEach(p -> partitions.add(new TopicPartition(topic, p.partition()))));
-        long now = System.currentTimeMillis();
+        long now = clock.getAsLong();
         Map<Long, List<Hanging>> candidates = new HashMap<>();
+        Map<String, Long> seenOpen = new HashMap<>();
         admin.describeProducers(partitions).all().get(30, TimeUnit.SECONDS).forEach((tp, state) -> {
             for (ProducerState p : state.activeProducers()) {
                 if (p.currentTransactionStartOffset().isEmpty()) continue;
-                long age = now - p.lastTimestamp();
-                if (age <= thresholdMs) continue;
+                Hanging h = new Hanging(tp, p.producerId(), p.producerEpoch(), p.coordinatorEpoch().orElse(-1),
+                        p.currentTransactionStartOffset().getAsLong(), p.lastTimestamp(), 0, "?");
+                long since = openSince.getOrDefault(h.key(), now);
+                seenOpen.put(h.key(), since);
+                if (now - since <= thresholdMs) continue;
                 candidates.computeIfAbsent(p.producerId(), id -> new ArrayList<>()).add(new Hanging(tp, p.producerId(),
-                        p.producerEpoch(), p.coordinatorEpoch().orElse(-1), p.currentTransactionStartOffset().getAsLong(),
-                        p.lastTimestamp(), age, "?"));
+                        p.producerEpoch(), h.coordinatorEpoch(), h.startOffset(), p.lastTimestamp(), now - since, "?"));
             }
         });
+        openSince = seenOpen;
         if (candidates.isEmpty()) return List.of();
         Map<Long, String> transactionalIds = new HashMap<>();
         for (TransactionListing l : admin.listTransactions(new ListTransactionsOptions().filterProducerIds(candidates.keySet()))
@@ -185,6 +208,18 @@ final class HangingTransactionWatchdog {
             }
         }
         return out;
+    }
+
+    /** Whether the partition still holds this very transaction open (described again, after the coordinator). */
+    private boolean stillOpen(Hanging h) throws Exception {
+        var state = admin.describeProducers(List.of(h.partition())).partitionResult(h.partition()).get(30, TimeUnit.SECONDS);
+        for (ProducerState p : state.activeProducers()) {
+            if (p.producerId() == h.producerId() && p.producerEpoch() == h.producerEpoch()
+                    && p.currentTransactionStartOffset().orElse(-1) == h.startOffset()) {
+                return true;
+            }
+        }
+        return false;
     }
 
     private static boolean isOpen(TransactionState s) {
