@@ -26,7 +26,7 @@ import org.apache.kafka.common.TopicPartition;
  * Connect workers, each a JVM of its own ({@link SoakWorker}), and one KRaft broker in a JVM of its own ({@link SoakBroker}). An initial
  * snapshot of {@code --initial-rows} rows, then {@link SoakWorkload}'s mixed changes until {@code --changes}.
  * Faults: every {@code --kill-every} seconds the worker running the task is SIGKILLed and started again
- * right away (the first kill waits for the snapshot to end); once, at 60% of the changes, the broker is
+ * right away (the first kill waits for the snapshot to end); at 60% of the changes (or each of {@code --broker-restart-at}), the broker is
  * stopped and restarted; once, at 30%, the database stays idle for {@code --idle} seconds, longer than the
  * transaction timeout. A task that fails is restarted through REST and counted. A {@link HangingTransactionWatchdog}
  * looks every 10 s for a Kafka transaction the coordinator forgot (a broker restart can leave one) and aborts
@@ -61,6 +61,8 @@ public final class ConnectSoak {
         /** Added to the transaction timeout before an open transaction the coordinator forgot counts as hanging. */
         long hangingMarginMs = 30_000;
         boolean watchdog = true;
+        /** When the broker is restarted, in percent of the changes written. */
+        List<Integer> brokerRestartAt = List.of(60);
 
         static Options parse(String[] args) {
             Options o = new Options();
@@ -80,9 +82,12 @@ public final class ConnectSoak {
                     case "--timeout-minutes" -> o.timeoutMinutes = Long.parseLong(args[++i]);
                     case "--hanging-margin-ms" -> o.hangingMarginMs = Long.parseLong(args[++i]);
                     case "--no-watchdog" -> o.watchdog = false;
+                    case "--broker-restart-at" -> o.brokerRestartAt = java.util.Arrays.stream(args[++i].split(","))
+                            .map(Integer::parseInt).sorted().toList();
                     default -> throw new IllegalArgumentException("unknown option " + args[i] + " (--changes N --kill-every S"
                             + " --idle S --transaction-timeout-ms MS --major M --initial-rows N --big-every TXS --max-lag N"
-                            + " --sample-every S --worker-heap SIZE --dir DIR --timeout-minutes M --hanging-margin-ms MS --no-watchdog)");
+                            + " --sample-every S --worker-heap SIZE --dir DIR --timeout-minutes M --hanging-margin-ms MS --no-watchdog"
+                            + " --broker-restart-at PCT[,PCT...])");
                 }
             }
             if (o.idleSeconds * 1000L <= o.transactionTimeoutMs) {
@@ -248,11 +253,11 @@ public final class ConnectSoak {
         private void drive(SoakWorkload writer, Admin admin, long[] delivered, long start) throws Exception {
             long nextKill = System.nanoTime() + TimeUnit.SECONDS.toNanos(o.killEvery);
             long nextSample = System.nanoTime();
-            boolean brokerRestarted = false;
+            int brokerRestartsDone = 0;
             java.util.concurrent.CompletableFuture<Void> restarting = java.util.concurrent.CompletableFuture.completedFuture(null);
             long deadline = start + TimeUnit.MINUTES.toNanos(o.timeoutMinutes);
             // The broker restart is not skipped when the writer ends first (a slow box).
-            while (!writer.done || !brokerRestarted || !restarting.isDone()) {
+            while (!writer.done || brokerRestartsDone < o.brokerRestartAt.size() || !restarting.isDone()) {
                 if (System.nanoTime() > deadline) throw new IllegalStateException("timed out after " + o.timeoutMinutes + " min");
                 delivered[0] = dataRecords(admin, delivered[0]);
                 ConnectRest.TaskState t = taskState();
@@ -263,8 +268,9 @@ public final class ConnectSoak {
                     rest.restartTask(workers.get(0), CONNECTOR);
                 }
                 long now = System.nanoTime();
-                if (!brokerRestarted && writer.changes.get() >= o.changes * 6 / 10) {
-                    brokerRestarted = true;
+                if (brokerRestartsDone < o.brokerRestartAt.size()
+                        && writer.changes.get() >= o.changes * o.brokerRestartAt.get(brokerRestartsDone) / 100) {
+                    brokerRestartsDone++;
                     long b0 = System.nanoTime();
                     kafka.restart();
                     brokerRestarts++;

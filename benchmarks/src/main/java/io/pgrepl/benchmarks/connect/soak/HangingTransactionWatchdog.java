@@ -62,6 +62,8 @@ final class HangingTransactionWatchdog {
     private final long thresholdMs;
     private final Consumer<String> log;
     private final Set<String> seen = new HashSet<>();
+    /** Transactions whose abort the broker refused for good (not a retriable error): never tried again. */
+    private final Set<String> refused = new HashSet<>();
     /** Each open transaction seen in the last pass (its {@link Hanging#key()}) and when it was first seen, in ms. */
     private Map<String, Long> openSince = new HashMap<>();
     private final java.util.function.LongSupplier clock;
@@ -114,6 +116,7 @@ final class HangingTransactionWatchdog {
             return List.of();
         }
         for (Hanging h : hanging) {
+            if (refused.contains(h.key())) continue;
             java.time.Instant at = java.time.Instant.now();
             String offsets = offsets(h.partition());
             try {
@@ -132,6 +135,10 @@ final class HangingTransactionWatchdog {
                         h.coordinatorView(), offsets, first ? "" : " (again)"));
             } catch (Exception e) {
                 Throwable cause = e instanceof ExecutionException && e.getCause() != null ? e.getCause() : e;
+                if (!(cause instanceof org.apache.kafka.common.errors.RetriableException
+                        || cause instanceof java.util.concurrent.TimeoutException)) {
+                    refused.add(h.key()); // e.g. an epoch the partition has moved past: retrying cannot help
+                }
                 events.add(new Event(at, h, false, offsets + "; abort failed: " + cause));
                 log.accept(String.format("HANGING TRANSACTION %s: producer id %d, epoch %d, open from offset %,d for at"
                                 + " least %,d s (%s; %s); abort FAILED: %s", h.partition(), h.producerId(),
