@@ -182,7 +182,7 @@ public final class ConnectSoak {
                 double deliveredSeconds = (System.nanoTime() - start) / 1e9;
                 samplePeakHeap();
                 for (SoakWorker w : all) w.close();
-                watch.shutdownNow();
+                // The watchdog stays on while the topics are read back read_committed: a hang would stall that too.
                 return verify(direct, writer, writeSeconds, deliveredSeconds);
             } finally {
                 watch.shutdownNow();
