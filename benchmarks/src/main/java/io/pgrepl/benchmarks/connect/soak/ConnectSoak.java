@@ -26,9 +26,11 @@ import org.apache.kafka.common.TopicPartition;
  * Connect workers, each a JVM of its own ({@link SoakWorker}), and one KRaft broker in a JVM of its own ({@link SoakBroker}). An initial
  * snapshot of {@code --initial-rows} rows, then {@link SoakWorkload}'s mixed changes until {@code --changes}.
  * Faults: every {@code --kill-every} seconds the worker running the task is SIGKILLed and started again
- * right away (the first kill waits for the snapshot to end); once, at 60% of the changes, the broker is
+ * right away (the first kill waits for the snapshot to end); at 60% of the changes (or each of {@code --broker-restart-at}), the broker is
  * stopped and restarted; once, at 30%, the database stays idle for {@code --idle} seconds, longer than the
- * transaction timeout. A task that fails is restarted through REST and counted. At the end every topic is
+ * transaction timeout. A task that fails is restarted through REST and counted. A {@link HangingTransactionWatchdog}
+ * looks every 10 s for a Kafka transaction the coordinator forgot (a broker restart can leave one) and aborts
+ * it, as an operator would ({@code --no-watchdog} leaves it hanging). At the end every topic is
  * read with read_committed and rebuilt ({@link TopicRebuild}) and compared with the source tables.
  *
  * <pre>
@@ -56,6 +58,11 @@ public final class ConnectSoak {
         String workerHeap = "768m";
         Path dir = Path.of("target", "connect-soak");
         long timeoutMinutes = 120;
+        /** Added to the transaction timeout before an open transaction the coordinator forgot counts as hanging. */
+        long hangingMarginMs = 30_000;
+        boolean watchdog = true;
+        /** When the broker is restarted, in percent of the changes written. */
+        List<Integer> brokerRestartAt = List.of(60);
 
         static Options parse(String[] args) {
             Options o = new Options();
@@ -73,9 +80,14 @@ public final class ConnectSoak {
                     case "--worker-heap" -> o.workerHeap = args[++i];
                     case "--dir" -> o.dir = Path.of(args[++i]);
                     case "--timeout-minutes" -> o.timeoutMinutes = Long.parseLong(args[++i]);
+                    case "--hanging-margin-ms" -> o.hangingMarginMs = Long.parseLong(args[++i]);
+                    case "--no-watchdog" -> o.watchdog = false;
+                    case "--broker-restart-at" -> o.brokerRestartAt = java.util.Arrays.stream(args[++i].split(","))
+                            .map(Integer::parseInt).sorted().toList();
                     default -> throw new IllegalArgumentException("unknown option " + args[i] + " (--changes N --kill-every S"
                             + " --idle S --transaction-timeout-ms MS --major M --initial-rows N --big-every TXS --max-lag N"
-                            + " --sample-every S --worker-heap SIZE --dir DIR --timeout-minutes M)");
+                            + " --sample-every S --worker-heap SIZE --dir DIR --timeout-minutes M --hanging-margin-ms MS --no-watchdog"
+                            + " --broker-restart-at PCT[,PCT...])");
                 }
             }
             if (o.idleSeconds * 1000L <= o.transactionTimeoutMs) {
@@ -117,6 +129,8 @@ public final class ConnectSoak {
         private int brokerRestarts;
         private int taskFailures;
         private final List<String> failureTraces = new ArrayList<>();
+        private HangingTransactionWatchdog watchdog;
+        private long startNanos;
 
         Run(Options o, PgServer pg) {
             this.o = o;
@@ -129,6 +143,12 @@ public final class ConnectSoak {
             pg.sql("postgres", SoakWorkload.initialRows(o.initialRows));
             long t0 = System.nanoTime();
             kafka = SoakBroker.start(o.dir.resolve("broker"));
+            startNanos = System.nanoTime();
+            java.util.concurrent.ScheduledExecutorService watch = java.util.concurrent.Executors.newSingleThreadScheduledExecutor(r -> {
+                Thread t = new Thread(r, "connect-soak-hanging-transactions");
+                t.setDaemon(true);
+                return t;
+            });
             workerProps = workerProps(kafka.bootstrap());
             for (String w : List.of("w1", "w2")) workers.add(startWorker(w));
             System.out.printf("Connect soak: %,d changes, PostgreSQL %s, a worker killed every %d s, idle %d s"
@@ -138,13 +158,21 @@ public final class ConnectSoak {
             ConnectionConfig direct = ConnectionConfig.builder().host(pg.host()).port(pg.port()).user(pg.superuser().name())
                     .password(pg.superuser().password()).database("postgres").sslMode(SslMode.DISABLE).build();
             try (Admin admin = Admin.create(Map.of(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, kafka.bootstrap(),
-                    AdminClientConfig.DEFAULT_API_TIMEOUT_MS_CONFIG, "10000", AdminClientConfig.REQUEST_TIMEOUT_MS_CONFIG, "5000"))) {
+                    AdminClientConfig.DEFAULT_API_TIMEOUT_MS_CONFIG, "10000", AdminClientConfig.REQUEST_TIMEOUT_MS_CONFIG, "5000"));
+                    Admin watchAdmin = Admin.create(Map.of(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, kafka.bootstrap(),
+                            AdminClientConfig.DEFAULT_API_TIMEOUT_MS_CONFIG, "20000",
+                            AdminClientConfig.REQUEST_TIMEOUT_MS_CONFIG, "10000"))) {
+                watchdog = new HangingTransactionWatchdog(watchAdmin, Duration.ofMillis(o.transactionTimeoutMs),
+                        Duration.ofMillis(o.hangingMarginMs), line -> System.out.printf("t=%ds %s%n",
+                                (System.nanoTime() - startNanos) / 1_000_000_000L, line));
+                if (o.watchdog) watch.scheduleWithFixedDelay(watchdog::sweep, 10, 10, TimeUnit.SECONDS);
                 long[] delivered = {0};
                 SoakWorkload writer = new SoakWorkload(direct, o.changes, o.bigEvery, o.maxLag, () -> delivered[0],
                         o.changes * 3 / 10, o.idleSeconds * 1000L);
                 Thread wt = new Thread(writer, "connect-soak-writer");
                 awaitSnapshotDone(Duration.ofMinutes(10));
                 long start = System.nanoTime();
+                startNanos = start;
                 wt.start();
                 drive(writer, admin, delivered, start);
                 wt.join();
@@ -154,8 +182,10 @@ public final class ConnectSoak {
                 double deliveredSeconds = (System.nanoTime() - start) / 1e9;
                 samplePeakHeap();
                 for (SoakWorker w : all) w.close();
+                // The watchdog stays on while the topics are read back read_committed: a hang would stall that too.
                 return verify(direct, writer, writeSeconds, deliveredSeconds);
             } finally {
+                watch.shutdownNow();
                 for (SoakWorker w : all) w.close();
                 kafka.close();
             }
@@ -223,11 +253,11 @@ public final class ConnectSoak {
         private void drive(SoakWorkload writer, Admin admin, long[] delivered, long start) throws Exception {
             long nextKill = System.nanoTime() + TimeUnit.SECONDS.toNanos(o.killEvery);
             long nextSample = System.nanoTime();
-            boolean brokerRestarted = false;
+            int brokerRestartsDone = 0;
             java.util.concurrent.CompletableFuture<Void> restarting = java.util.concurrent.CompletableFuture.completedFuture(null);
             long deadline = start + TimeUnit.MINUTES.toNanos(o.timeoutMinutes);
             // The broker restart is not skipped when the writer ends first (a slow box).
-            while (!writer.done || !brokerRestarted || !restarting.isDone()) {
+            while (!writer.done || brokerRestartsDone < o.brokerRestartAt.size() || !restarting.isDone()) {
                 if (System.nanoTime() > deadline) throw new IllegalStateException("timed out after " + o.timeoutMinutes + " min");
                 delivered[0] = dataRecords(admin, delivered[0]);
                 ConnectRest.TaskState t = taskState();
@@ -238,8 +268,9 @@ public final class ConnectSoak {
                     rest.restartTask(workers.get(0), CONNECTOR);
                 }
                 long now = System.nanoTime();
-                if (!brokerRestarted && writer.changes.get() >= o.changes * 6 / 10) {
-                    brokerRestarted = true;
+                if (brokerRestartsDone < o.brokerRestartAt.size()
+                        && writer.changes.get() >= o.changes * o.brokerRestartAt.get(brokerRestartsDone) / 100) {
+                    brokerRestartsDone++;
                     long b0 = System.nanoTime();
                     kafka.restart();
                     brokerRestarts++;
@@ -369,6 +400,14 @@ public final class ConnectSoak {
             System.out.printf("task: %d starts, %d stream reconnects, %d failed (restarted through REST), %d graceful-stop"
                     + " failures%n", logs.taskStarts(), logs.reconnects(), taskFailures, logs.gracefulStopFailures());
             for (String f : failureTraces) System.out.println("  failed: " + f);
+            System.out.printf("hanging Kafka transactions: %d found, %d aborted (watchdog %s, %d passes, %d passes"
+                            + " without an answer)%n", watchdog.found(), watchdog.aborted(), o.watchdog ? "on" : "off",
+                    watchdog.passes(), watchdog.failedPasses());
+            for (var e : watchdog.events) {
+                System.out.printf("  %s: %s producer %d epoch %d from offset %,d, %s%s%n",
+                        e.at(), e.hanging().partition(), e.hanging().producerId(), e.hanging().producerEpoch(),
+                        e.hanging().startOffset(), e.detail(), e.aborted() ? ", aborted" : "");
+            }
             for (var e : peakHeap.entrySet()) {
                 System.out.printf("peak heap %s: %.0f MB after GC, %.0f MB in use%n", e.getKey(), e.getValue()[0] / 1048576.0,
                         e.getValue()[1] / 1048576.0);
