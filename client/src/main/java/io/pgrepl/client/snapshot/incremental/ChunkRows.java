@@ -38,6 +38,11 @@ final class ChunkRows {
         lastKey = keyTexts;
     }
 
+    /** {@return the bytes held (lines, key strings roughly)} */
+    long bytes() {
+        return lines.capacity() + 24L * count;
+    }
+
     int count() {
         return count;
     }
