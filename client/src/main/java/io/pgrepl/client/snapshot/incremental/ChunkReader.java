@@ -9,10 +9,12 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
 
 /**
- * Reads chunks of one table on one ordinary connection: the low watermark, then in one REPEATABLE
- * READ transaction the snapshot and the chunk's COPY, then the high watermark. The four commands
- * are queued at once; the connection runs them in order, so the low mark commits before the
- * snapshot is taken and the high mark after the read transaction ended.
+ * Reads chunks of one table on one ordinary connection in two simple queries: the low watermark
+ * in a transaction of its own, then in one REPEATABLE READ transaction the snapshot and the
+ * chunk's COPY; then the end of that transaction and the high watermark. Statements of one query
+ * string run in order, so the low mark commits before the snapshot is taken and the high mark
+ * after the read transaction ended. The low mark commits asynchronously (it reaches the stream
+ * with the high mark's flush, which is synchronous); a chunk waits for one WAL flush, not two.
  */
 final class ChunkReader {
     /** The logical message prefix of watermarks. */
@@ -51,27 +53,27 @@ final class ChunkReader {
      */
     CompletionStage<ChunkRead> read(String token, KeyedTable table, RelationInfo selected, List<String> after,
                                     List<String> upTo, int limit) {
-        CompletableFuture<?> low = mode == WatermarkMode.READ_ONLY ? CompletableFuture.completedFuture(null)
-                : connection.simpleQuery(mark(token, true)).toCompletableFuture();
-        CompletableFuture<List<QueryResult>> begin = connection.simpleQuery(
-                "BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY; SELECT " + snapshotFunction + "::text, " + LSN).toCompletableFuture();
-        ChunkCopyExchange copy = new ChunkCopyExchange(table.chunkSql(after, upTo, limit), selected,
+        String low = mode == WatermarkMode.READ_ONLY ? ""
+                : "BEGIN; SELECT set_config('synchronous_commit', 'off', true); " + mark(token, true) + "; COMMIT; ";
+        ChunkCopyExchange copy = new ChunkCopyExchange(low + "BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY; SELECT "
+                + snapshotFunction + "::text, " + LSN + "; ", table.chunkSql(after, upTo, limit), selected,
                 table.publishedColumnCount(), table.keyColumnIndexes(), new ChunkRows());
         connection.submit(copy);
         // Ends the transaction whatever happened inside it (COMMIT of a failed one rolls back).
         CompletableFuture<List<QueryResult>> end = connection.simpleQuery("COMMIT; " + (mode == WatermarkMode.READ_ONLY
                 ? "SELECT " + LSN + ", current_setting('wal_block_size')" : mark(token, false))).toCompletableFuture();
         CompletableFuture<ChunkRead> out = new CompletableFuture<>();
-        CompletableFuture.allOf(low, begin, copy.future(), end).whenComplete((v, e) -> {
+        CompletableFuture.allOf(copy.future(), end).whenComplete((v, e) -> {
             if (e != null) {
                 copy.future().thenAccept(ChunkRows::release);
                 out.completeExceptionally(e instanceof java.util.concurrent.CompletionException c && c.getCause() != null ? c.getCause() : e);
                 return;
             }
             try {
-                QueryResult snap = begin.join().get(1);
-                XidSnapshot s = XidSnapshot.parse(snap.singleRow().get(0));
-                long lowLsn = Lsn.parse(snap.singleRow().get(1));
+                String[] snap = copy.prefixRow();
+                if (snap == null || snap.length != 2) throw new IllegalStateException("no snapshot row before the chunk's COPY");
+                XidSnapshot s = XidSnapshot.parse(snap[0]);
+                long lowLsn = Lsn.parse(snap[1]);
                 long highLsn = mode == WatermarkMode.READ_ONLY ? readOnlyMark(end.join().get(1)) : 0;
                 out.complete(new ChunkRead(copy.future().join(), s, lowLsn, highLsn));
             } catch (RuntimeException ex) {

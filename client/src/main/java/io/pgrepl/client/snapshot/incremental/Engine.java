@@ -288,10 +288,10 @@ final class Engine {
 
     private void startChunk(TableRun t, TableRun.Cursor c) {
         if (c.reader == null) c.reader = openReader();
+        List<String> after = c.after(); // before the new chunk is open: after the newest one's rows
         Chunk ch = new Chunk(engineId + "-" + (++chunkSeq), t, c, window.lastCommitLsn, t.lastSnapshot);
         c.open.addLast(ch);
         chunks.put(ch.token, ch);
-        List<String> after = c.after();
         c.reader.thenCompose(r -> r.read(ch.token, t.plan, t.selected, after, c.range.upTo(), options.chunkSize()))
                 .whenComplete((read, e) -> loop.execute(() -> onRead(ch, read, e)));
     }
