@@ -290,6 +290,7 @@ final class Engine {
         if (c.reader == null) c.reader = openReader();
         List<String> after = c.after(); // before the new chunk is open: after the newest one's rows
         Chunk ch = new Chunk(engineId + "-" + (++chunkSeq), t, c, window.lastCommitLsn, t.lastSnapshot);
+        ch.readAhead = !c.open.isEmpty();
         c.open.addLast(ch);
         chunks.put(ch.token, ch);
         c.reader.thenCompose(r -> r.read(ch.token, t.plan, t.selected, after, c.range.upTo(), options.chunkSize()))
