@@ -32,6 +32,8 @@ final class ChunkCopyExchange implements Exchange {
     private final CompletableFuture<ChunkRows> future = new CompletableFuture<>();
     private final DataRow dataRow = new DataRow();
     private String[] prefixRow;
+    private String[] suffixRow;
+    private boolean copied;
     private Throwable error;
     private ByteBuf current;
 
@@ -39,8 +41,8 @@ final class ChunkCopyExchange implements Exchange {
      * @param prefix statements run before the COPY in the same query string, each ending with
      *               {@code ;}, or empty
      */
-    ChunkCopyExchange(String prefix, String select, RelationInfo selected, int published, int[] keyIdx, ChunkRows rows) {
-        this.sql = prefix + "COPY (" + select + ") TO STDOUT";
+    ChunkCopyExchange(String prefix, String select, String suffix, RelationInfo selected, int published, int[] keyIdx, ChunkRows rows) {
+        this.sql = prefix + "COPY (" + select + ") TO STDOUT" + suffix;
         this.selected = selected;
         this.published = published;
         this.keyIdx = keyIdx;
@@ -56,6 +58,11 @@ final class ChunkCopyExchange implements Exchange {
         return prefixRow;
     }
 
+    /** {@return the texts of the last row the statements after the COPY returned, or null if none} */
+    String[] suffixRow() {
+        return suffixRow;
+    }
+
     @Override
     public void start(ExchangeContext ctx) {
         ctx.writeAndFlush(Frontend.query(ctx.alloc(), sql));
@@ -64,7 +71,10 @@ final class ChunkCopyExchange implements Exchange {
     @Override
     public boolean onFrame(byte type, ByteBuf payload) {
         switch (type) {
-            case BackendMessage.COPY_OUT_RESPONSE -> decoder.start(payload, selected, false);
+            case BackendMessage.COPY_OUT_RESPONSE -> {
+                copied = true;
+                decoder.start(payload, selected, false);
+            }
             case BackendMessage.COPY_DATA -> {
                 if (error == null) {
                     current = payload;
@@ -77,7 +87,8 @@ final class ChunkCopyExchange implements Exchange {
                 dataRow.wrap(payload);
                 String[] texts = new String[dataRow.columnCount()];
                 for (int i = 0; i < texts.length; i++) texts[i] = dataRow.isNull(i) ? null : dataRow.text(i);
-                prefixRow = texts;
+                if (copied) suffixRow = texts;
+                else prefixRow = texts;
             }
             case BackendMessage.ERROR_RESPONSE -> {
                 if (error == null) error = new PgException(ErrorFields.decode(payload, type));
