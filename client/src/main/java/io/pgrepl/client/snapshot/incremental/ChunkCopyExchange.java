@@ -15,10 +15,10 @@ import io.pgrepl.codec.pgoutput.TupleView;
 import java.util.concurrent.CompletableFuture;
 
 /**
- * One chunk's {@code COPY (SELECT ...) TO STDOUT} in text format, as a simple query, after the
- * statements of a prefix in the same query string (the low mark and the snapshot, so the chunk
- * costs one round trip less per statement); the last row the prefix returns is kept ({@link
- * #prefixRow}). Each COPY row is decoded in place to take its key texts, then its line, cut after
+ * One chunk's {@code COPY (SELECT ...) TO STDOUT} in text format, as a simple query, between the
+ * statements of a prefix and a suffix in the same query string (the low mark and the snapshot
+ * before, the end of the read transaction and the high mark after: one round trip per chunk); the
+ * last row each returns is kept ({@link #prefixRow}, {@link #suffixRow}). Each COPY row is decoded in place to take its key texts, then its line, cut after
  * the published columns (a planned table may select unpublished key columns after them), is
  * stored in {@link ChunkRows}. An error drains to ReadyForQuery, so the connection stays in step.
  */
@@ -40,6 +40,7 @@ final class ChunkCopyExchange implements Exchange {
     /**
      * @param prefix statements run before the COPY in the same query string, each ending with
      *               {@code ;}, or empty
+     * @param suffix statements run after it, each starting with {@code ;}, or empty
      */
     ChunkCopyExchange(String prefix, String select, String suffix, RelationInfo selected, int published, int[] keyIdx, ChunkRows rows) {
         this.sql = prefix + "COPY (" + select + ") TO STDOUT" + suffix;
