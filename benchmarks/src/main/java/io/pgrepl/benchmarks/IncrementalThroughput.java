@@ -28,7 +28,9 @@ import java.util.concurrent.TimeUnit;
  * rows), for 1 and 2 workers and two chunk sizes. Idle database: the figures are the chunking and
  * watermark cost, not the drop rule's.
  *
- * <pre>java -cp benchmarks/target/benchmarks.jar io.pgrepl.benchmarks.IncrementalThroughput [--rows 1000000] [--version 17]</pre>
+ * <pre>java -cp benchmarks/target/benchmarks.jar io.pgrepl.benchmarks.IncrementalThroughput [--rows 1000000] [--version 17]
+ *     [--only copy,1024x1,1024x2,8192x1,8192x2]</pre>
+ * ({@code --only}: the variants to run, chunk size x workers; all by default).
  */
 public final class IncrementalThroughput {
     private IncrementalThroughput() {}
@@ -38,11 +40,13 @@ public final class IncrementalThroughput {
     public static void main(String[] args) throws Exception {
         int rows = 1_000_000;
         int version = 17;
+        String only = null;
         for (int i = 0; i < args.length; i++) {
             switch (args[i]) {
                 case "--rows" -> rows = Integer.parseInt(args[++i]);
                 case "--version" -> version = Integer.parseInt(args[++i]);
-                default -> throw new IllegalArgumentException("usage: [--rows N] [--version 17]");
+                case "--only" -> only = "," + args[++i] + ",";
+                default -> throw new IllegalArgumentException("usage: [--rows N] [--version 17] [--only copy,8192x1,...]");
             }
         }
         try (PgServer s = PgServer.builder().version(version).setting("max_replication_slots", "20")
@@ -56,9 +60,10 @@ public final class IncrementalThroughput {
             copy(s); // warm-up
             System.out.println("| variant | wall | rows/s | client CPU ns/row |");
             System.out.println("|---|---|---|---|");
-            report("exported-snapshot copy, 1 worker", rows, copy(s));
+            if (only == null || only.contains(",copy,")) report("exported-snapshot copy, 1 worker", rows, copy(s));
             for (int chunk : new int[] {1024, 8192}) {
                 for (int workers : new int[] {1, 2}) {
+                    if (only != null && !only.contains("," + chunk + "x" + workers + ",")) continue;
                     report("incremental, chunk " + chunk + ", " + workers + " worker(s)", rows, incremental(s, chunk, workers));
                 }
             }

@@ -24,6 +24,8 @@ final class Chunk {
     /** Where the reads sit in the stream. */
     long position;
     boolean abandoned;
+    /** Started while an older chunk of the worker was still open (its high mark not passed yet). */
+    boolean readAhead;
 
     Chunk(String token, TableRun table, TableRun.Cursor cursor, long lsnFloor, XidSnapshot safeSnapshot) {
         this.token = token;

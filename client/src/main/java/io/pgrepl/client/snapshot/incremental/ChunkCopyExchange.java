@@ -7,19 +7,20 @@ import io.pgrepl.client.internal.Exchange;
 import io.pgrepl.client.internal.ExchangeContext;
 import io.pgrepl.client.internal.Frontend;
 import io.pgrepl.codec.backend.BackendMessage;
+import io.pgrepl.codec.backend.DataRow;
 import io.pgrepl.codec.backend.ErrorFields;
 import io.pgrepl.codec.copy.CopyOutDecoder;
 import io.pgrepl.codec.pgoutput.RelationInfo;
 import io.pgrepl.codec.pgoutput.TupleView;
-import java.util.ArrayList;
-import java.util.List;
 import java.util.concurrent.CompletableFuture;
 
 /**
- * One chunk's {@code COPY (SELECT ...) TO STDOUT} in text format, as a simple query. Each row is
- * decoded in place to take its key texts, then its line, cut after the published columns (a
- * planned table may select unpublished key columns after them), is stored in {@link ChunkRows}.
- * An error drains to ReadyForQuery, so the connection stays in step.
+ * One chunk's {@code COPY (SELECT ...) TO STDOUT} in text format, as a simple query, between the
+ * statements of a prefix and a suffix in the same query string (the low mark and the snapshot
+ * before, the end of the read transaction and the high mark after: one round trip per chunk); the
+ * last row each returns is kept ({@link #prefixRow}, {@link #suffixRow}). Each COPY row is decoded in place to take its key texts, then its line, cut after
+ * the published columns (a planned table may select unpublished key columns after them), is
+ * stored in {@link ChunkRows}. An error drains to ReadyForQuery, so the connection stays in step.
  */
 final class ChunkCopyExchange implements Exchange {
     private final String sql;
@@ -29,11 +30,20 @@ final class ChunkCopyExchange implements Exchange {
     private final ChunkRows rows;
     private final CopyOutDecoder decoder = new CopyOutDecoder();
     private final CompletableFuture<ChunkRows> future = new CompletableFuture<>();
+    private final DataRow dataRow = new DataRow();
+    private String[] prefixRow;
+    private String[] suffixRow;
+    private boolean copied;
     private Throwable error;
     private ByteBuf current;
 
-    ChunkCopyExchange(String select, RelationInfo selected, int published, int[] keyIdx, ChunkRows rows) {
-        this.sql = "COPY (" + select + ") TO STDOUT";
+    /**
+     * @param prefix statements run before the COPY in the same query string, each ending with
+     *               {@code ;}, or empty
+     * @param suffix statements run after it, each starting with {@code ;}, or empty
+     */
+    ChunkCopyExchange(String prefix, String select, String suffix, RelationInfo selected, int published, int[] keyIdx, ChunkRows rows) {
+        this.sql = prefix + "COPY (" + select + ") TO STDOUT" + suffix;
         this.selected = selected;
         this.published = published;
         this.keyIdx = keyIdx;
@@ -44,6 +54,16 @@ final class ChunkCopyExchange implements Exchange {
         return future;
     }
 
+    /** {@return the texts of the last row the prefix returned (null values as null), or null if none; once the future completed} */
+    String[] prefixRow() {
+        return prefixRow;
+    }
+
+    /** {@return the texts of the last row the statements after the COPY returned, or null if none} */
+    String[] suffixRow() {
+        return suffixRow;
+    }
+
     @Override
     public void start(ExchangeContext ctx) {
         ctx.writeAndFlush(Frontend.query(ctx.alloc(), sql));
@@ -52,7 +72,10 @@ final class ChunkCopyExchange implements Exchange {
     @Override
     public boolean onFrame(byte type, ByteBuf payload) {
         switch (type) {
-            case BackendMessage.COPY_OUT_RESPONSE -> decoder.start(payload, selected, false);
+            case BackendMessage.COPY_OUT_RESPONSE -> {
+                copied = true;
+                decoder.start(payload, selected, false);
+            }
             case BackendMessage.COPY_DATA -> {
                 if (error == null) {
                     current = payload;
@@ -60,7 +83,14 @@ final class ChunkCopyExchange implements Exchange {
                 }
             }
             case BackendMessage.COPY_DONE -> decoder.finish();
-            case BackendMessage.COMMAND_COMPLETE, BackendMessage.EMPTY_QUERY_RESPONSE -> { }
+            case BackendMessage.ROW_DESCRIPTION, BackendMessage.COMMAND_COMPLETE, BackendMessage.EMPTY_QUERY_RESPONSE -> { }
+            case BackendMessage.DATA_ROW -> {
+                dataRow.wrap(payload);
+                String[] texts = new String[dataRow.columnCount()];
+                for (int i = 0; i < texts.length; i++) texts[i] = dataRow.isNull(i) ? null : dataRow.text(i);
+                if (copied) suffixRow = texts;
+                else prefixRow = texts;
+            }
             case BackendMessage.ERROR_RESPONSE -> {
                 if (error == null) error = new PgException(ErrorFields.decode(payload, type));
             }
@@ -76,19 +106,28 @@ final class ChunkCopyExchange implements Exchange {
     }
 
     private void row(TupleView t) {
-        List<String> texts = new ArrayList<>(keyIdx.length);
-        for (int i : keyIdx) texts.add(t.text(i));
+        String key;
+        if (keyIdx.length == 1) {
+            key = t.text(keyIdx[0]);
+        } else {
+            StringBuilder b = new StringBuilder();
+            for (int k = 0; k < keyIdx.length; k++) {
+                if (k > 0) b.append(ChunkRows.KEY_SEPARATOR);
+                b.append(t.text(keyIdx[k]));
+            }
+            key = b.toString();
+        }
         int from = current.readerIndex();
         int end = current.writerIndex();
         if (published == selected.columnCount()) {
-            rows.add(current, from, end - from, false, ChunkRows.key(texts), texts);
+            rows.add(current, from, end - from, false, key);
             return;
         }
         // Fields are tab-separated and a tab inside a value is escaped, so the published prefix
         // ends at the published-th tab.
         int cut = from - 1;
         for (int i = 0; i < published; i++) cut = current.indexOf(cut + 1, end, (byte) '\t');
-        rows.add(current, from, cut - from, true, ChunkRows.key(texts), texts);
+        rows.add(current, from, cut - from, true, key);
     }
 
     @Override

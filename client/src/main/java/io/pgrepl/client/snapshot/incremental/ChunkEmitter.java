@@ -25,9 +25,12 @@ final class ChunkEmitter {
         }
         long emitted = 0;
         long position = ch.position;
+        CopyOutDecoder.RowHandler read = row -> handler.onSnapshotRead(row, position);
+        // An idle table's touch log is empty: no lookup per row then.
+        boolean touched = !t.touches.isEmpty();
         for (int i = 0; i < rows.count(); i++) {
-            if (t.touches.conflicts(rows.key(i), ch.lowLsn, s)) continue;
-            rows.emit(i, decoder, row -> handler.onSnapshotRead(row, position));
+            if (touched && t.touches.conflicts(rows.key(i), ch.lowLsn, s)) continue;
+            rows.emit(i, decoder, read);
             emitted++;
         }
         decoder.finish();

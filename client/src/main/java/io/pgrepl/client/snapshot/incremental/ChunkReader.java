@@ -1,7 +1,6 @@
 package io.pgrepl.client.snapshot.incremental;
 
 import io.pgrepl.client.PgConnection;
-import io.pgrepl.client.QueryResult;
 import io.pgrepl.codec.Lsn;
 import io.pgrepl.codec.pgoutput.RelationInfo;
 import java.util.List;
@@ -9,10 +8,13 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
 
 /**
- * Reads chunks of one table on one ordinary connection: the low watermark, then in one REPEATABLE
- * READ transaction the snapshot and the chunk's COPY, then the high watermark. The four commands
- * are queued at once; the connection runs them in order, so the low mark commits before the
- * snapshot is taken and the high mark after the read transaction ended.
+ * Reads chunks of one table on one ordinary connection, one simple query (one round trip) per
+ * chunk: the low watermark in a transaction of its own, then in one REPEATABLE READ transaction
+ * the snapshot and the chunk's COPY, then the end of that transaction and the high watermark.
+ * Statements of one query string run in order, so the low mark commits before the snapshot is
+ * taken and the high mark after the read transaction ended. The low mark commits asynchronously
+ * (it reaches the stream with the high mark's flush, which is synchronous); a chunk waits for one
+ * WAL flush, not two.
  */
 final class ChunkReader {
     /** The logical message prefix of watermarks. */
@@ -51,31 +53,32 @@ final class ChunkReader {
      */
     CompletionStage<ChunkRead> read(String token, KeyedTable table, RelationInfo selected, List<String> after,
                                     List<String> upTo, int limit) {
-        CompletableFuture<?> low = mode == WatermarkMode.READ_ONLY ? CompletableFuture.completedFuture(null)
-                : connection.simpleQuery(mark(token, true)).toCompletableFuture();
-        CompletableFuture<List<QueryResult>> begin = connection.simpleQuery(
-                "BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY; SELECT " + snapshotFunction + "::text, " + LSN).toCompletableFuture();
-        ChunkCopyExchange copy = new ChunkCopyExchange(table.chunkSql(after, upTo, limit), selected,
+        String low = mode == WatermarkMode.READ_ONLY ? ""
+                : "BEGIN; SELECT set_config('synchronous_commit', 'off', true); " + mark(token, true) + "; COMMIT; ";
+        String end = "; COMMIT; " + (mode == WatermarkMode.READ_ONLY
+                ? "SELECT " + LSN + ", current_setting('wal_block_size')" : mark(token, false));
+        ChunkCopyExchange copy = new ChunkCopyExchange(low + "BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY; SELECT "
+                + snapshotFunction + "::text, " + LSN + "; ", table.chunkSql(after, upTo, limit), end, selected,
                 table.publishedColumnCount(), table.keyColumnIndexes(), new ChunkRows());
         connection.submit(copy);
-        // Ends the transaction whatever happened inside it (COMMIT of a failed one rolls back).
-        CompletableFuture<List<QueryResult>> end = connection.simpleQuery("COMMIT; " + (mode == WatermarkMode.READ_ONLY
-                ? "SELECT " + LSN + ", current_setting('wal_block_size')" : mark(token, false))).toCompletableFuture();
         CompletableFuture<ChunkRead> out = new CompletableFuture<>();
-        CompletableFuture.allOf(low, begin, copy.future(), end).whenComplete((v, e) -> {
+        copy.future().whenComplete((v, e) -> {
             if (e != null) {
-                copy.future().thenAccept(ChunkRows::release);
-                out.completeExceptionally(e instanceof java.util.concurrent.CompletionException c && c.getCause() != null ? c.getCause() : e);
+                // An error skips the rest of the query string and may leave the read transaction
+                // open and failed: it ends here before the chunk fails (a warning if none was open).
+                Throwable cause = e instanceof java.util.concurrent.CompletionException c && c.getCause() != null ? c.getCause() : e;
+                connection.simpleQuery("ROLLBACK").whenComplete((r, x) -> out.completeExceptionally(cause));
                 return;
             }
             try {
-                QueryResult snap = begin.join().get(1);
-                XidSnapshot s = XidSnapshot.parse(snap.singleRow().get(0));
-                long lowLsn = Lsn.parse(snap.singleRow().get(1));
-                long highLsn = mode == WatermarkMode.READ_ONLY ? readOnlyMark(end.join().get(1)) : 0;
-                out.complete(new ChunkRead(copy.future().join(), s, lowLsn, highLsn));
+                String[] snap = copy.prefixRow();
+                if (snap == null || snap.length != 2) throw new IllegalStateException("no snapshot row before the chunk's COPY");
+                XidSnapshot s = XidSnapshot.parse(snap[0]);
+                long lowLsn = Lsn.parse(snap[1]);
+                long highLsn = mode == WatermarkMode.READ_ONLY ? readOnlyMark(copy.suffixRow()) : 0;
+                out.complete(new ChunkRead(v, s, lowLsn, highLsn));
             } catch (RuntimeException ex) {
-                copy.future().thenAccept(ChunkRows::release);
+                v.release();
                 out.completeExceptionally(ex);
             }
         });
@@ -88,9 +91,10 @@ final class ChunkReader {
      * moved back to it (a record is at least 24 bytes after a header of 24 or 40, so none ends
      * between the boundary and 40 bytes after it).
      */
-    private static long readOnlyMark(QueryResult r) {
-        long lsn = Lsn.parse(r.singleRow().get(0));
-        long block = Long.parseLong(r.singleRow().get(1));
+    private static long readOnlyMark(String[] row) {
+        if (row == null || row.length != 2) throw new IllegalStateException("no position row after the chunk's COPY");
+        long lsn = Lsn.parse(row[0]);
+        long block = Long.parseLong(row[1]);
         long into = Long.remainderUnsigned(lsn, block);
         return into <= 40 ? lsn - into : lsn;
     }

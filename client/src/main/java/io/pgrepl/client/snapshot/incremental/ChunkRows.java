@@ -23,10 +23,9 @@ final class ChunkRows {
     private int[] ends = new int[256];
     private String[] keys = new String[256];
     private int count;
-    private List<String> lastKey;
 
     /** Appends one line (ending with its newline, else {@code newline} adds one) and its key. */
-    void add(ByteBuf line, int from, int length, boolean newline, String key, List<String> keyTexts) {
+    void add(ByteBuf line, int from, int length, boolean newline, String key) {
         if (count == ends.length) {
             ends = Arrays.copyOf(ends, count * 2);
             keys = Arrays.copyOf(keys, count * 2);
@@ -35,7 +34,11 @@ final class ChunkRows {
         if (newline) lines.writeByte('\n');
         ends[count] = lines.writerIndex();
         keys[count++] = key;
-        lastKey = keyTexts;
+    }
+
+    /** {@return the bytes held (lines, key strings roughly)} */
+    long bytes() {
+        return lines.capacity() + 24L * count;
     }
 
     int count() {
@@ -48,13 +51,28 @@ final class ChunkRows {
 
     /** {@return the last row's key texts, the next chunk's lower bound; null when empty} */
     List<String> lastKey() {
-        return lastKey;
+        return count == 0 ? null : split(keys[count - 1]);
     }
 
-    /** Decodes row {@code i} and hands it to {@code handler}; the view is valid during the call only. */
+    /** The key texts a key string joins (see {@link #key(List)}). */
+    static List<String> split(String key) {
+        if (key.indexOf(KEY_SEPARATOR) < 0) return List.of(key);
+        List<String> texts = new ArrayList<>();
+        int from = 0;
+        for (int at; (at = key.indexOf(KEY_SEPARATOR, from)) >= 0; from = at + 1) texts.add(key.substring(from, at));
+        texts.add(key.substring(from));
+        return texts;
+    }
+
+    /**
+     * Decodes row {@code i} and hands it to {@code handler}; the view is valid during the call only.
+     * Moves the buffer's indexes onto the row instead of slicing it (no allocation per row): rows
+     * are emitted only once the chunk was read, so nothing is appended any more.
+     */
     void emit(int i, CopyOutDecoder decoder, CopyOutDecoder.RowHandler handler) {
         int from = i == 0 ? 0 : ends[i - 1];
-        decoder.decode(lines.slice(from, ends[i] - from), handler);
+        lines.setIndex(from, ends[i]);
+        decoder.decode(lines, handler);
     }
 
     void release() {

@@ -6,7 +6,6 @@ import io.pgrepl.client.replication.Identifiers;
 import io.pgrepl.client.stream.LogicalReplicationStream;
 import io.pgrepl.codec.Lsn;
 import java.util.ArrayList;
-import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -25,12 +24,20 @@ final class Engine {
     private static final Logger log = LoggerFactory.getLogger(IncrementalSnapshots.class);
     /** Consecutive transient failures of one worker's chunk before its table fails. */
     private static final int MAX_RETRIES = 3;
+    /**
+     * Chunks a worker reads ahead while the stream has not passed its previous chunk's high mark
+     * yet: the read overlaps the marks' trip through the walsender and the emission of the rows.
+     */
+    static final int READ_AHEAD = 1;
+    /** No read ahead starts while the chunks read and not emitted hold this many bytes (a slow stream buffers no table). */
+    static final long READ_AHEAD_BYTES = 64L << 20;
     final IncrementalOptions options;
     final SnapshotReadHandler handler;
     final StreamWindow window = new StreamWindow();
     private final String engineId = String.format("%08x", ThreadLocalRandom.current().nextInt());
     private final LinkedHashMap<String, TableRun> tables = new LinkedHashMap<>();
-    final Map<String, Chunk> chunks = new HashMap<>();
+    /** The open chunks by token, in start order (so a worker's chunks are emitted in key order). */
+    final Map<String, Chunk> chunks = new LinkedHashMap<>();
     private final ChunkEmitter emitter = new ChunkEmitter();
     private long chunkSeq;
     private boolean pausedAll;
@@ -192,13 +199,24 @@ final class Engine {
                 continue;
             }
             if (held(t)) continue;
-            for (TableRun.Cursor c : t.cursors) if (!c.done && c.inFlight == null) startChunk(t, c);
+            for (TableRun.Cursor c : t.cursors) {
+                if (c.mayStart(options.chunkSize(), READ_AHEAD) && (c.open.isEmpty() || heldBytes() < READ_AHEAD_BYTES)) {
+                    startChunk(t, c);
+                }
+            }
         }
         for (TableRun t : finished) end(t, TableProgress.Status.COMPLETED);
         if (!finished.isEmpty()) {
             updateState();
             schedule();
         }
+    }
+
+    /** The bytes of the chunks read and not emitted yet. */
+    private long heldBytes() {
+        long n = 0;
+        for (Chunk ch : chunks.values()) if (ch.read != null) n += ch.read.rows().bytes();
+        return n;
     }
 
     private CompletionStage<ChunkReader> openReader() {
@@ -270,10 +288,11 @@ final class Engine {
 
     private void startChunk(TableRun t, TableRun.Cursor c) {
         if (c.reader == null) c.reader = openReader();
+        List<String> after = c.after(); // before the new chunk is open: after the newest one's rows
         Chunk ch = new Chunk(engineId + "-" + (++chunkSeq), t, c, window.lastCommitLsn, t.lastSnapshot);
-        c.inFlight = ch;
+        ch.readAhead = !c.open.isEmpty();
+        c.open.addLast(ch);
         chunks.put(ch.token, ch);
-        List<String> after = c.after();
         c.reader.thenCompose(r -> r.read(ch.token, t.plan, t.selected, after, c.range.upTo(), options.chunkSize()))
                 .whenComplete((read, e) -> loop.execute(() -> onRead(ch, read, e)));
     }
@@ -284,8 +303,7 @@ final class Engine {
             return;
         }
         if (e != null) {
-            chunks.remove(ch.token);
-            ch.cursor.inFlight = null;
+            abandonFrom(ch);
             if (Failures.isTransient(e) && ++ch.cursor.failures <= MAX_RETRIES) {
                 // The connection went (terminated, network): a new one reads the chunk again.
                 log.warn("slot {}: chunk of {} failed ({}); reading it again on a new connection", slot, ch.table.name, Failures.message(e));
@@ -310,6 +328,7 @@ final class Engine {
         // Emitted from a stream callback, where a handler exception ends the stream as documented;
         // the keepalive asked for here comes at once even when the database is idle.
         stream.requestKeepalive();
+        schedule(); // the next chunk is read while this one's high mark travels
     }
 
     // ---- stream positions (called by IncrementalSnapshots around the user's callbacks)
@@ -363,33 +382,40 @@ final class Engine {
         }
     }
 
-    /** At a transaction boundary: emits every chunk read and passed. */
+    /**
+     * At a transaction boundary: emits every chunk read and passed whose worker has no older chunk
+     * open (start order is each worker's key order, and an older chunk's high mark comes first).
+     */
     void emitReady() {
         if (!window.atBoundary() || chunks.isEmpty()) return;
-        List<Chunk> ready = new ArrayList<>();
-        for (Chunk ch : chunks.values()) if (ch.read != null && ch.passed) ready.add(ch);
-        for (Chunk ch : ready) emit(ch);
-        if (!ready.isEmpty()) schedule();
+        boolean any = false;
+        for (Chunk ch : new ArrayList<>(chunks.values())) {
+            if (ch.read != null && ch.passed && !ch.abandoned && ch.cursor.open.peekFirst() == ch) {
+                emit(ch);
+                any = true;
+            }
+        }
+        if (any) schedule();
     }
 
     private void emit(Chunk ch) {
         TableRun t = ch.table;
-        chunks.remove(ch.token);
-        ch.cursor.inFlight = null;
         ChunkRead r = ch.read;
         XidSnapshot s = r.snapshot();
         if (ch.lowLsn == -1 || window.staleBefore(t.trackStartLsn, s)) {
             log.debug("slot {}: chunk {} of {} read again (low mark unseen or a transaction unseen by its snapshot)", slot, ch.token, t.name);
-            ch.release();
+            abandonFrom(ch); // a chunk read ahead starts after this one's rows: it goes too
             return;
         }
         if (t.touches.truncatedSince(ch.lowLsn, s)) {
             // TRUNCATE is not MVCC-safe: a read under an older snapshot may have seen the table
             // empty and ended it early. The whole chunk goes; it is read again after the truncate.
             log.debug("slot {}: chunk {} of {} read again after a truncate", slot, ch.token, t.name);
-            ch.release();
+            abandonFrom(ch);
             return;
         }
+        chunks.remove(ch.token);
+        ch.cursor.open.pollFirst();
         ChunkRows rows = r.rows();
         try {
             long emitted = emitter.emit(ch, handler);
@@ -411,11 +437,18 @@ final class Engine {
         ch.abandoned = true;
         ch.release();
         chunks.remove(ch.token);
-        if (ch.cursor.inFlight == ch) ch.cursor.inFlight = null;
+        ch.cursor.open.remove(ch);
+    }
+
+    /** Abandons {@code ch} and the chunks its worker started after it (they start after its rows). */
+    private void abandonFrom(Chunk ch) {
+        TableRun.Cursor c = ch.cursor;
+        while (!c.open.isEmpty() && c.open.peekLast() != ch) abandon(c.open.peekLast());
+        abandon(ch);
     }
 
     private void end(TableRun t, TableProgress.Status status) {
-        for (TableRun.Cursor c : t.cursors) if (c.inFlight != null) abandon(c.inFlight);
+        for (TableRun.Cursor c : t.cursors) while (!c.open.isEmpty()) abandon(c.open.peekLast());
         closeReaders(t);
         tables.remove(t.name);
         if (t.oids != null) for (int oid : t.oids) window.unregister(oid, t);

@@ -2,6 +2,7 @@ package io.pgrepl.client.snapshot.incremental;
 
 import io.pgrepl.codec.pgoutput.ColumnInfo;
 import io.pgrepl.codec.pgoutput.RelationInfo;
+import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
@@ -15,9 +16,14 @@ final class TableRun {
     /** One key range and its worker. */
     static final class Cursor {
         final KeyRange range;
+        /** The last key of the last chunk emitted: what a saved state resumes after. */
         List<String> lastKey;
         boolean done;
-        Chunk inFlight;
+        /**
+         * The chunks started and not emitted yet, in key (and start) order: the oldest may wait for
+         * its high mark to come through the stream while the next one is read already.
+         */
+        final ArrayDeque<Chunk> open = new ArrayDeque<>(2);
         /** Consecutive transient failures. */
         int failures;
         CompletionStage<ChunkReader> reader;
@@ -28,8 +34,22 @@ final class TableRun {
             this.done = done;
         }
 
+        /** {@return where the next chunk starts: after the newest open chunk's rows, else after the last emitted key} */
         List<String> after() {
+            Chunk newest = open.peekLast();
+            if (newest != null && newest.read != null && newest.read.rows().count() > 0) return newest.read.rows().lastKey();
             return lastKey != null ? lastKey : range.after();
+        }
+
+        /**
+         * Whether another chunk may start now: none is open, or every open one is read, full (a
+         * short chunk ends the range) and fewer than {@code 1 + readAhead} are open.
+         */
+        boolean mayStart(int chunkSize, int readAhead) {
+            if (done) return false;
+            Chunk newest = open.peekLast();
+            if (newest == null) return true;
+            return open.size() <= readAhead && newest.read != null && newest.read.rows().count() >= chunkSize;
         }
     }
 
@@ -122,17 +142,18 @@ final class TableRun {
             floor = lastSnapshot;
         } else {
             for (Cursor c : cursors) {
-                if (c.inFlight == null) continue;
-                if (c.inFlight.safeSnapshot == null) return;
-                if (floor == null || c.inFlight.safeSnapshot.xmin() < floor.xmin()) floor = c.inFlight.safeSnapshot;
-                if (Long.compareUnsigned(c.inFlight.lsnFloor, lsnFloor) < 0) lsnFloor = c.inFlight.lsnFloor;
+                for (Chunk ch : c.open) {
+                    if (ch.safeSnapshot == null) return;
+                    if (floor == null || ch.safeSnapshot.xmin() < floor.xmin()) floor = ch.safeSnapshot;
+                    if (Long.compareUnsigned(ch.lsnFloor, lsnFloor) < 0) lsnFloor = ch.lsnFloor;
+                }
             }
         }
         if (floor != null) touches.prune(floor, lsnFloor);
     }
 
     boolean inFlight() {
-        for (Cursor c : cursors) if (c.inFlight != null) return true;
+        for (Cursor c : cursors) if (!c.open.isEmpty()) return true;
         return false;
     }
 

@@ -75,6 +75,10 @@ final class TouchLog {
         if (truncated != null && truncated.prune(floor, lsnFloor)) truncated = null;
     }
 
+    boolean isEmpty() {
+        return keys.isEmpty() && truncated == null;
+    }
+
     int size() {
         return keys.size();
     }
