@@ -141,7 +141,9 @@ class IncrementalKillTest {
         // A run that started over would read about every row there is (concurrent inserts and key
         // changes add rows the second run reads too, so a bound from ROWS alone is not one).
         assertTrue(n2 < now.size() - ROWS / 6, "the second run resumed: " + n2 + " reads after " + n1 + ", " + now.size() + " rows");
-        assertTrue(again < ROWS / 10, "only the chunks after the last stored state are read again: " + again);
+        // Read again: what followed the last stored state (it is written after each fsync of the output,
+        // a few chunks behind), plus the chunk each worker read ahead. A run that started over is caught above.
+        assertTrue(again < ROWS / 5, "only the chunks after the last stored state are read again: " + again);
         assertEquals(now.keySet(), rebuilt.keySet(), "the output's rows are the server's");
         assertEquals(now, rebuilt, "row for row");
     }
