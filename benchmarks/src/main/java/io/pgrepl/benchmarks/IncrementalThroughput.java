@@ -29,7 +29,7 @@ import java.util.concurrent.TimeUnit;
  * watermark cost, not the drop rule's.
  *
  * <pre>java -cp benchmarks/target/benchmarks.jar io.pgrepl.benchmarks.IncrementalThroughput [--rows 1000000] [--version 17]
- *     [--only copy,1024x1,1024x2,8192x1,8192x2]</pre>
+ *     [--only copy,1024x1,1024x2,8192x1,8192x2,32768x1]</pre>
  * ({@code --only}: the variants to run, chunk size x workers; all by default).
  */
 public final class IncrementalThroughput {
@@ -61,13 +61,20 @@ public final class IncrementalThroughput {
             System.out.println("| variant | wall | rows/s | client CPU ns/row |");
             System.out.println("|---|---|---|---|");
             if (only == null || only.contains(",copy,")) report("exported-snapshot copy, 1 worker", rows, copy(s));
-            for (int chunk : new int[] {1024, 8192}) {
+            for (int chunk : chunks(only)) {
                 for (int workers : new int[] {1, 2}) {
                     if (only != null && !only.contains("," + chunk + "x" + workers + ",")) continue;
                     report("incremental, chunk " + chunk + ", " + workers + " worker(s)", rows, incremental(s, chunk, workers));
                 }
             }
         }
+    }
+
+    /** 1024 and 8192, or the sizes {@code --only} names (so a larger chunk can be tried: 32768x1). */
+    private static int[] chunks(String only) {
+        if (only == null) return new int[] {1024, 8192};
+        return java.util.Arrays.stream(only.split(",")).filter(v -> v.contains("x"))
+                .mapToInt(v -> Integer.parseInt(v.substring(0, v.indexOf('x')))).distinct().toArray();
     }
 
     private record Run(long wallNanos, long cpuNanos, long rowsRead) {}
