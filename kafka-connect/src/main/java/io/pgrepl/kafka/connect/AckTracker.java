@@ -81,13 +81,16 @@ final class AckTracker {
     }
 
     /**
-     * Kafka acknowledged an untracked record with {@code ticket}: the oldest in flight with it
-     * (records of one ticket go to one partition, acknowledged in order; reads come before any
-     * transaction, so which of them is acknowledged does not matter).
+     * Kafka acknowledged an untracked record with {@code ticket}. Records of one ticket may sit in
+     * different partitions (an incremental snapshot's reads and a heartbeat), acknowledged in any
+     * order, so the ticket does not say which one it was: it is counted against the newest in flight
+     * with it. That errs on the safe side: transactions are released in order, so an older
+     * transaction one of them holds back is released only once as many of them were acknowledged
+     * as hold it or anything before it back.
      */
     synchronized void untrackedAcknowledged(long ticket) {
         long[] u = null;
-        for (java.util.Iterator<long[]> it = untracked.iterator(); it.hasNext(); ) {
+        for (java.util.Iterator<long[]> it = untracked.descendingIterator(); it.hasNext(); ) {
             long[] c = it.next();
             probes++;
             if (c[0] == ticket) {
