@@ -83,9 +83,9 @@ class IncrementalSnapshotTest {
         
         PgServer pg = server(major);
         String p = "inc" + major;
-        int n = 5_000;
+        int n = 25_000;
         createTables(pg, p, n, 200);
-        connect.configureConnector(p, config(pg, p, 2)); // 2,500 chunks: the slot must move while they run (500 ran out on CI)
+        connect.configureConnector(p, config(pg, p, 10)); // 2,500 chunks of the big table: the slot must move while they run (500 ran out on CI); the small one stays 20 chunks (at chunk 2 its truncates superseded every read)
         connect.assertions().assertConnectorAndExactlyNumTasksAreRunning(p, 1, "connector did not start");
         EndToEndTest.awaitSlotActive(pg, p + "_slot");
 
