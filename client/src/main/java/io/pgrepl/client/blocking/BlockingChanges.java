@@ -105,7 +105,7 @@ public final class BlockingChanges<T> implements Iterator<T>, AutoCloseable {
     public static BlockingChanges<ChangeEvent> open(PgConnection connection, LogicalReplicationOptions options,
                                                     FlowOptions flow, int prefetch) {
         ReplicationPublisher<ChangeEvent> p = ReactiveReplication.changes(connection, options, direct(flow));
-        return new BlockingChanges<>(p, prefetch, p.terminated(), onStreamLoop(p));
+        return of(p, prefetch);
     }
 
     /**
@@ -120,7 +120,7 @@ public final class BlockingChanges<T> implements Iterator<T>, AutoCloseable {
     public static BlockingChanges<TxEvent> openTransactions(PgConnection connection, LogicalReplicationOptions options,
                                                             FlowOptions flow, int prefetch) {
         ReplicationPublisher<TxEvent> p = ReactiveReplication.transactions(connection, options, direct(flow));
-        return new BlockingChanges<>(p, prefetch, p.terminated(), onStreamLoop(p));
+        return of(p, prefetch);
     }
 
     /**
@@ -153,7 +153,27 @@ public final class BlockingChanges<T> implements Iterator<T>, AutoCloseable {
     }
 
     /** Signals run on the signalling thread unless the application chose an executor (see the class comment). */
-    private static FlowOptions direct(FlowOptions flow) {
+    /**
+     * A publisher of this library's: close() awaits its termination, except on its stream's event
+     * loop (the thread that completes it).
+     *
+     * @param <T>       the item type
+     * @param publisher the source, subscribed to at once
+     * @param prefetch  how many items are requested ahead of the consumer
+     * @return the iterator
+     */
+    public static <T> BlockingChanges<T> of(ReplicationPublisher<T> publisher, int prefetch) {
+        return new BlockingChanges<>(publisher, prefetch, publisher.terminated(), onStreamLoop(publisher));
+    }
+
+    /**
+     * The flow options a blocking iterator's publisher runs with: without an executor of the
+     * caller's, events are queued for the consumer where the stream signals them.
+     *
+     * @param flow the caller's options
+     * @return {@code flow}, with a direct executor if it had none
+     */
+    public static FlowOptions direct(FlowOptions flow) {
         return flow.executor() != null ? flow : flow.withExecutor(Runnable::run);
     }
 

@@ -1,5 +1,6 @@
 package io.pgrepl.client.stream;
 
+import io.netty.buffer.ByteBuf;
 import io.pgrepl.codec.pgoutput.BeginMessage;
 import io.pgrepl.codec.pgoutput.BeginPrepareMessage;
 import io.pgrepl.codec.pgoutput.CommitMessage;
@@ -30,6 +31,8 @@ import java.util.function.LongConsumer;
  */
 final class DedupDispatcher implements PgOutputHandler {
     private final LogicalStreamHandler handler;
+    /** The handler, if it takes row changes undecoded; else null. */
+    private final RawChangeHandler raw;
     private final FeedbackTracker tracker;
     private final long dedupFloor;
     /** Told the end LSN of each delivered transaction or standalone message (auto-acknowledgement). */
@@ -42,14 +45,20 @@ final class DedupDispatcher implements PgOutputHandler {
 
     DedupDispatcher(LogicalStreamHandler handler, FeedbackTracker tracker, long dedupFloor, LongConsumer delivered) {
         this.handler = handler;
+        this.raw = handler instanceof RawChangeHandler r ? r : null;
         this.tracker = tracker;
         this.dedupFloor = dedupFloor;
         this.delivered = delivered;
     }
 
-    /** {@return whether the current transaction is withheld as a duplicate (its changes are dropped)} */
-    boolean skipping() {
-        return skipping;
+    /** {@return whether the handler takes row changes undecoded ({@link RawChangeHandler})} */
+    boolean takesRawChanges() {
+        return raw != null;
+    }
+
+    /** An undecoded Insert, Update or Delete: withheld as a decoded one is while skipping. */
+    void onRawChange(ByteBuf buffer, int index, int length) {
+        if (!skipping) raw.onRawChange(buffer, index, length);
     }
 
     private boolean duplicate(long commitLsn) {

@@ -53,8 +53,6 @@ import java.util.function.LongConsumer;
 public final class LogicalReplicationStream extends CopyBothStream {
     private final LogicalReplicationOptions options;
     private final LogicalStreamHandler handler;
-    /** The handler, if it takes row changes undecoded; else null. */
-    private final RawChangeHandler rawHandler;
     private final PgOutputDecoder decoder;
     private final FeedbackTracker tracker;
     private final DedupDispatcher dispatcher;
@@ -75,7 +73,6 @@ public final class LogicalReplicationStream extends CopyBothStream {
         super(connection, command, options.statusInterval(), options.receiveTimeout(), options.readCoalescing());
         this.options = options;
         this.handler = handler;
-        this.rawHandler = handler instanceof RawChangeHandler r ? r : null;
         this.protoVersion = options.effectiveProtoVersion(connection.serverVersionNum());
         this.decoder = new PgOutputDecoder(new PgOutputState());
         this.dedupFloor = Lsn.max(options.startLsn(), resumeFrom);
@@ -247,10 +244,9 @@ public final class LogicalReplicationStream extends CopyBothStream {
             failFromHandler(e);
             return;
         }
-        if (rawHandler != null && isRowChange(x)) {
-            if (dispatcher.skipping()) return;
+        if (dispatcher.takesRawChanges() && isRowChange(x)) {
             try {
-                rawHandler.onRawChange(x.buffer(), x.dataIndex(), x.dataLength());
+                dispatcher.onRawChange(x.buffer(), x.dataIndex(), x.dataLength());
             } catch (RuntimeException e) {
                 failFromHandler(e);
             }

@@ -20,6 +20,7 @@ import io.pgrepl.codec.pgoutput.record.PgOutputRecord;
 import io.pgrepl.codec.pgoutput.record.PgOutputRecords;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.Consumer;
 
 /**
@@ -53,14 +54,14 @@ final class IncrementalStream {
      * The kafka signal channel's next offset to read, -1 before any; moved on the event loop once the
      * engine applied what came before it (see {@link KafkaSignals}).
      */
-    private final java.util.concurrent.atomic.AtomicLong nextSignal = new java.util.concurrent.atomic.AtomicLong(-1);
+    private final AtomicLong nextSignal = new AtomicLong(-1);
 
     IncrementalStream(IncrementalOptions options) {
         this.engine = IncrementalSnapshots.create(options, forwarder);
     }
 
     /** The kafka signal channel's position, read and moved on the event loop (stored with the state). */
-    java.util.concurrent.atomic.AtomicLong nextSignal() {
+    AtomicLong nextSignal() {
         return nextSignal;
     }
 

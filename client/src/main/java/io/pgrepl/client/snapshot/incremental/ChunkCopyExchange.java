@@ -106,17 +106,7 @@ final class ChunkCopyExchange implements Exchange {
     }
 
     private void row(TupleView t) {
-        String key;
-        if (keyIdx.length == 1) {
-            key = t.text(keyIdx[0]);
-        } else {
-            StringBuilder b = new StringBuilder();
-            for (int k = 0; k < keyIdx.length; k++) {
-                if (k > 0) b.append(ChunkRows.KEY_SEPARATOR);
-                b.append(t.text(keyIdx[k]));
-            }
-            key = b.toString();
-        }
+        String key = ChunkRows.key(t, keyIdx); // key columns are NOT NULL (primary, replica identity or surrogate key)
         int from = current.readerIndex();
         int end = current.writerIndex();
         if (published == selected.columnCount()) {

@@ -101,11 +101,12 @@ final class ChunkRows {
     /** The key string of a tuple whose key columns are at {@code idx}; null if one is absent (unchanged TOAST, NULL). */
     static String key(TupleView t, int[] idx) {
         if (idx.length == 1) return t.hasValue(idx[0]) ? t.text(idx[0]) : null;
-        List<String> parts = new ArrayList<>(idx.length);
-        for (int i : idx) {
-            if (!t.hasValue(i)) return null;
-            parts.add(t.text(i));
+        StringBuilder b = new StringBuilder();
+        for (int k = 0; k < idx.length; k++) {
+            if (!t.hasValue(idx[k])) return null;
+            if (k > 0) b.append(KEY_SEPARATOR);
+            b.append(t.text(idx[k]));
         }
-        return key(parts);
+        return b.toString();
     }
 }

@@ -4,9 +4,7 @@ import io.pgrepl.client.PgConnection;
 import io.pgrepl.client.blocking.BlockingChanges;
 import io.pgrepl.client.reactive.ChangeEvent;
 import io.pgrepl.client.reactive.FlowOptions;
-import io.pgrepl.client.reactive.ReplicationPublisher;
 import io.pgrepl.client.stream.LogicalReplicationOptions;
-import io.pgrepl.client.stream.LogicalReplicationStream;
 
 /**
  * The blocking face: {@link BlockingChanges#open}'s events plus the incremental snapshots' reads,
@@ -29,11 +27,7 @@ public final class IncrementalBlocking implements AutoCloseable {
 
     private IncrementalBlocking(IncrementalFlow flow, int prefetch) {
         this.flow = flow;
-        ReplicationPublisher<ChangeEvent> p = flow.publisher();
-        this.changes = BlockingChanges.of(p, prefetch, p.terminated(), () -> {
-            LogicalReplicationStream s = p.stream();
-            return s != null && s.eventLoop().inEventLoop();
-        });
+        this.changes = BlockingChanges.of(flow.publisher(), prefetch);
     }
 
     /**
@@ -49,8 +43,7 @@ public final class IncrementalBlocking implements AutoCloseable {
      */
     public static IncrementalBlocking open(PgConnection connection, LogicalReplicationOptions options, FlowOptions flow,
                                            IncrementalOptions incremental, int prefetch) {
-        FlowOptions direct = flow.executor() != null ? flow : flow.withExecutor(Runnable::run);
-        return new IncrementalBlocking(IncrementalFlow.changes(connection, options, direct, incremental), prefetch);
+        return new IncrementalBlocking(IncrementalFlow.changes(connection, options, BlockingChanges.direct(flow), incremental), prefetch);
     }
 
     /** {@return the iterator over changes and snapshot reads; one consumer thread at a time} */
