@@ -35,7 +35,7 @@ import org.postgresql.replication.PGReplicationStream;
  * RSS are its own: it streams a slot from its start to a given commit end LSN, acknowledging each
  * commit, then prints {@code rows=N sum=S} on stderr and exits.
  *
- * <pre>java -cp benchmarks.jar io.pgrepl.benchmarks.drain.DrainClient handler|reactive|flow|reactor|pgjdbc HOST PORT USER PASSWORD SLOT PUBLICATION PROTO END_LSN</pre>
+ * <pre>java -cp benchmarks.jar io.pgrepl.benchmarks.drain.DrainClient handler|reactive|flow|reactor|flow_direct|reactor_direct|pgjdbc HOST PORT USER PASSWORD SLOT PUBLICATION PROTO END_LSN</pre>
  *
  * <p>Every face reads what the table {@code t(id int, a int, b bigint, c text, d timestamptz)} holds:
  * the pgrepl faces parse the three integers and touch the text and timestamp (length and first byte);
@@ -58,7 +58,7 @@ public final class DrainClient {
     }
 
     public static void main(String[] args) throws Exception {
-        if (args.length != 9) throw new IllegalArgumentException("usage: handler|reactive|flow|reactor|pgjdbc HOST PORT USER PASSWORD SLOT PUB PROTO END_LSN");
+        if (args.length != 9) throw new IllegalArgumentException("usage: handler|reactive|flow|reactor|flow_direct|reactor_direct|pgjdbc HOST PORT USER PASSWORD SLOT PUB PROTO END_LSN");
         String face = args[0];
         String host = args[1];
         int port = Integer.parseInt(args[2]);
@@ -71,8 +71,12 @@ public final class DrainClient {
         long[] result = switch (face) {
             case "handler" -> handler(host, port, user, password, slot, publication, proto, end);
             case "reactive" -> reactive(host, port, user, password, slot, publication, proto, end);
-            case "flow" -> FlowDrain.drain(connect(host, port, user, password), options(slot, publication, proto), end);
-            case "reactor" -> ReactorDrain.drain(connect(host, port, user, password), options(slot, publication, proto), end);
+            case "flow" -> FlowDrain.drain(connect(host, port, user, password), options(slot, publication, proto), end, FlowOptions.defaults());
+            case "reactor" -> ReactorDrain.drain(connect(host, port, user, password), options(slot, publication, proto), end, FlowOptions.defaults());
+            case "flow_direct" -> FlowDrain.drain(connect(host, port, user, password), options(slot, publication, proto), end,
+                    FlowOptions.defaults().withEventLoopDelivery());
+            case "reactor_direct" -> ReactorDrain.drain(connect(host, port, user, password), options(slot, publication, proto), end,
+                    FlowOptions.defaults().withEventLoopDelivery());
             case "pgjdbc" -> pgjdbc(host, port, user, password, slot, publication, proto, end);
             default -> throw new IllegalArgumentException("unknown face " + face);
         };

@@ -24,7 +24,7 @@ import java.util.concurrent.TimeUnit;
  *
  * <pre>java -cp benchmarks/target/benchmarks.jar io.pgrepl.benchmarks.drain.DrainHarness
  *     [--version 17] [--rows 1000000] [--batch 1000] [--rounds 3] [--startup-rounds 3] [--proto-version 1]
- *     [--clients handler,reactive,flow,reactor,cli,pgjdbc,recvlogical,handler_lf,reactive_lf,...] [--cli ./pgrepl] [--out FILE.tsv] [--verify] [--jfr DIR]
+ *     [--clients handler,reactive,flow,reactor,cli,pgjdbc,recvlogical,flow_direct,reactor_direct,handler_lf,reactive_lf,...] [--cli ./pgrepl] [--out FILE.tsv] [--verify] [--jfr DIR]
  *     [--cli-variant NAME=JVM_OPTS ...] [--cli-args NAME=STREAM_ARGS ...] [--variant NAME=handler|reactive|flow|reactor|pgjdbc:JVM_OPTS ...]  (then list NAME in --clients;
  *     names are slot names: lower case, digits, underscores)</pre>
  *
@@ -37,7 +37,8 @@ public final class DrainHarness {
     /** Every row's text column starts with it: rows are counted in any client's output by this marker. */
     static final String ROW_MARKER = "row:";
     static final List<String> ALL_CLIENTS = List.of("handler", "reactive", "flow", "reactor", "cli", "pgjdbc", "recvlogical");
-    static final List<String> JAVA_FACES = List.of("handler", "reactive", "flow", "reactor", "pgjdbc");
+    /** Java faces; {@code flow_direct} and {@code reactor_direct} deliver on the event loop (issue 22, ninth session), run only when listed. */
+    static final List<String> JAVA_FACES = List.of("handler", "reactive", "flow", "reactor", "pgjdbc", "flow_direct", "reactor_direct");
     /**
      * The JVM flags of the {@code ./pgrepl} launcher (minus its CDS archive, which belongs to the CLI's
      * jar). A client named {@code FACE_lf} is that Java face run with them; the plain names run on the
@@ -111,7 +112,7 @@ public final class DrainHarness {
                 if (face != null && JAVA_FACES.contains(face) && !o.javaVariants.containsKey(c)) {
                     o.javaVariants.put(c, new String[] {face, LAUNCHER_FLAGS});
                 }
-                if (!ALL_CLIENTS.contains(c) && !o.cliVariants.containsKey(c) && !o.cliArgs.containsKey(c) && !o.javaVariants.containsKey(c)) throw new IllegalArgumentException("unknown client " + c + "; known: " + ALL_CLIENTS);
+                if (!ALL_CLIENTS.contains(c) && !JAVA_FACES.contains(c) && !o.cliVariants.containsKey(c) && !o.cliArgs.containsKey(c) && !o.javaVariants.containsKey(c)) throw new IllegalArgumentException("unknown client " + c + "; known: " + ALL_CLIENTS);
             }
             return o;
         }
@@ -247,7 +248,7 @@ public final class DrainHarness {
             env.put("PGREPL_JAVA_OPTS", (cliOpts + " " + (jfr == null ? "" : jfr)).strip());
             List<String> cmd = cli ? cliCommand(o, client, streamArgs(o, client, s.url(s.superuser(), "postgres"), slot, end))
                     : switch (face(o, client)) {
-                case "handler", "reactive", "flow", "reactor", "pgjdbc" -> javaClient(jfr, o.javaVariants.containsKey(client) ? o.javaVariants.get(client)[1] : "",
+                case "handler", "reactive", "flow", "reactor", "pgjdbc", "flow_direct", "reactor_direct" -> javaClient(jfr, o.javaVariants.containsKey(client) ? o.javaVariants.get(client)[1] : "",
                         javaCommand(), "-cp", System.getProperty("java.class.path"), DrainClient.class.getName(), face(o, client), s.host(), Integer.toString(s.port()), user, password, slot,
                         PUBLICATION, Integer.toString(o.proto), end);
                 case "recvlogical" -> List.of("pg_recvlogical", "-h", s.host(), "-p", Integer.toString(s.port()), "-U", user,

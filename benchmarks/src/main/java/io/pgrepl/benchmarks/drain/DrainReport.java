@@ -64,7 +64,9 @@ final class DrainReport {
         ratio(out, "3. reactive CPU vs handler", drain, "reactive", "handler", Summary::cpu, "<= 1.30");
         ratio(out, "   flow (views) CPU vs handler (issue 22)", drain, "flow", "handler", Summary::cpu, "<= 1.30");
         ratio(out, "   reactor CPU vs handler (issue 22)", drain, "reactor", "handler", Summary::cpu, "<= 1.30");
-        for (String f : List.of("reactive", "flow", "reactor")) {
+        ratio(out, "   flow_direct (event loop) CPU vs handler", drain, "flow_direct", "handler", Summary::cpu, "<= 1.30");
+        ratio(out, "   reactor_direct (event loop) CPU vs handler", drain, "reactor_direct", "handler", Summary::cpu, "<= 1.30");
+        for (String f : List.of("reactive", "flow", "reactor", "flow_direct", "reactor_direct")) {
             if (drain.containsKey(f)) out.printf("   %-44s %8.1f MB   target < 128 MB (issue 22)%n", f + " peak RSS", drain.get(f).rssMb);
         }
         out.printf("   with the launcher's flags (FACE_lf):%n");

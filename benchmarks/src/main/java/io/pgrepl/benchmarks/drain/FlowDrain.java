@@ -20,9 +20,9 @@ import io.pgrepl.codec.pgoutput.TupleView;
 final class FlowDrain {
     private FlowDrain() {}
 
-    static long[] drain(PgConnection conn, LogicalReplicationOptions options, long end) throws Exception {
+    static long[] drain(PgConnection conn, LogicalReplicationOptions options, long end, FlowOptions flow) throws Exception {
         try (conn) {
-            ReplicationPublisher<ChangeView> publisher = ReactiveReplication.views(conn, options, FlowOptions.defaults());
+            ReplicationPublisher<ChangeView> publisher = ReactiveReplication.views(conn, options, flow);
             return OneAtATime.drain(publisher, (v, rowsSum) -> consume(v, rowsSum, end));
         }
     }

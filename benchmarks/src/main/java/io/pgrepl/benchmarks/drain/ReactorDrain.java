@@ -21,9 +21,9 @@ import reactor.adapter.JdkFlowAdapter;
 final class ReactorDrain {
     private ReactorDrain() {}
 
-    static long[] drain(PgConnection conn, LogicalReplicationOptions options, long end) throws Exception {
+    static long[] drain(PgConnection conn, LogicalReplicationOptions options, long end, FlowOptions flow) throws Exception {
         try (conn) {
-            ReplicationPublisher<ChangeView> publisher = ReactiveReplication.views(conn, options, FlowOptions.defaults());
+            ReplicationPublisher<ChangeView> publisher = ReactiveReplication.views(conn, options, flow);
             long[] rowsSum = new long[2];
             boolean[] reached = new boolean[1];
             JdkFlowAdapter.flowPublisherToFlux(publisher)

@@ -10,13 +10,32 @@ import java.util.concurrent.Executor;
  *
  * @param highWatermark   queued events above which socket reading pauses
  * @param lowWatermark    queued events at or below which it resumes
- * @param executor        where subscriber signals run; null = a dedicated daemon thread per subscription
+ * @param executor        where subscriber signals run; null = a dedicated daemon thread per subscription;
+ *                        {@link #EVENT_LOOP} = the stream's own event loop ({@link #withEventLoopDelivery()})
  * @param autoAcknowledge acknowledge each event right after the subscriber's onNext returns
  *                        (off by default: call {@code acknowledge()} once the event is durable)
  * @param assembler       options of the transaction publisher's assembler
  */
 public record FlowOptions(int highWatermark, int lowWatermark, Executor executor, boolean autoAcknowledge,
                           AssemblerOptions assembler) {
+    /**
+     * Stands for the stream's own event loop as the {@link #executor()}: see
+     * {@link #withEventLoopDelivery()}. It is a marker, never run: the publisher replaces it by
+     * its connection's loop.
+     */
+    public static final Executor EVENT_LOOP = new Executor() {
+        @Override
+        public void execute(Runnable command) {
+            throw new java.util.concurrent.RejectedExecutionException(
+                    "FlowOptions.EVENT_LOOP only marks event-loop delivery; a publisher runs on its connection's loop");
+        }
+
+        @Override
+        public String toString() {
+            return "FlowOptions.EVENT_LOOP";
+        }
+    };
+
     /**
      * Checks the watermarks.
      *
@@ -62,6 +81,29 @@ public record FlowOptions(int highWatermark, int lowWatermark, Executor executor
      */
     public FlowOptions withExecutor(Executor e) {
         return new FlowOptions(highWatermark, lowWatermark, e, autoAcknowledge, assembler);
+    }
+
+    /**
+     * The same options delivering on the stream's event loop, with no thread of the publisher's
+     * own: the subscriber's signals run on the loop, right after the socket read that brought
+     * the changes (one pass per read, in order, up to demand), and a {@code request} made on
+     * another thread resumes delivery on the loop, never on the calling thread. It saves a thread
+     * wake per read; in exchange the subscriber must never block in its signals: while it runs,
+     * the loop reads nothing and answers no keepalive (a subscriber that blocks longer than the
+     * server's {@code wal_sender_timeout} loses the connection), and other connections on the
+     * same loop wait too. Hand the work to a thread of your own (Reactor's {@code publishOn}) or
+     * keep the default delivery thread when it may block. Demand and the watermarks bound the
+     * queue as with any executor.
+     *
+     * @return the new options
+     */
+    public FlowOptions withEventLoopDelivery() {
+        return withExecutor(EVENT_LOOP);
+    }
+
+    /** {@return whether signals run on the stream's event loop ({@link #withEventLoopDelivery()})} */
+    public boolean eventLoopDelivery() {
+        return executor == EVENT_LOOP;
     }
 
     /**

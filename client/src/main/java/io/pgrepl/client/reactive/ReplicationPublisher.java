@@ -3,6 +3,7 @@ package io.pgrepl.client.reactive;
 import io.pgrepl.client.PgConnection;
 import io.pgrepl.client.internal.reactive.DeliveryThread;
 import io.pgrepl.client.internal.reactive.EarlyAcknowledger;
+import io.pgrepl.client.internal.reactive.EventLoopExecutor;
 import io.pgrepl.client.internal.reactive.FlowBuffer;
 import io.pgrepl.client.internal.reactive.Lease;
 import io.pgrepl.client.internal.reactive.ReadBatchSink;
@@ -109,7 +110,8 @@ public final class ReplicationPublisher<T> implements Flow.Publisher<T> {
     @Override
     public void subscribe(Flow.Subscriber<? super T> subscriber) {
         Objects.requireNonNull(subscriber, "subscriber"); // §1.9
-        Executor executor = flow.executor() != null ? flow.executor() : dedicatedThread();
+        Executor executor = flow.executor() == null ? dedicatedThread()
+                : flow.eventLoopDelivery() ? new EventLoopExecutor(connection.eventLoop()) : flow.executor();
         FlowBuffer<T> b = new FlowBuffer<>(subscriber, executor, flow.highWatermark(), flow.lowWatermark());
         if (!subscribed.compareAndSet(false, true)) {
             b.start();
