@@ -17,7 +17,9 @@ import java.util.concurrent.atomic.AtomicLong;
  * high watermark (64 here) plus one socket read (64 KiB, a few hundred small messages), pauses
  * socket reading meanwhile (keepalives go on)
  * and resumes below the low watermark: the log shows the queue staying small and the pause count
- * climbing while the server has far more ready.
+ * climbing while the server has far more ready. Its consumer sleeps, so it keeps the publisher's
+ * own delivery thread ({@code FlowOptions.defaults()}), never {@code withEventLoopDelivery()}: a
+ * sleep there would stall the event loop's reads and keepalive answers.
  */
 public final class ReactorBackpressure {
     public static void main(String[] args) throws Exception {

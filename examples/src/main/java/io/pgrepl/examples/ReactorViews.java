@@ -20,6 +20,12 @@ import java.time.Duration;
  * {@code limitRate} or {@code publishOn} before that: they would queue views past their onNext, and
  * the publisher's own bounded queue (pausing the socket above its high watermark) already buffers.
  * After {@code handle}, values are plain Java objects and any operator may follow.
+ *
+ * <p>The whole chain is synchronous and never blocks, so it runs on the stream's event loop
+ * ({@link FlowOptions#withEventLoopDelivery()}): no delivery thread, no wake per socket read. A
+ * chain that may block (I/O, a lock, {@code Thread.sleep}) must not: it would stop the loop from
+ * reading and from answering keepalives. Give it a thread with {@code publishOn} after
+ * {@code handle}, or keep {@code FlowOptions.defaults()} (see {@link ReactorBackpressure}).
  */
 public final class ReactorViews {
     public static void main(String[] args) throws Exception {
@@ -28,7 +34,7 @@ public final class ReactorViews {
         try (ExampleDatabase db = ExampleDatabase.open(args)) {
             db.workload(transactions, ordersPerTx);
             ReplicationPublisher<ChangeView> publisher = ReactiveReplication.views(db.replication,
-                    db.options().build(), FlowOptions.defaults());
+                    db.options().build(), FlowOptions.defaults().withEventLoopDelivery());
             int[] commits = new int[1];
             long orders = transactions * (long) ordersPerTx;
             Long customersSeen = JdkFlowAdapter.flowPublisherToFlux(publisher)
