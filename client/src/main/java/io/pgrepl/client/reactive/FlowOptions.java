@@ -20,14 +20,15 @@ public record FlowOptions(int highWatermark, int lowWatermark, Executor executor
                           AssemblerOptions assembler) {
     /**
      * Stands for the stream's own event loop as the {@link #executor()}: see
-     * {@link #withEventLoopDelivery()}. It is a marker, never run: the publisher replaces it by
-     * its connection's loop.
+     * {@link #withEventLoopDelivery()}. A {@link ReplicationPublisher} replaces it by its
+     * connection's loop. A publisher that does not know it (the snapshot publisher) runs it as
+     * it is: signals inline on the signalling thread, serially, like {@code Runnable::run}, rather
+     * than failing the subscription.
      */
     public static final Executor EVENT_LOOP = new Executor() {
         @Override
         public void execute(Runnable command) {
-            throw new java.util.concurrent.RejectedExecutionException(
-                    "FlowOptions.EVENT_LOOP only marks event-loop delivery; a publisher runs on its connection's loop");
+            command.run();
         }
 
         @Override
