@@ -41,13 +41,15 @@ import java.util.concurrent.TimeUnit;
  * summary gives the medians over the rounds.
  *
  * <pre>java -cp benchmarks/target/benchmarks.jar io.pgrepl.benchmarks.IncrementalThroughput [--rows 1000000] [--version 17]
- *     [--rounds 3] [--warmup-rows 100000] [--only copy,1024x1,1024x2,8192x1,8192x2,32768x1]</pre>
+ *     [--rounds 3] [--warmup-rows 100000] [--only copy,1024x1,1024x2,8192x1,8192x2,32768x1] [--setting name=value]...</pre>
  * ({@code --only}: the variants to run, chunk size x workers; copy and 1024/8192 x 1/2 by default).
  */
 public final class IncrementalThroughput {
     private IncrementalThroughput() {}
 
     private static int slots;
+    /** Server settings from {@code --setting}, e.g. log_min_duration_statement=0 to see each chunk's query time. */
+    private static final Map<String, String> settings = new LinkedHashMap<>();
 
     /** A variant: chunk 0 is the exported-snapshot copy. */
     private record Variant(int chunk, int workers) {
@@ -69,8 +71,12 @@ public final class IncrementalThroughput {
                 case "--rounds" -> rounds = Integer.parseInt(args[++i]);
                 case "--warmup-rows" -> warmupRows = Integer.parseInt(args[++i]);
                 case "--only" -> only = args[++i];
+                case "--setting" -> {
+                    String kv = args[++i];
+                    settings.put(kv.substring(0, kv.indexOf('=')), kv.substring(kv.indexOf('=') + 1));
+                }
                 default -> throw new IllegalArgumentException(
-                        "usage: [--rows N] [--version 17] [--rounds N] [--warmup-rows N] [--only copy,8192x1,...]");
+                        "usage: [--rows N] [--version 17] [--rounds N] [--warmup-rows N] [--only copy,8192x1,...] [--setting name=value]...");
             }
         }
         List<Variant> variants = parse(only);
@@ -78,8 +84,9 @@ public final class IncrementalThroughput {
     }
 
     private static void run(int version, int rows, int rounds, int warmupRows, List<Variant> variants) throws Exception {
-        try (PgServer s = PgServer.builder().version(version).setting("max_replication_slots", "20")
-                .setting("max_wal_senders", "20").start()) {
+        io.pgrepl.testkit.PgServerSpec.Builder b = PgServer.builder().version(version).setting("max_replication_slots", "20").setting("max_wal_senders", "20");
+        for (Map.Entry<String, String> e : settings.entrySet()) b = b.setting(e.getKey(), e.getValue());
+        try (PgServer s = b.start()) {
             System.out.printf("PostgreSQL %s, %d rows, %d rounds after a warm-up of %d rows, JDK %s, %d CPUs%n", s.version(), rows,
                     rounds, warmupRows, System.getProperty("java.version"), Runtime.getRuntime().availableProcessors());
             createTable(s, "w", "pw", warmupRows);
@@ -160,7 +167,7 @@ public final class IncrementalThroughput {
         try {
             long ticks = 0;
             for (ProcessHandle pm : ProcessHandle.current().children().toList()) {
-                if (!pm.info().command().orElse("").endsWith("postgres")) continue;
+                if (!comm(pm.pid()).equals("postgres")) continue;
                 long[] f = stat(pm.pid());
                 ticks += f[0] + f[1] + f[2] + f[3];
                 for (ProcessHandle c : pm.children().toList()) {
@@ -171,6 +178,14 @@ public final class IncrementalThroughput {
             return ticks * 10_000_000L;
         } catch (Exception e) {
             return -1;
+        }
+    }
+
+    private static String comm(long pid) {
+        try {
+            return java.nio.file.Files.readString(java.nio.file.Path.of("/proc/" + pid + "/comm")).trim();
+        } catch (java.io.IOException e) {
+            return "";
         }
     }
 
