@@ -30,8 +30,8 @@ import java.util.concurrent.TimeUnit;
 
 /**
  * Incremental snapshot throughput against the exported-snapshot copy on the same table (1M rows,
- * 5 columns): rows/s, the client's CPU per row (the JVM's CPU time over the run, divided by the
- * rows) and the server's (its processes' CPU time from /proc, Linux only), for 1 and 2 workers and several chunk sizes. Idle database: the figures are the chunking
+ * 5 columns): rows/s and the client's CPU per row (the JVM's CPU time over the run, divided by the
+ * rows), for 1 and 2 workers and several chunk sizes. Idle database: the figures are the chunking
  * and watermark cost, not the drop rule's.
  *
  * <p>Fair to every variant: each runs once on a small table first (discarded), so none pays the
@@ -94,8 +94,8 @@ public final class IncrementalThroughput {
             for (Variant v : variants) check(v, warmupRows, run(s, v, "w", "pw")); // warm-up, discarded
             Map<Variant, List<Run>> runs = new LinkedHashMap<>();
             for (Variant v : variants) runs.put(v, new ArrayList<>());
-            System.out.println("| round | variant | wall | rows/s | vs the round's copy | client CPU ns/row | server CPU ns/row | load average |");
-            System.out.println("|---|---|---|---|---|---|---|---|");
+            System.out.println("| round | variant | wall | rows/s | vs the round's copy | client CPU ns/row | load average |");
+            System.out.println("|---|---|---|---|---|---|---|");
             for (int round = 0; round < rounds; round++) {
                 List<Variant> order = new ArrayList<>(variants);
                 if (round % 2 == 1) Collections.reverse(order);
@@ -108,23 +108,22 @@ public final class IncrementalThroughput {
                 Run copy = these.entrySet().stream().filter(e -> e.getKey().chunk == 0).map(Map.Entry::getValue).findFirst().orElse(null);
                 for (Variant v : order) {
                     Run r = these.get(v);
-                    System.out.printf("| %d | %s | %.2f s | %,d | %s | %.0f | %.0f | %.2f |%n", round, v.name(), r.wallNanos / 1e9,
+                    System.out.printf("| %d | %s | %.2f s | %,d | %s | %.0f | %.2f |%n", round, v.name(), r.wallNanos / 1e9,
                             (long) r.rate(rows), copy == null ? "" : String.format("%.2f×", r.rate(rows) / copy.rate(rows)),
-                            (double) r.cpuNanos / rows, (double) r.serverCpuNanos / rows, r.load);
+                            (double) r.cpuNanos / rows, r.load);
                 }
             }
             System.out.println();
-            System.out.println("| variant | median rows/s | median vs the copy (per round) | median client CPU ns/row | median server CPU ns/row |");
-            System.out.println("|---|---|---|---|---|");
+            System.out.println("| variant | median rows/s | median vs the copy (per round) | median client CPU ns/row |");
+            System.out.println("|---|---|---|---|");
             List<Run> copies = runs.entrySet().stream().filter(e -> e.getKey().chunk == 0).map(Map.Entry::getValue).findFirst().orElse(null);
             for (Variant v : variants) {
                 List<Run> rs = runs.get(v);
                 double[] ratio = new double[rs.size()];
                 for (int i = 0; i < rs.size() && copies != null; i++) ratio[i] = rs.get(i).rate(rows) / copies.get(i).rate(rows);
-                System.out.printf("| %s | %,d | %s | %.0f | %.0f |%n", v.name(), (long) median(rs.stream().mapToDouble(r -> r.rate(rows))),
+                System.out.printf("| %s | %,d | %s | %.0f |%n", v.name(), (long) median(rs.stream().mapToDouble(r -> r.rate(rows))),
                         copies == null ? "" : String.format("%.2f×", median(Arrays.stream(ratio))),
-                        median(rs.stream().mapToDouble(r -> (double) r.cpuNanos / rows)),
-                        median(rs.stream().mapToDouble(r -> (double) r.serverCpuNanos / rows)));
+                        median(rs.stream().mapToDouble(r -> (double) r.cpuNanos / rows)));
             }
         }
     }
@@ -154,53 +153,10 @@ public final class IncrementalThroughput {
     }
 
     private static Run run(PgServer s, Variant v, String table, String publication) throws Exception {
-        long server0 = serverCpu();
-        Run r = v.chunk == 0 ? copy(s, publication) : incremental(s, table, publication, v.chunk, v.workers);
-        return new Run(r.wallNanos, r.cpuNanos, r.rowsRead, r.load, serverCpu() - server0);
+        return v.chunk == 0 ? copy(s, publication) : incremental(s, table, publication, v.chunk, v.workers);
     }
 
-    /**
-     * The CPU time of this JVM's PostgreSQL processes (Linux /proc): the postmaster's own and its
-     * reaped children's, plus its live children's; -1 elsewhere. Clock ticks of 10 ms.
-     */
-    private static long serverCpu() {
-        try {
-            long ticks = 0;
-            for (ProcessHandle pm : ProcessHandle.current().children().toList()) {
-                if (!comm(pm.pid()).equals("postgres")) continue;
-                long[] f = stat(pm.pid());
-                ticks += f[0] + f[1] + f[2] + f[3];
-                for (ProcessHandle c : pm.children().toList()) {
-                    long[] g = stat(c.pid());
-                    ticks += g[0] + g[1];
-                }
-            }
-            return ticks * 10_000_000L;
-        } catch (Exception e) {
-            return -1;
-        }
-    }
-
-    private static String comm(long pid) {
-        try {
-            return java.nio.file.Files.readString(java.nio.file.Path.of("/proc/" + pid + "/comm")).trim();
-        } catch (java.io.IOException e) {
-            return "";
-        }
-    }
-
-    /** utime, stime, cutime, cstime of a process (0s if it is gone). */
-    private static long[] stat(long pid) {
-        try {
-            String st = java.nio.file.Files.readString(java.nio.file.Path.of("/proc/" + pid + "/stat"));
-            String[] f = st.substring(st.lastIndexOf(')') + 2).split(" ");
-            return new long[] {Long.parseLong(f[11]), Long.parseLong(f[12]), Long.parseLong(f[13]), Long.parseLong(f[14])};
-        } catch (java.io.IOException | RuntimeException e) {
-            return new long[4];
-        }
-    }
-
-    private record Run(long wallNanos, long cpuNanos, long rowsRead, double load, long serverCpuNanos) {
+    private record Run(long wallNanos, long cpuNanos, long rowsRead, double load) {
         double rate(long rows) {
             return rows / (wallNanos / 1e9);
         }
@@ -224,7 +180,7 @@ public final class IncrementalThroughput {
             long t0 = System.nanoTime();
             long read0 = read;
             await(InitialSnapshot.copy(repl, o, h));
-            return new Run(System.nanoTime() - t0, os().getProcessCpuTime() - cpu0, read - read0, os().getSystemLoadAverage(), 0);
+            return new Run(System.nanoTime() - t0, os().getProcessCpuTime() - cpu0, read - read0, os().getSystemLoadAverage());
         }
     }
 
@@ -256,7 +212,7 @@ public final class IncrementalThroughput {
             long read0 = read;
             snaps.execute("public." + table);
             await(done);
-            Run r = new Run(System.nanoTime() - t0, os().getProcessCpuTime() - cpu0, read - read0, os().getSystemLoadAverage(), 0);
+            Run r = new Run(System.nanoTime() - t0, os().getProcessCpuTime() - cpu0, read - read0, os().getSystemLoadAverage());
             await(st.stop());
             snaps.close();
             return r;
