@@ -28,6 +28,8 @@ final class ChunkCopyExchange implements Exchange {
     private final int published;
     private final int[] keyIdx;
     private final ChunkRows rows;
+    /** Every selected column is published: rows are stored whole, and keyed at emission. */
+    private final boolean whole;
     private final CopyOutDecoder decoder = new CopyOutDecoder();
     private final CompletableFuture<ChunkRows> future = new CompletableFuture<>();
     private final DataRow dataRow = new DataRow();
@@ -48,6 +50,7 @@ final class ChunkCopyExchange implements Exchange {
         this.published = published;
         this.keyIdx = keyIdx;
         this.rows = rows;
+        this.whole = published == selected.columnCount();
     }
 
     CompletableFuture<ChunkRows> future() {
@@ -78,11 +81,20 @@ final class ChunkCopyExchange implements Exchange {
             }
             case BackendMessage.COPY_DATA -> {
                 if (error == null) {
-                    current = payload;
-                    decoder.decode(payload, this::row);
+                    if (whole && lineOnly(payload)) {
+                        // Stored as sent, not decoded: emission decodes every row anyway (and
+                        // checks it then); only the last row's key is needed now, at CopyDone.
+                        rows.add(payload, payload.readerIndex(), payload.readableBytes(), false, null);
+                    } else {
+                        current = payload;
+                        decoder.decode(payload, this::row);
+                    }
                 }
             }
-            case BackendMessage.COPY_DONE -> decoder.finish();
+            case BackendMessage.COPY_DONE -> {
+                if (error == null) keyLastRow();
+                decoder.finish();
+            }
             case BackendMessage.ROW_DESCRIPTION, BackendMessage.COMMAND_COMPLETE, BackendMessage.EMPTY_QUERY_RESPONSE -> { }
             case BackendMessage.DATA_ROW -> {
                 dataRow.wrap(payload);
@@ -103,6 +115,18 @@ final class ChunkCopyExchange implements Exchange {
                     "protocol violation: unexpected " + BackendMessage.name(type) + " during COPY TO STDOUT");
         }
         return false;
+    }
+
+    /** Whether a CopyData payload may be stored as it is: a text line, ended by its newline. */
+    private static boolean lineOnly(ByteBuf payload) {
+        return payload.isReadable() && payload.getByte(payload.writerIndex() - 1) == '\n';
+    }
+
+    /** Gives the last row its key, the next chunk's lower bound, if it was stored without one. */
+    private void keyLastRow() {
+        int last = rows.count() - 1;
+        if (last < 0 || rows.key(last) != null) return;
+        rows.emit(last, decoder, t -> rows.key(last, ChunkRows.key(t, keyIdx)));
     }
 
     private void row(TupleView t) {

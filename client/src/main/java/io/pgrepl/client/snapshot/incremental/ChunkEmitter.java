@@ -7,10 +7,13 @@ import io.pgrepl.codec.copy.CopyOutDecoder;
  * Emits a chunk's rows that stand: each stored line is decoded again into a {@link
  * io.pgrepl.codec.pgoutput.TupleView} over the table's published columns and handed to the
  * handler, unless the stream changed its key from a transaction the chunk's snapshot did not see
- * or that committed after the low mark. Event loop only; the decoder is reused.
+ * or that committed after the low mark. A row stored without its key (every selected column
+ * published, so the key columns are in the view) is keyed from the view. Event loop only; the
+ * decoder is reused.
  */
 final class ChunkEmitter {
     private final CopyOutDecoder decoder = new CopyOutDecoder();
+    private long emitted;
 
     /** {@return the rows emitted} */
     long emit(Chunk ch, SnapshotReadHandler handler) {
@@ -23,15 +26,30 @@ final class ChunkEmitter {
         } finally {
             response.release();
         }
-        long emitted = 0;
         long position = ch.position;
         CopyOutDecoder.RowHandler read = row -> handler.onSnapshotRead(row, position);
-        // An idle table's touch log is empty: no lookup per row then.
-        boolean touched = !t.touches.isEmpty();
-        for (int i = 0; i < rows.count(); i++) {
-            if (touched && t.touches.conflicts(rows.key(i), ch.lowLsn, s)) continue;
-            rows.emit(i, decoder, read);
-            emitted++;
+        emitted = 0;
+        if (t.touches.isEmpty()) {
+            // An idle table's touch log is empty: no key and no lookup per row then.
+            for (int i = 0; i < rows.count(); i++) rows.emit(i, decoder, read);
+            emitted = rows.count();
+        } else {
+            int[] keyIdx = t.plan.keyColumnIndexes();
+            long low = ch.lowLsn;
+            CopyOutDecoder.RowHandler keyed = row -> {
+                if (t.touches.conflicts(ChunkRows.key(row, keyIdx), low, s)) return;
+                handler.onSnapshotRead(row, position);
+                emitted++;
+            };
+            for (int i = 0; i < rows.count(); i++) {
+                String key = rows.key(i);
+                if (key == null) {
+                    rows.emit(i, decoder, keyed);
+                } else if (!t.touches.conflicts(key, low, s)) {
+                    rows.emit(i, decoder, read);
+                    emitted++;
+                }
+            }
         }
         decoder.finish();
         return emitted;

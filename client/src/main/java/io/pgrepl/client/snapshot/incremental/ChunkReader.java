@@ -1,10 +1,16 @@
 package io.pgrepl.client.snapshot.incremental;
 
+import io.netty.channel.EventLoop;
+import io.netty.channel.EventLoopGroup;
+import io.pgrepl.client.ConnectionConfig;
 import io.pgrepl.client.PgConnection;
+import io.pgrepl.client.internal.Transports;
+import io.pgrepl.client.replication.Identifiers;
 import io.pgrepl.codec.Lsn;
 import io.pgrepl.codec.pgoutput.RelationInfo;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
 import java.util.concurrent.CompletionStage;
 
 /**
@@ -34,6 +40,38 @@ final class ChunkReader {
         this.mode = mode;
         this.signalTable = signalTable;
         this.snapshotFunction = connection.serverMajor() >= 13 ? "pg_current_snapshot()" : "txid_current_snapshot()";
+    }
+
+    /**
+     * Opens a reader: an ordinary connection with the session settings the reads rely on, on an
+     * event loop of its group other than the stream's ({@code streamLoop}) where there is one, so a
+     * chunk's COPY is received while the stream's loop emits the chunk before it (on one loop,
+     * either waits for the other).
+     */
+    static CompletionStage<ChunkReader> open(IncrementalOptions options, WatermarkMode mode, String timeZone, EventLoop streamLoop) {
+        String signal = options.signalTable() == null ? null : Identifiers.quoteQualifiedName(options.signalTable());
+        return PgConnection.connect(config(options.ordinary(), streamLoop)).thenCompose(c -> {
+            // synchronous_commit on: the walsender sends only flushed WAL, and an asynchronous
+            // high mark would wait for the WAL writer (up to wal_writer_delay) before the stream sees it.
+            String set = "SET application_name = 'pgrepl-incremental'" + (mode == WatermarkMode.READ_ONLY ? ""
+                    : "; SET synchronous_commit = on") + (timeZone == null ? "" : "; SET TimeZone = " + Identifiers.quoteLiteral(timeZone));
+            return c.simpleQuery(set).handle((v, e) -> {
+                if (e != null) {
+                    c.close();
+                    throw e instanceof CompletionException ce ? ce : new CompletionException(e);
+                }
+                return new ChunkReader(c, mode, signal);
+            });
+        });
+    }
+
+    private static ConnectionConfig config(ConnectionConfig c, EventLoop streamLoop) {
+        EventLoopGroup group = c.eventLoopGroup() != null ? c.eventLoopGroup() : Transports.sharedGroup();
+        for (int i = 0; i < 8 && streamLoop != null; i++) {
+            EventLoopGroup next = group.next();
+            if (next != streamLoop && next instanceof EventLoop other) return c.toBuilder().eventLoopGroup(other).build();
+        }
+        return c;
     }
 
     PgConnection connection() {

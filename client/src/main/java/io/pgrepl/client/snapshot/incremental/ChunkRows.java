@@ -12,7 +12,8 @@ import java.util.List;
 /**
  * One chunk's rows, held between the read and the high watermark: the COPY text lines (cut to the
  * published columns) back to back in one heap buffer, and each row's key as one string (the key
- * columns' texts joined by NUL, a byte no PostgreSQL text holds). Emitting decodes each kept line
+ * columns' texts joined by NUL, a byte no PostgreSQL text holds) where it was taken at the read:
+ * always the last row's, the others' only when the line had to be cut. Emitting decodes each kept line
  * again into a {@link TupleView}, so a row is stored once, as the server sent it.
  */
 final class ChunkRows {
@@ -24,7 +25,7 @@ final class ChunkRows {
     private String[] keys = new String[256];
     private int count;
 
-    /** Appends one line (ending with its newline, else {@code newline} adds one) and its key. */
+    /** Appends one line (ending with its newline, else {@code newline} adds one) and its key, or null. */
     void add(ByteBuf line, int from, int length, boolean newline, String key) {
         if (count == ends.length) {
             ends = Arrays.copyOf(ends, count * 2);
@@ -45,8 +46,13 @@ final class ChunkRows {
         return count;
     }
 
+    /** {@return row {@code i}'s key string, or null if it was stored without one (see {@link ChunkCopyExchange})} */
     String key(int i) {
         return keys[i];
+    }
+
+    void key(int i, String key) {
+        keys[i] = key;
     }
 
     /** {@return the last row's key texts, the next chunk's lower bound; null when empty} */

@@ -1,7 +1,6 @@
 package io.pgrepl.client.snapshot.incremental;
 
 import io.netty.channel.EventLoop;
-import io.pgrepl.client.PgConnection;
 import io.pgrepl.client.replication.Identifiers;
 import io.pgrepl.client.stream.LogicalReplicationStream;
 import io.pgrepl.codec.Lsn;
@@ -10,7 +9,6 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.CompletionException;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.ThreadLocalRandom;
 import org.slf4j.Logger;
@@ -220,20 +218,7 @@ final class Engine {
     }
 
     private CompletionStage<ChunkReader> openReader() {
-        String signal = options.signalTable() == null ? null : Identifiers.quoteQualifiedName(options.signalTable());
-        return PgConnection.connect(options.ordinary()).thenCompose(c -> {
-            // synchronous_commit on: the walsender sends only flushed WAL, and an asynchronous
-            // high mark would wait for the WAL writer (up to wal_writer_delay) before the stream sees it.
-            String set = "SET application_name = 'pgrepl-incremental'" + (mode == WatermarkMode.READ_ONLY ? ""
-                    : "; SET synchronous_commit = on") + (timeZone == null ? "" : "; SET TimeZone = " + Identifiers.quoteLiteral(timeZone));
-            return c.simpleQuery(set).handle((v, e) -> {
-                if (e != null) {
-                    c.close();
-                    throw e instanceof CompletionException ce ? ce : new CompletionException(e);
-                }
-                return new ChunkReader(c, mode, signal);
-            });
-        });
+        return ChunkReader.open(options, mode, timeZone, loop);
     }
 
     private void plan(TableRun t) {
