@@ -95,6 +95,7 @@ class GracefulStopTest {
 
         String topic = "gs.public.gs_rows";
         awaitRecords(topic, 20_000, Duration.ofSeconds(180));
+        boolean atASpellsEnd = awaitTheEndOfAFastSpell(topic, Duration.ofSeconds(60));
         // Connect logs the stop that outlasted task.shutdown.graceful.timeout.ms (ERROR, so on stderr through
         // slf4j-simple, which looks System.err up on every line).
         java.io.PrintStream err = System.err;
@@ -108,8 +109,8 @@ class GracefulStopTest {
             System.setErr(err);
         }
         // Reported, not asserted (the assertion is Connect's own timeout): RESULTS.md collects these.
-        System.out.printf("GracefulStopTest: the task was gone %d ms after the stop request%n",
-                (System.nanoTime() - stopAsked) / 1_000_000);
+        System.out.printf("GracefulStopTest: the task was gone %d ms after the stop request (%s)%n",
+                (System.nanoTime() - stopAsked) / 1_000_000, atASpellsEnd ? "at a fast spell's end" : "no fast spell seen");
         String log = seen.toString(java.nio.charset.StandardCharsets.UTF_8);
         assertFalse(log.contains("Graceful stop of task gs-0 failed"), "the task stopped within Connect's graceful timeout");
 
@@ -130,6 +131,31 @@ class GracefulStopTest {
             Thread.sleep(200);
         }
         throw new AssertionError(topic + " did not reach " + n + " records: " + endOffset(topic));
+    }
+
+    /*
+     * The worst moment for a stop: right after a spell at full speed, when the quota's payback begins
+     * (one request a second) and everything let through during the spell still waits. The stop of
+     * the eighth session's pacing failed there (1 run in 9 when the moment was left to chance, with
+     * 1,344 records waiting); stopping there on purpose makes it fail every time.
+     */
+    private boolean awaitTheEndOfAFastSpell(String topic, Duration timeout) throws Exception {
+        TopicPartition tp = new TopicPartition(topic, 0);
+        Map<String, Object> props = new HashMap<>();
+        try (KafkaConsumer<byte[], byte[]> c = connect.kafka().createConsumer(props)) {
+            long end = System.nanoTime() + timeout.toNanos();
+            long before = c.endOffsets(List.of(tp)).get(tp);
+            boolean fast = false;
+            while (System.nanoTime() < end) {
+                Thread.sleep(100);
+                long now = c.endOffsets(List.of(tp)).get(tp);
+                // A spell: 60 records or more in a tenth of a second; a payback: 24 a second.
+                if (now - before >= 60) fast = true;
+                else if (fast && now - before < 30) return true;
+                before = now;
+            }
+            return false;
+        }
     }
 
     private void awaitNoTasks(Duration timeout) throws Exception {
