@@ -59,10 +59,11 @@ final class UnacknowledgedRecords {
     private long waitingSince;
     /**
      * Acknowledgements in each of the last {@link #REMEMBERED} seconds that tell Kafka's pace, and the
-     * second each entry counts: a second at whose end records waited, and that either had them
-     * waiting throughout or held poll() back. (A second in which the source had little to send says
+     * second each entry counts: a second in which the limits held poll() back, or at whose end
+     * records waited and had waited throughout. (A second in which the source had little to send says
      * nothing of Kafka; one in which the limits held poll() back does even when every record in it was
-     * acknowledged at once: under a throttle, the records allowed go out and come back together.)
+     * acknowledged at once: under a throttle, the records allowed go out and come back together, and
+     * with a small allowance and a fast Kafka, all of them may be back before poll() hands over more.)
      */
     private final long[] acksOf = new long[REMEMBERED];
     private final long[] secondOf = new long[REMEMBERED];
@@ -134,7 +135,8 @@ final class UnacknowledgedRecords {
     }
 
     private void remember(long s, long acks, boolean held) {
-        if (count == 0 || (waitingSince > s * SECOND_NANOS && !held)) return;
+        // Held back: there was more to hand over, even if every record was acknowledged by its end.
+        if (!held && (count == 0 || waitingSince > s * SECOND_NANOS)) return;
         int i = (int) Math.floorMod(s, (long) REMEMBERED);
         secondOf[i] = s;
         acksOf[i] = acks;

@@ -114,6 +114,37 @@ class UnacknowledgedRecordsTest {
         }
     }
 
+    /*
+     * SnapshotKillTest's copy, Kafka keeping up: the start allowance went out and came back within
+     * each cycle, so no second ended with records waiting, none counted, and the copy stayed at 32
+     * records in flight for good.
+     */
+    @Test
+    void secondsThatHeldPollBackCountEvenIfNothingWaitsAtTheirEnd() throws Exception {
+        UnacknowledgedRecords u = limits(4096, 1000);
+        for (int s = 0; s < 13; s++) {
+            u.handedOver(START);
+            assertEquals(0, u.awaitRoom(0), "second " + s + ": held back");
+            acknowledge(u, START); // all back: nothing waits at the second's end
+            advanceMillis(1000);
+        }
+        u.handedOver(START);
+        acknowledge(u, START); // 32 within the last second, as in each of the 13 before it
+        assertEquals(START, u.awaitRoom(0), "13 seconds known at 32 a second: the floor, nothing waiting");
+        u.handedOver(START);
+        acknowledge(u, START); // 64 within the last second now; the slowest remembered second, 32
+        for (int s = 0; s < 16; s++) {
+            advanceMillis(1000);
+            u.handedOver(200);
+            assertEquals(0, u.awaitRoom(0));
+            acknowledge(u, 200);
+        }
+        advanceMillis(1000);
+        u.handedOver(200);
+        acknowledge(u, 200);
+        assertEquals(200, u.awaitRoom(0), "the seconds at 32 are forgotten; 16 at 200 known");
+    }
+
     @Test
     void theStartAllowanceIsAlsoTheFloor() throws Exception {
         UnacknowledgedRecords u = limits(4096, 1000);
