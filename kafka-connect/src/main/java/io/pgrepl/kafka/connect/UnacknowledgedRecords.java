@@ -22,8 +22,9 @@ import java.util.function.LongSupplier;
  * client run at full speed until the rate over its window (quota.window.num seconds, 11 by default)
  * passes the quota, then throttles every request by up to a second until the burst has left the
  * window, so the producer, one request in flight, gets one batch a second through: 24 records of 730
- * bytes, after seconds of 1,800 a second. A pace of the last second alone let 1,800 records wait
- * into such a stall, and a stop then waited 4.5 s. So the pace is the slowest of the last
+ * bytes, after seconds of up to 2,900 a second. The pace of such seconds was never remembered (no
+ * record waited throughout them), so the next fast spell let up to 2,900 records wait into the next
+ * stall, and a stop right then outlasted 5 s (1 run in 9). So the pace is the slowest of the last
  * {@link #REMEMBERED} seconds (longer than a quota's window, so every stall of a throttled client
  * stays in view), and until {@link #TRUSTED} seconds have been seen, no more than a small start
  * allowance waits (a fresh client's first stall comes after its fastest seconds).
