@@ -141,7 +141,8 @@ public final class PgreplConnectorConfig extends AbstractConfig {
             .define(MAX_UNACKNOWLEDGED_MS, Type.INT, 1000, ConfigDef.Range.between(1, 600_000), Importance.LOW,
                     "poll() hands over nothing more while the records not yet acknowledged by Kafka would take"
                             + " longer than this to acknowledge at Kafka's slowest recent pace (the last second's, or"
-                            + " fewer: any of the last 5 seconds in which records waited throughout), so that a stopping"
+                            + " fewer: any of the last 16 seconds that tell it), beyond a start allowance of 32 records"
+                            + " that is also the floor and the only allowance in a task's first 12 seconds, so that a stopping"
                             + " task's last offset commit fits in task.shutdown.graceful.timeout.ms. A transaction's chunk"
                             + " of max.batch.size records may pass it.")
             .define(UNAVAILABLE_VALUE_PLACEHOLDER, Type.STRING, "__debezium_unavailable_value", Importance.LOW,

@@ -23,7 +23,6 @@ import org.apache.kafka.common.quota.ClientQuotaEntity;
 import org.apache.kafka.connect.util.clusters.EmbeddedConnectCluster;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
-import org.junit.jupiter.api.Disabled;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestInstance;
 
@@ -34,7 +33,8 @@ import org.junit.jupiter.api.TestInstance;
  * task ({@code PUT /connectors/gs/stop}): its final offset commit first waits for every record handed
  * over to be acknowledged, and all of that must fit in task.shutdown.graceful.timeout.ms (5 s, the
  * default), or the stop is cancelled ("Graceful stop of task ... failed") and the commit skipped. With
- * max.unacknowledged.ms bounding what waits for Kafka by Kafka's own pace, the stop stays within it and the last
+ * max.unacknowledged.ms bounding what waits for Kafka by its slowest recent pace (after a start allowance of 32
+ * records), the stop stays within it and the last
  * committed offset covers every read the topic holds (reads are written in order by one producer, so
  * read i is the topic's record i).
  */
@@ -62,20 +62,16 @@ class GracefulStopTest {
     }
 
     /*
-     * Why the stop outlasted 5 s with max.unacknowledged.records alone (stack samples of the worker
-     * every 0.5 s during the stop): Connect's task thread left poll() at once and then sat 5 s in
-     * WorkerSourceTask.finalOffsetCommit -> SubmittedRecords.awaitAllMessages, while the producer
-     * sent one throttled request of 24 records (16 kB) about every second: the broker's quota was
-     * paying back the copy's earlier burst, so Kafka acknowledged some 35 kB/s, not 600 kB/s, and
-     * 119 records (734 bytes each) took longer than the graceful timeout. SourceTask.stop() came
-     * only after that, on the task thread. max.unacknowledged.ms bounds what waits by Kafka's
-     * slowest recent pace instead: 4 of 5 runs passed with it (on the default limits), the same
-     * test failed with the change reverted. The fifth failed as before, not diagnosed (no stack
-     * samples of it); the likely case is a quota's first stall right after seconds at full speed,
-     * which no pace measured beforehand foresees. Disabled again so that the suite stays green.
+     * Why the stop outlasted 5 s (samples every 250 ms of the task thread, the producer's metrics and
+     * the connector's own count; figures in benchmarks/RESULTS.md, ninth session): under the quota the
+     * producer alternates seconds of about 1,800 acknowledgements with a payback of one throttled
+     * request (24 records) a second. With max.unacknowledged.records alone, 119 records outlasted 5 s
+     * in such a payback. With the pace of the last second, the eighth session's fix, the throttled
+     * seconds were never remembered (the records allowed went out and came back together, so none
+     * waited throughout them), and a stop that came right after a fast spell found up to 1,900 records
+     * waiting and took 4.5 s and more. Now the pace of the throttled seconds is remembered for 16 s and
+     * until 12 s are known only 32 records wait: the stop waits for about 32.
      */
-    @Disabled("issue 19 defect 2: passes 4 of 5 with max.unacknowledged.ms; a quota's first stall after a fast"
-            + " spell can still outlast the graceful timeout (Connect waits for every record handed over)")
     @Test
     void stopDuringAFastCopyCommitsTheLastOffsets() throws Exception {
         EndToEndTest.sql(pg, "CREATE TABLE gs_rows (id int PRIMARY KEY, v text);"
@@ -98,18 +94,23 @@ class GracefulStopTest {
         connect.configureConnector("gs", cfg);
 
         String topic = "gs.public.gs_rows";
-        awaitRecords(topic, 20_000, Duration.ofSeconds(90));
+        awaitRecords(topic, 20_000, Duration.ofSeconds(180));
+        boolean atASpellsEnd = awaitTheEndOfAFastSpell(topic, Duration.ofSeconds(60));
         // Connect logs the stop that outlasted task.shutdown.graceful.timeout.ms (ERROR, so on stderr through
         // slf4j-simple, which looks System.err up on every line).
         java.io.PrintStream err = System.err;
         java.io.ByteArrayOutputStream seen = new java.io.ByteArrayOutputStream();
         System.setErr(new java.io.PrintStream(new TeeStream(err, seen), true));
+        long stopAsked = System.nanoTime();
         try {
             connect.stopConnector("gs");
             awaitNoTasks(Duration.ofSeconds(60));
         } finally {
             System.setErr(err);
         }
+        // Reported, not asserted (the assertion is Connect's own timeout): RESULTS.md collects these.
+        System.out.printf("GracefulStopTest: the task was gone %d ms after the stop request (%s)%n",
+                (System.nanoTime() - stopAsked) / 1_000_000, atASpellsEnd ? "at a fast spell's end" : "no fast spell seen");
         String log = seen.toString(java.nio.charset.StandardCharsets.UTF_8);
         assertFalse(log.contains("Graceful stop of task gs-0 failed"), "the task stopped within Connect's graceful timeout");
 
@@ -130,6 +131,32 @@ class GracefulStopTest {
             Thread.sleep(200);
         }
         throw new AssertionError(topic + " did not reach " + n + " records: " + endOffset(topic));
+    }
+
+    /*
+     * The worst moment for a stop: right after a spell at full speed, when the quota's payback begins
+     * (one request a second) and everything let through during the spell still waits. The stop of
+     * the eighth session's pacing failed there (1 run in 9, with 1,344 records waiting). Aiming at it
+     * is not shown to force that failure: the one run of the eighth session's pacing with this stop
+     * passed. With no spell seen within the timeout the stop comes anyway.
+     */
+    private boolean awaitTheEndOfAFastSpell(String topic, Duration timeout) throws Exception {
+        TopicPartition tp = new TopicPartition(topic, 0);
+        Map<String, Object> props = new HashMap<>();
+        try (KafkaConsumer<byte[], byte[]> c = connect.kafka().createConsumer(props)) {
+            long end = System.nanoTime() + timeout.toNanos();
+            long before = c.endOffsets(List.of(tp)).get(tp);
+            boolean fast = false;
+            while (System.nanoTime() < end) {
+                Thread.sleep(100);
+                long now = c.endOffsets(List.of(tp)).get(tp);
+                // A spell: 60 records or more in a tenth of a second; a payback: 24 a second.
+                if (now - before >= 60) fast = true;
+                else if (fast && now - before < 30) return true;
+                before = now;
+            }
+            return false;
+        }
     }
 
     private void awaitNoTasks(Duration timeout) throws Exception {
