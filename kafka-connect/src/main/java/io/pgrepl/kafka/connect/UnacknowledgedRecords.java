@@ -143,14 +143,15 @@ final class UnacknowledgedRecords {
         acksOf[i] = acks;
     }
 
-    private boolean remembered(long s, long now) {
-        return s >= now / SECOND_NANOS - REMEMBERED && secondOf[(int) Math.floorMod(s, (long) REMEMBERED)] == s;
+    /** Whether an entry's second is recent enough to count (an entry never written holds Long.MIN_VALUE). */
+    private static boolean recent(long s, long now) {
+        return s >= now / SECOND_NANOS - REMEMBERED;
     }
 
     /** How many of the last {@link #REMEMBERED} seconds tell Kafka's pace. */
     private int known(long now) {
         int n = 0;
-        for (int i = 0; i < REMEMBERED; i++) if (remembered(secondOf[i], now)) n++;
+        for (int i = 0; i < REMEMBERED; i++) if (recent(secondOf[i], now)) n++;
         return n;
     }
 
@@ -162,7 +163,7 @@ final class UnacknowledgedRecords {
         long slot = now / SLOT_NANOS;
         long pace = 0;
         for (int i = 0; i < SLOTS; i++) if (slotOf[i] > slot - SLOTS) pace += acked[i];
-        for (int i = 0; i < REMEMBERED; i++) if (remembered(secondOf[i], now)) pace = Math.min(pace, acksOf[i]);
+        for (int i = 0; i < REMEMBERED; i++) if (recent(secondOf[i], now)) pace = Math.min(pace, acksOf[i]);
         return pace;
     }
 

@@ -133,7 +133,7 @@ final class ChunkCopyExchange implements Exchange {
         String key = ChunkRows.key(t, keyIdx); // key columns are NOT NULL (primary, replica identity or surrogate key)
         int from = current.readerIndex();
         int end = current.writerIndex();
-        if (published == selected.columnCount()) {
+        if (whole) {
             rows.add(current, from, end - from, false, key);
             return;
         }

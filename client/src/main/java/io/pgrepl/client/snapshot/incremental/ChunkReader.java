@@ -68,8 +68,8 @@ final class ChunkReader {
     private static ConnectionConfig config(ConnectionConfig c, EventLoop streamLoop) {
         EventLoopGroup group = c.eventLoopGroup() != null ? c.eventLoopGroup() : Transports.sharedGroup();
         for (int i = 0; i < 8 && streamLoop != null; i++) {
-            EventLoopGroup next = group.next();
-            if (next != streamLoop && next instanceof EventLoop other) return c.toBuilder().eventLoopGroup(other).build();
+            EventLoop next = group.next();
+            if (next != streamLoop) return c.toBuilder().eventLoopGroup(next).build();
         }
         return c;
     }
