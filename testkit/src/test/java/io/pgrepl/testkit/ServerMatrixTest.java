@@ -16,7 +16,9 @@ import org.junit.jupiter.params.provider.Arguments;
 import org.junit.jupiter.params.provider.MethodSource;
 
 /**
- * Every major of the matrix, every auth method, TLS with RSA and ECDSA: each server is started,
+ * Every major of the matrix with SCRAM, TLS and client certificates (the set-up with the most
+ * per-major settings), and every other auth method on the newest and the oldest major (their
+ * pg_hba lines and TLS files do not vary with the major in between): each server is started,
  * reached with a raw startup handshake, closed, and shown to leave nothing behind.
  */
 class ServerMatrixTest {
@@ -25,9 +27,11 @@ class ServerMatrixTest {
 
     static Stream<Arguments> servers() {
         List<Arguments> all = new ArrayList<>();
-        for (int major : PgVersions.matrix()) {
+        List<Integer> majors = PgVersions.matrix().stream().sorted().toList();
+        for (int major : majors) {
+            boolean end = major == majors.get(0) || major == majors.get(majors.size() - 1);
             for (AuthMethod auth : AuthMethod.values()) {
-                all.add(Arguments.of(major, Named.of(auth.toString(), auth)));
+                if (end || auth == AuthMethod.SCRAM_SHA_256) all.add(Arguments.of(major, Named.of(auth.toString(), auth)));
             }
         }
         return all.stream();

@@ -27,7 +27,6 @@ import io.pgrepl.testkit.junit.PgMatrixTest;
 import io.pgrepl.testkit.junit.PgServerConfig;
 import io.netty.buffer.ByteBuf;
 import java.time.Duration;
-import org.junit.jupiter.api.Assumptions;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Set;
@@ -195,9 +194,6 @@ class LogicalStreamTest {
         }
     }
 
-    /** The slow (10 s) tests run on these majors only: the behaviour is the same across the matrix. */
-    private static final Set<Integer> SLOW_SUBSET = Set.of(10, 14, 18);
-
     /**
      * The application is slow: its handler pauses reading on the first row (the event loop must
      * not block) and another thread resumes after 10 s = 5 x wal_sender_timeout. Status updates
@@ -205,9 +201,8 @@ class LogicalStreamTest {
      * getting replies (pg_stat_replication.reply_time advances during the pause, 12+) and never
      * times out; then every row arrives.
      */
-    @PgMatrixTest
+    @PgMatrixTest(newestAndOldest = true) // slow (10 s), and the same on every major
     void applicationPausingInItsHandlerOutlivesWalSenderTimeout(PgServer s) throws Exception {
-        Assumptions.assumeTrue(SLOW_SUBSET.contains(s.majorVersion()), "slow test: majors " + SLOW_SUBSET + " only");
         setup(s, "it_slow", "it_slow_pub");
         java.util.concurrent.CountDownLatch paused = new java.util.concurrent.CountDownLatch(1);
         RecordingHandler h = new RecordingHandler() {
@@ -267,9 +262,8 @@ class LogicalStreamTest {
      * and closes the socket without an ErrorResponse: the stream sees EOF and fails with
      * {@link ReplicationConnectionLostException}, not a server error and not a shutdown.
      */
-    @PgMatrixTest
+    @PgMatrixTest(newestAndOldest = true) // slow (10 s), and the same on every major
     void walSenderTimeoutEndsASilentClientWithEof(PgServer s) throws Exception {
-        Assumptions.assumeTrue(SLOW_SUBSET.contains(s.majorVersion()), "slow test: majors " + SLOW_SUBSET + " only");
         setup(s, "it_mute2", "it_mute2_pub");
         try (PgConnection repl = connect(s, ReplicationMode.DATABASE)) {
             createLogicalSlot(repl, "it_mute2", false);

@@ -161,7 +161,7 @@ class ServerEndTest {
      * stream pings (a status update asking for a reply) at half the receive timeout: the idle
      * stream must survive several timeouts, the frozen one must fail within about one.
      */
-    @PgMatrixTest
+    @PgMatrixTest(newestAndOldest = true) // the client's own timer: the major does not change it
     void silentWalsenderTripsTheReceiveTimeout(PgServer s) throws Exception {
         setup(s, "it_mute", "it_mute_pub");
         // Long enough that a loaded machine answers a ping well within half of it.

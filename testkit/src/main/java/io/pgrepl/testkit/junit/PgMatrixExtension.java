@@ -28,7 +28,12 @@ public class PgMatrixExtension implements TestTemplateInvocationContextProvider,
 
     @Override
     public Stream<TestTemplateInvocationContext> provideTestTemplateInvocationContexts(ExtensionContext context) {
-        return PgVersions.matrix().stream().map(Invocation::new);
+        List<Integer> majors = PgVersions.matrix();
+        if (context.getRequiredTestMethod().getAnnotation(PgMatrixTest.class).newestAndOldest() && majors.size() > 2) {
+            List<Integer> sorted = majors.stream().sorted().toList();
+            majors = List.of(sorted.get(sorted.size() - 1), sorted.get(0));
+        }
+        return majors.stream().map(Invocation::new);
     }
 
     private record Invocation(int major) implements TestTemplateInvocationContext {
