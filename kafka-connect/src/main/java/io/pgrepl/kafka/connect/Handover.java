@@ -125,13 +125,13 @@ final class Handover {
             // Record-less transactions (an incremental snapshot's watermarks, unpublished or filtered
             // tables) are confirmed only once an offset covers them: while reads flow without a pause,
             // a heartbeat still comes every interval, or the slot would hold their WAL until a change.
-            if (hb > 0 && records != null && now - lastHeartbeatMillis >= hb && acks.untrackedPast(passed)) {
+            if (hb > 0 && now - lastHeartbeatMillis >= hb && acks.untrackedPast(passed)) {
                 List<SourceRecord> h = heartbeat();
                 if (h != null) out.addAll(h);
             }
             return out;
         }
-        if (hb > 0 && now - lastSentMillis >= hb && records != null) return heartbeat();
+        if (hb > 0 && now - lastSentMillis >= hb) return heartbeat();
         return null;
     }
 
