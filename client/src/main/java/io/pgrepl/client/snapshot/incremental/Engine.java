@@ -1,22 +1,20 @@
 package io.pgrepl.client.snapshot.incremental;
 
 import io.netty.channel.EventLoop;
-import io.pgrepl.client.replication.Identifiers;
 import io.pgrepl.client.stream.LogicalReplicationStream;
 import io.pgrepl.codec.Lsn;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
-import java.util.Map;
-import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
-import java.util.concurrent.ThreadLocalRandom;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
  * The tables, their workers and chunks (event loop of the stream only): plans tables, starts
- * chunks, and emits each once it is read and the stream has passed its high mark.
+ * chunks, and emits each once it is read and the stream has passed its high mark. The open
+ * chunks' books (watermarks seen, emission, abandoning) are {@link OpenChunks}'; what planning a
+ * table finds is a {@link PlannedTable}.
  */
 final class Engine {
     private static final Logger log = LoggerFactory.getLogger(IncrementalSnapshots.class);
@@ -32,12 +30,8 @@ final class Engine {
     final IncrementalOptions options;
     final SnapshotReadHandler handler;
     final StreamWindow window = new StreamWindow();
-    private final String engineId = String.format("%08x", ThreadLocalRandom.current().nextInt());
     private final LinkedHashMap<String, TableRun> tables = new LinkedHashMap<>();
-    /** The open chunks by token, in start order (so a worker's chunks are emitted in key order). */
-    final Map<String, Chunk> chunks = new LinkedHashMap<>();
-    private final ChunkEmitter emitter = new ChunkEmitter();
-    private long chunkSeq;
+    private final OpenChunks chunks;
     private boolean pausedAll;
     /** Held by the slot guard ({@link GuardControl}), apart from the pauses asked for by signals and the API. */
     private boolean guardHeld;
@@ -56,6 +50,7 @@ final class Engine {
     Engine(IncrementalOptions options, SnapshotReadHandler handler) {
         this.options = options;
         this.handler = handler;
+        this.chunks = new OpenChunks(window, handler, options.chunkSize());
         this.state = options.resumeState() != null ? options.resumeState() : ProgressState.HEADER;
     }
 
@@ -87,7 +82,7 @@ final class Engine {
         } else {
             // A new connection resends from the acknowledged position: marks of chunks in flight
             // may or may not come again, so those chunks are read again.
-            for (Chunk c : new ArrayList<>(chunks.values())) abandon(c);
+            chunks.abandonAll();
         }
         schedule();
     }
@@ -198,7 +193,7 @@ final class Engine {
             }
             if (held(t)) continue;
             for (TableRun.Cursor c : t.cursors) {
-                if (c.mayStart(options.chunkSize(), READ_AHEAD) && (c.open.isEmpty() || heldBytes() < READ_AHEAD_BYTES)) {
+                if (c.mayStart(options.chunkSize(), READ_AHEAD) && (c.open.isEmpty() || chunks.heldBytes() < READ_AHEAD_BYTES)) {
                     startChunk(t, c);
                 }
             }
@@ -210,13 +205,6 @@ final class Engine {
         }
     }
 
-    /** The bytes of the chunks read and not emitted yet. */
-    private long heldBytes() {
-        long n = 0;
-        for (Chunk ch : chunks.values()) if (ch.read != null) n += ch.read.rows().bytes();
-        return n;
-    }
-
     private CompletionStage<ChunkReader> openReader() {
         return ChunkReader.open(options, mode, timeZone, loop);
     }
@@ -224,24 +212,11 @@ final class Engine {
     private void plan(TableRun t) {
         t.planning = true;
         CompletionStage<ChunkReader> first = openReader();
-        first.thenCompose(r -> TablePlanner.plan(r.connection(), publications, t.name, t.condition,
-                t.surrogateKey == null ? null : List.of(t.surrogateKey)).thenCompose(kt -> {
-            String rel = Identifiers.quoteLiteral(Identifiers.quoteIdentifier(kt.schema()) + "." + Identifiers.quoteIdentifier(kt.table()));
-            // The stream names a partition's changes by the leaf unless published via the root: track them all.
-            String oids = "WITH RECURSIVE t(oid) AS (SELECT " + rel + "::regclass::oid UNION ALL SELECT i.inhrelid"
-                    + " FROM pg_catalog.pg_inherits i JOIN t ON i.inhparent = t.oid) SELECT oid FROM t";
-            return r.connection().query(oids).thenCompose(q -> {
-                int[] all = q.rows().stream().mapToInt(row -> (int) Long.parseLong(row.get(0))).toArray();
-                if (t.resumed != null || options.workersPerTable() == 1) {
-                    return CompletableFuture.completedFuture(new Object[] {kt, all, null});
-                }
-                return TablePlanner.ranges(r.connection(), kt, options.workersPerTable()).thenApply(rs -> new Object[] {kt, all, rs});
-            });
-        })).whenComplete((p, e) -> loop.execute(() -> planned(t, first, p, e)));
+        first.thenCompose(r -> PlannedTable.plan(r.connection(), publications, t, options.workersPerTable()))
+                .whenComplete((p, e) -> loop.execute(() -> planned(t, first, p, e)));
     }
 
-    @SuppressWarnings("unchecked")
-    private void planned(TableRun t, CompletionStage<ChunkReader> first, Object[] p, Throwable e) {
+    private void planned(TableRun t, CompletionStage<ChunkReader> first, PlannedTable p, Throwable e) {
         if (tables.get(t.name) != t) {
             first.thenAccept(r -> r.connection().close());
             return;
@@ -251,12 +226,12 @@ final class Engine {
             fail(t, e);
             return;
         }
-        int[] oids = (int[]) p[1];
-        t.planned((KeyedTable) p[0], oids[0], oids);
+        int[] oids = p.oids();
+        t.planned(p.table(), oids[0], oids);
         if (t.resumed != null) {
             for (ProgressState.Range r : t.resumed) t.cursors.add(new TableRun.Cursor(new KeyRange(r.after(), r.upTo()), r.lastKey(), r.done()));
-        } else if (p[2] != null) {
-            for (KeyRange r : (List<KeyRange>) p[2]) t.cursors.add(new TableRun.Cursor(r, null, false));
+        } else if (p.ranges() != null) {
+            for (KeyRange r : p.ranges()) t.cursors.add(new TableRun.Cursor(r, null, false));
         } else {
             t.cursors.add(new TableRun.Cursor(new KeyRange(null, null), null, false));
         }
@@ -274,10 +249,7 @@ final class Engine {
     private void startChunk(TableRun t, TableRun.Cursor c) {
         if (c.reader == null) c.reader = openReader();
         List<String> after = c.after(); // before the new chunk is open: after the newest one's rows
-        Chunk ch = new Chunk(engineId + "-" + (++chunkSeq), t, c, window.lastCommitLsn, t.lastSnapshot);
-        ch.readAhead = !c.open.isEmpty();
-        c.open.addLast(ch);
-        chunks.put(ch.token, ch);
+        Chunk ch = chunks.open(t, c);
         c.reader.thenCompose(r -> r.read(ch.token, t.plan, t.selected, after, c.range.upTo(), options.chunkSize()))
                 .whenComplete((read, e) -> loop.execute(() -> onRead(ch, read, e)));
     }
@@ -288,7 +260,7 @@ final class Engine {
             return;
         }
         if (e != null) {
-            abandonFrom(ch);
+            chunks.abandonFrom(ch);
             if (Failures.isTransient(e) && ++ch.cursor.failures <= MAX_RETRIES) {
                 // The connection went (terminated, network): a new one reads the chunk again.
                 log.warn("slot {}: chunk of {} failed ({}); reading it again on a new connection", slot, ch.table.name, Failures.message(e));
@@ -320,32 +292,19 @@ final class Engine {
 
     /** A watermark arrived (message content or signal-table id): {@code token:low} or {@code token:high}. */
     void mark(String content) {
-        int colon = content.lastIndexOf(':');
-        if (colon < 0) return;
-        Chunk ch = chunks.get(content.substring(0, colon));
-        if (ch == null) return; // another engine's, or an abandoned chunk's
-        if (content.endsWith(":low")) ch.lowLsn = window.txCommitLsn();
-        else if (content.endsWith(":high")) ch.highInTx = true;
+        chunks.mark(content);
     }
 
     /** After a Commit was delivered. */
     void committed(long commitLsn, long endLsn) {
-        for (Chunk ch : chunks.values()) {
-            if (ch.highInTx) {
-                ch.highInTx = false;
-                ch.passed = true;
-                ch.position = endLsn;
-            }
-        }
+        chunks.committed(endLsn);
         passedLsn(commitLsn);
     }
 
     /** The stream delivered everything before {@code lsn}: read-only chunks whose mark it reached may go. */
     void passedLsn(long lsn) {
         if (mode != WatermarkMode.READ_ONLY) return;
-        for (Chunk ch : chunks.values()) {
-            if (ch.read != null && !ch.passed && Long.compareUnsigned(lsn, ch.markLsn) >= 0) ch.passed = true;
-        }
+        chunks.passedLsn(lsn);
     }
 
     /**
@@ -353,18 +312,13 @@ final class Engine {
      * up to the mark may not be flushed yet, and the walsender sends only flushed WAL).
      */
     void keepaliveSeen() {
-        if (mode != WatermarkMode.READ_ONLY || keepaliveAsked) return;
-        for (Chunk ch : chunks.values()) {
-            if (ch.read != null && !ch.passed) {
-                keepaliveAsked = true;
-                LogicalReplicationStream s = stream;
-                loop.schedule(() -> {
-                    keepaliveAsked = false;
-                    if (s == stream && !closed) s.requestKeepalive();
-                }, 20, java.util.concurrent.TimeUnit.MILLISECONDS);
-                return;
-            }
-        }
+        if (mode != WatermarkMode.READ_ONLY || keepaliveAsked || !chunks.awaitingMark()) return;
+        keepaliveAsked = true;
+        LogicalReplicationStream s = stream;
+        loop.schedule(() -> {
+            keepaliveAsked = false;
+            if (s == stream && !closed) s.requestKeepalive();
+        }, 20, java.util.concurrent.TimeUnit.MILLISECONDS);
     }
 
     /**
@@ -374,66 +328,22 @@ final class Engine {
     void emitReady() {
         if (!window.atBoundary() || chunks.isEmpty()) return;
         boolean any = false;
-        for (Chunk ch : new ArrayList<>(chunks.values())) {
-            if (ch.read != null && ch.passed && !ch.abandoned && ch.cursor.open.peekFirst() == ch) {
-                emit(ch);
+        for (Chunk ch : chunks.inStartOrder()) {
+            if (OpenChunks.ready(ch)) {
+                if (chunks.emit(ch, slot)) {
+                    updateState();
+                    progress(ch.table);
+                }
                 any = true;
             }
         }
         if (any) schedule();
     }
 
-    private void emit(Chunk ch) {
-        TableRun t = ch.table;
-        ChunkRead r = ch.read;
-        XidSnapshot s = r.snapshot();
-        if (ch.lowLsn == -1 || window.staleBefore(t.trackStartLsn, s)) {
-            log.debug("slot {}: chunk {} of {} read again (low mark unseen or a transaction unseen by its snapshot)", slot, ch.token, t.name);
-            abandonFrom(ch); // a chunk read ahead starts after this one's rows: it goes too
-            return;
-        }
-        if (t.touches.truncatedSince(ch.lowLsn, s)) {
-            // TRUNCATE is not MVCC-safe: a read under an older snapshot may have seen the table
-            // empty and ended it early. The whole chunk goes; it is read again after the truncate.
-            log.debug("slot {}: chunk {} of {} read again after a truncate", slot, ch.token, t.name);
-            abandonFrom(ch);
-            return;
-        }
-        chunks.remove(ch.token);
-        ch.cursor.open.pollFirst();
-        ChunkRows rows = r.rows();
-        try {
-            long emitted = emitter.emit(ch, handler);
-            if (rows.count() > 0) ch.cursor.lastKey = rows.lastKey();
-            if (rows.count() < options.chunkSize()) ch.cursor.done = true;
-            t.chunks++;
-            t.rows += emitted;
-            t.pruneTouches(window.lastCommitLsn);
-        } finally {
-            ch.release();
-        }
-        updateState();
-        progress(t);
-    }
-
     // ---- endings
 
-    private void abandon(Chunk ch) {
-        ch.abandoned = true;
-        ch.release();
-        chunks.remove(ch.token);
-        ch.cursor.open.remove(ch);
-    }
-
-    /** Abandons {@code ch} and the chunks its worker started after it (they start after its rows). */
-    private void abandonFrom(Chunk ch) {
-        TableRun.Cursor c = ch.cursor;
-        while (!c.open.isEmpty() && c.open.peekLast() != ch) abandon(c.open.peekLast());
-        abandon(ch);
-    }
-
     private void end(TableRun t, TableProgress.Status status) {
-        for (TableRun.Cursor c : t.cursors) while (!c.open.isEmpty()) abandon(c.open.peekLast());
+        for (TableRun.Cursor c : t.cursors) chunks.abandonAll(c);
         closeReaders(t);
         tables.remove(t.name);
         if (t.oids != null) for (int oid : t.oids) window.unregister(oid, t);

@@ -1,0 +1,33 @@
+package io.pgrepl.client.snapshot.incremental;
+
+import io.pgrepl.client.PgConnection;
+import io.pgrepl.client.replication.Identifiers;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionStage;
+
+/**
+ * What planning a table found before its first chunk: its key and columns ({@link KeyedTable}),
+ * every relation OID the stream may name its changes by, and the workers' key ranges (null: one
+ * worker, or ranges resumed from the progress state).
+ */
+record PlannedTable(KeyedTable table, int[] oids, List<KeyRange> ranges) {
+
+    /** Plans {@code t} on {@code c} (the first worker's reader connection). */
+    static CompletionStage<PlannedTable> plan(PgConnection c, List<String> publications, TableRun t, int workersPerTable) {
+        return TablePlanner.plan(c, publications, t.name, t.condition,
+                t.surrogateKey == null ? null : List.of(t.surrogateKey)).thenCompose(kt -> {
+            String rel = Identifiers.quoteLiteral(Identifiers.quoteIdentifier(kt.schema()) + "." + Identifiers.quoteIdentifier(kt.table()));
+            // The stream names a partition's changes by the leaf unless published via the root: track them all.
+            String oids = "WITH RECURSIVE t(oid) AS (SELECT " + rel + "::regclass::oid UNION ALL SELECT i.inhrelid"
+                    + " FROM pg_catalog.pg_inherits i JOIN t ON i.inhparent = t.oid) SELECT oid FROM t";
+            return c.query(oids).thenCompose(q -> {
+                int[] all = q.rows().stream().mapToInt(row -> (int) Long.parseLong(row.get(0))).toArray();
+                if (t.resumed != null || workersPerTable == 1) {
+                    return CompletableFuture.completedFuture(new PlannedTable(kt, all, null));
+                }
+                return TablePlanner.ranges(c, kt, workersPerTable).thenApply(rs -> new PlannedTable(kt, all, rs));
+            });
+        });
+    }
+}
