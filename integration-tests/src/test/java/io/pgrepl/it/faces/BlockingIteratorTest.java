@@ -23,7 +23,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /** The blocking iterator on a plain thread: in order, poll timeout, acknowledgement reaches the slot, clean close. */
 class BlockingIteratorTest {
-    @PgMatrixTest
+    @PgMatrixTest(newestAndOldest = true) // a face over the same stream: the major does not change it
     void iteratesAcknowledgesAndCloses(PgServer s) throws Exception {
         FacesSupport.setup(s, "fblk");
         s.sql("postgres", "INSERT INTO fblk SELECT g, 'v' || g FROM generate_series(1, 50) g");
