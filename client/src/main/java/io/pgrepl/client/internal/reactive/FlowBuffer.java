@@ -95,11 +95,7 @@ public final class FlowBuffer<T> implements Flow.Subscription {
         this.queue = PlatformDependent.newMpscQueue(chunk, 1 << 30);
     }
 
-    /**
-     * Runs after each onNext returned normally (the auto-acknowledge option).
-     *
-     * @param hook receives the item, on the executor
-     */
+    /** @param hook runs on the executor after each onNext returned normally (the auto-acknowledge option) */
     public void afterOnNext(java.util.function.Consumer<? super T> hook) {
         this.afterOnNext = hook;
     }
@@ -130,12 +126,7 @@ public final class FlowBuffer<T> implements Flow.Subscription {
         this.onDiscard = hook;
     }
 
-    /**
-     * Lends items for one onNext each and takes them back afterwards (items reused by their
-     * source). Set before {@link #start()}.
-     *
-     * @param l the items' owner
-     */
+    /** @param l lends items for one onNext each, takes them back after (items reused by their source); before {@link #start()} */
     public void lease(Lease<? super T> l) {
         this.lease = l;
     }
@@ -163,11 +154,7 @@ public final class FlowBuffer<T> implements Flow.Subscription {
         return w == null ? 0 : w.applyAsLong(item);
     }
 
-    /**
-     * Connects the source; if the subscription was cancelled already, cancels it at once.
-     *
-     * @param up the source's controls
-     */
+    /** @param up the source's controls; cancelled at once if the subscription was cancelled already */
     public void upstream(Upstream up) {
         gate.connect(up, cancelled);
     }
@@ -254,8 +241,16 @@ public final class FlowBuffer<T> implements Flow.Subscription {
         }
         if (demand.get() != Long.MAX_VALUE) demand.decrementAndGet();
         deliver(item, lease, afterOnNext);
-        // A request, cancel or terminal signal that came meanwhile found wip taken: serve it now.
-        if (wip.decrementAndGet() != 0) drainLoop();
+        // A signal that came meanwhile found wip taken. A request (onNext's request(1)) needs no
+        // pass: nothing is queued. Anything else (cancel, end, a queued item, a pause) gets one.
+        int missed = wip.decrementAndGet();
+        while (missed != 0) {
+            if (queued.get() != 0 || cancelled || done || terminated || badRequest != null || gate.paused()) {
+                drainLoop();
+                break;
+            }
+            missed = wip.addAndGet(-missed);
+        }
         return true;
     }
 
