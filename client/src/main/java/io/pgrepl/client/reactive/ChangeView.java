@@ -33,7 +33,9 @@ import java.util.function.LongConsumer;
  * One pgoutput message on the subscriber's thread, as a reusable flyweight: the message's bytes,
  * copied off the event loop into a buffer the publisher recycles, read through the same views as
  * the handler face ({@link InsertMessage}, {@link CommitMessage}, ...) with the XLogData positions
- * it arrived with. Delivering one allocates nothing.
+ * it arrived with. Delivering one allocates nothing. On event-loop delivery
+ * ({@link FlowOptions#withEventLoopDelivery()}) a message the subscriber can take at once is not
+ * copied: its view reads the socket read's own bytes, still held during that onNext.
  *
  * <p><b>Valid only until {@code onNext} returns.</b> The publisher then reuses this object, and its
  * views, for a later message. Keep nothing from it: read what you need during {@code onNext}, or
@@ -56,6 +58,10 @@ public final class ChangeView {
     private final Lent lent;
     long walStart;
     long walEnd;
+    /** On event-loop delivery, the socket read's own bytes this view is lent over, instead of a copy in {@link #bytes}. */
+    ByteBuf borrowed;
+    int borrowedIndex;
+    int borrowedLength;
 
     /**
      * The view being delivered and its decoded message: written on the subscriber's thread only,
@@ -95,7 +101,8 @@ public final class ChangeView {
 
     /**
      * The message as the handler face's view, e.g. {@code if (v.message() instanceof InsertMessage m)}.
-     * Its accessors read the copied bytes in place; indexes are relative to {@code message().buffer()}.
+     * Its accessors read the bytes in place (a copy, or the socket read's own); indexes are relative
+     * to {@code message().buffer()}. Like the view, valid only until onNext returns.
      *
      * @return the view, valid until onNext returns
      * @throws IllegalStateException after onNext returned

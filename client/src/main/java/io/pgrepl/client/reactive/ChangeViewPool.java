@@ -4,6 +4,7 @@ import io.netty.buffer.ByteBuf;
 import io.netty.util.internal.PlatformDependent;
 import io.pgrepl.client.internal.reactive.FlowBuffer;
 import io.pgrepl.client.internal.reactive.Lease;
+import io.pgrepl.client.internal.reactive.ReadBatchSink;
 import io.pgrepl.client.stream.LogicalStreamHandler;
 import io.pgrepl.client.stream.RawChangeHandler;
 import io.pgrepl.client.stream.ReplicationProtocolException;
@@ -21,6 +22,10 @@ import java.util.function.LongConsumer;
  * publisher's queue (high watermark plus one socket read) plus the one being delivered, and a
  * steady stream allocates nothing per message.
  *
+ * <p>On event-loop delivery a message the subscriber can take at once (demand, nothing queued) is
+ * neither copied nor queued: a view over the read's own bytes is decoded and delivered there and
+ * then, inside the read, by the same decoder. Only messages that must wait are copied.
+ *
  * <p>The subscriber's decoder sees every message in server order (views are lent in queue order,
  * Relation and Stream Start/Stop included), so its relation cache and stream-block state are the
  * event loop decoder's, one message later. The loop decodes every message but row changes, which it
@@ -32,6 +37,12 @@ final class ChangeViewPool implements Lease<ChangeView> {
     private final ChangeView.Lent lent = new ChangeView.Lent();
     private final Capture capture = new Capture(lent);
     private volatile LongConsumer acknowledger;
+    /**
+     * The views lent over a read's own bytes (event loop, event-loop delivery). Two, alternating, so
+     * that a view kept from one onNext is refused in the next as a pooled one is.
+     */
+    private final ChangeView[] overRead = new ChangeView[2];
+    private int flip;
 
     /** @param highWatermark the publisher's; the pool keeps that many views and a read's worth */
     ChangeViewPool(int highWatermark) {
@@ -47,7 +58,20 @@ final class ChangeViewPool implements Lease<ChangeView> {
      */
     LogicalStreamHandler forwarder(Consumer<ChangeView> sink, LongConsumer acknowledger) {
         this.acknowledger = acknowledger;
+        overRead[0] = new ChangeView(acknowledger, lent);
+        overRead[1] = new ChangeView(acknowledger, lent);
         return new Forwarder(sink);
+    }
+
+    /** Event loop: a view over a message's bytes where they are, for one {@link ReadBatchSink#deliverNow}. */
+    private ChangeView borrow(ByteBuf buffer, int index, int length, long walStart, long walEnd) {
+        ChangeView v = overRead[flip ^= 1];
+        v.borrowed = buffer;
+        v.borrowedIndex = index;
+        v.borrowedLength = length;
+        v.walStart = walStart;
+        v.walEnd = walEnd;
+        return v;
     }
 
     /** Event loop: a free view holding a copy of a message's bytes. */
@@ -70,7 +94,9 @@ final class ChangeViewPool implements Lease<ChangeView> {
     public void lend(ChangeView v) {
         lent.relation = null;
         try {
-            decoder.decode(v.bytes, 0, v.bytes.writerIndex(), capture);
+            ByteBuf read = v.borrowed;
+            if (read != null) decoder.decode(read, v.borrowedIndex, v.borrowedLength, capture);
+            else decoder.decode(v.bytes, 0, v.bytes.writerIndex(), capture);
         } catch (MalformedMessageException e) {
             throw new ReplicationProtocolException(e);
         }
@@ -80,6 +106,10 @@ final class ChangeViewPool implements Lease<ChangeView> {
     @Override
     public void giveBack(ChangeView v) {
         if (lent.view == v) lent.view = null; // a discarded view was never lent
+        if (v.borrowed != null) {
+            v.borrowed = null; // the read's bytes are not ours past the call; the view is not pooled
+            return;
+        }
         if (v.bytes.capacity() > ChangeView.KEEP_CAPACITY) v.bytes.clear().capacity(ChangeView.INITIAL_CAPACITY);
         free.offer(v); // full: the burst's extra view is left to the garbage collector
     }
@@ -128,11 +158,14 @@ final class ChangeViewPool implements Lease<ChangeView> {
      */
     private final class Forwarder implements RawChangeHandler {
         private final Consumer<ChangeView> sink;
+        /** The sink when it can deliver at once (event-loop delivery): then a message is copied only if it must wait. */
+        private final ReadBatchSink<ChangeView> now;
         private long walStart;
         private long walEnd;
 
         Forwarder(Consumer<ChangeView> sink) {
             this.sink = sink;
+            this.now = sink instanceof ReadBatchSink<ChangeView> r && r.deliversNow() ? r : null;
         }
 
         @Override
@@ -142,12 +175,21 @@ final class ChangeViewPool implements Lease<ChangeView> {
         }
 
         private void forward(PgOutputMessage m) {
-            sink.accept(take(m.buffer(), m.offset(), m.length(), walStart, walEnd));
+            send(m.buffer(), m.offset(), m.length());
         }
 
         @Override
         public void onRawChange(ByteBuf buffer, int index, int length) {
-            sink.accept(take(buffer, index, length, walStart, walEnd));
+            send(buffer, index, length);
+        }
+
+        private void send(ByteBuf buffer, int index, int length) {
+            ReadBatchSink<ChangeView> n = now;
+            if (n == null) {
+                sink.accept(take(buffer, index, length, walStart, walEnd));
+            } else if (!n.deliverNow(borrow(buffer, index, length, walStart, walEnd))) {
+                n.queue(take(buffer, index, length, walStart, walEnd));
+            }
         }
 
         @Override public void onBegin(BeginMessage m) { forward(m); }

@@ -8,6 +8,7 @@ import io.netty.buffer.ByteBuf;
 import io.netty.buffer.Unpooled;
 import io.netty.channel.DefaultEventLoop;
 import io.pgrepl.client.internal.reactive.DeliveryThread;
+import io.pgrepl.client.internal.reactive.EventLoopExecutor;
 import io.pgrepl.client.internal.reactive.FlowBuffer;
 import io.pgrepl.client.internal.reactive.ReadBatchSink;
 import io.pgrepl.client.stream.LogicalStreamHandler;
@@ -18,6 +19,7 @@ import io.pgrepl.codec.pgoutput.PgOutputDecoder;
 import java.nio.charset.StandardCharsets;
 import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.Executor;
 import java.util.concurrent.Flow;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
@@ -159,6 +161,8 @@ class ChangeViewDeliveryTest {
         final AtomicReference<Throwable> error = new AtomicReference<>();
         final AtomicBoolean completed = new AtomicBoolean();
         final AtomicInteger heldAndRefused = new AtomicInteger();
+        /** Views lent over the source's own buffers (event-loop delivery's fast path), not copies. */
+        final AtomicInteger overRead = new AtomicInteger();
         int nextRow = 1;
         ChangeView previous;
 
@@ -185,6 +189,7 @@ class ChangeViewDeliveryTest {
         @Override
         public void onNext(ChangeView v) {
             long d = delivered.incrementAndGet();
+            if (v.borrowed != null) overRead.incrementAndGet();
             if (d > granted.get() && wrong.size() < 5) wrong.add("onNext " + d + " with only " + granted.get() + " requested");
             if (previous != null && previous != v) checkRefused(previous, "in the next onNext");
             previous = v;
@@ -220,10 +225,26 @@ class ChangeViewDeliveryTest {
 
     @Test
     void aFullBufferNeverDeliversBeyondDemandAndViewsDoNotOutliveOnNext() throws Exception {
+        Reader reader = fullBuffer(new DeliveryThread("view-test-", 1_000));
+        assertEquals(0, reader.overRead.get(), "a delivery thread always gets copies");
+    }
+
+    /**
+     * The same on the event loop: views whose subscriber has demand and nothing queued before them
+     * are lent over the read's own bytes, the others copied and queued, all in one order.
+     */
+    @Test
+    void onTheEventLoopViewsOverTheReadsBytesKeepTheSameRules() throws Exception {
+        Reader reader = fullBuffer(new EventLoopExecutor(loop));
+        assertTrue(reader.overRead.get() > 0, "some views lent over the read's bytes");
+        assertTrue(reader.overRead.get() < reader.delivered.get(), "and the rest copied: " + reader.overRead.get());
+    }
+
+    private Reader fullBuffer(Executor executor) throws Exception {
         int rows = 3_000;
         ChangeViewPool pool = new ChangeViewPool(HIGH);
         Reader reader = new Reader();
-        FlowBuffer<ChangeView> buffer = new FlowBuffer<>(reader, new DeliveryThread("view-test-", 1_000), HIGH, LOW);
+        FlowBuffer<ChangeView> buffer = new FlowBuffer<>(reader, executor, HIGH, LOW);
         buffer.lease(pool);
         Source source = new Source(pool, buffer, rows);
         buffer.upstream(source);
@@ -251,13 +272,24 @@ class ChangeViewDeliveryTest {
         // a read is still running (the loop thread preempted), so the rest of that read and one more.
         assertTrue(buffer.peakQueued() <= LOW + 2 * READ, "peak " + buffer.peakQueued());
         assertTrue(reader.heldAndRefused.get() > 0, "a held view was refused");
+        return reader;
     }
 
     @Test
     void aMalformedRowChangeEndsTheSequenceWithATypedError() throws Exception {
+        malformed(new DeliveryThread("view-test-", 1_000));
+    }
+
+    @Test
+    void aMalformedRowChangeLentOverTheReadEndsTheSequenceToo() throws Exception {
+        Reader reader = malformed(new EventLoopExecutor(loop));
+        assertEquals(6, reader.overRead.get(), "demand for all: every view lent over the read");
+    }
+
+    private Reader malformed(Executor executor) throws Exception {
         ChangeViewPool pool = new ChangeViewPool(HIGH);
         Reader reader = new Reader();
-        FlowBuffer<ChangeView> buffer = new FlowBuffer<>(reader, new DeliveryThread("view-test-", 1_000), HIGH, LOW);
+        FlowBuffer<ChangeView> buffer = new FlowBuffer<>(reader, executor, HIGH, LOW);
         buffer.lease(pool);
         ByteBuf truncated = Unpooled.buffer().writeByte('I').writeInt(REL).writeByte('N').writeShort(2).writeByte('t').writeInt(1000);
         Source source = new Source(pool, buffer, 5, truncated, insert(6));
@@ -271,5 +303,6 @@ class ChangeViewDeliveryTest {
         assertInstanceOf(ReplicationProtocolException.class, reader.error.get(), "onError with the decoder's finding");
         assertEquals(6, reader.delivered.get(), "the relation and the five rows before it, nothing after");
         assertTrue(source.cancelled.get(), "the source was cancelled");
+        return reader;
     }
 }

@@ -9,7 +9,8 @@ import java.util.concurrent.Executor;
  * (a flush after a socket read, a pause, a request made inside onNext), queued to the loop
  * otherwise (a request from the application's thread). So a subscriber's signals always run on
  * the loop, never on the thread that requested; the buffer's work-in-progress counter keeps them
- * serial and re-entrant calls flat.
+ * serial and re-entrant calls flat. On the loop, with demand and nothing queued, the buffer skips
+ * its queue altogether ({@link FlowBuffer#emitNow}).
  */
 public final class EventLoopExecutor implements Executor {
     private final EventExecutor loop;
@@ -23,6 +24,11 @@ public final class EventLoopExecutor implements Executor {
     public void execute(Runnable task) {
         if (loop.inEventLoop()) task.run();
         else loop.execute(task);
+    }
+
+    /** {@return whether the calling thread is the loop (where a {@link FlowBuffer} may deliver at once)} */
+    public boolean inEventLoop() {
+        return loop.inEventLoop();
     }
 
     @Override

@@ -7,6 +7,7 @@ import java.util.concurrent.Executor;
 import java.util.concurrent.Flow;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.BooleanSupplier;
 
 /**
  * The bounded hand-off between a push source (the replication event loop) and one
@@ -21,7 +22,8 @@ import java.util.concurrent.atomic.AtomicLong;
  *
  * <p>Wake-ups: a source that {@link #push}es wakes the executor for every item the subscriber is
  * idle for; one that {@link #offer}s and then {@link #flush}es wakes it once per batch. Either way,
- * once awake the executor delivers everything queued, up to demand, before it returns.
+ * once awake the executor delivers everything queued, up to demand, before it returns. On the
+ * event loop, an item the subscriber can take at once skips the queue ({@link #emitNow}).
  *
  * <p>The queue is an array (Netty's multi-producer, single-consumer queue): once it has grown to
  * the high watermark plus a read, queuing an item allocates nothing. Items that are reused (a
@@ -44,7 +46,10 @@ public final class FlowBuffer<T> implements Flow.Subscription {
     private final Executor executor;
     private final int highWatermark;
     private final int lowWatermark;
-    private volatile Upstream upstream;
+    private final UpstreamGate gate = new UpstreamGate();
+    private final BooleanSupplier aboveResumeLevel = this::aboveResumeLevel;
+    /** The executor when it is the stream's event loop: the only mode with {@link #emitNow}. */
+    private final EventLoopExecutor loopExecutor;
 
     private final Queue<T> queue;
     private final AtomicInteger queued = new AtomicInteger();
@@ -52,16 +57,12 @@ public final class FlowBuffer<T> implements Flow.Subscription {
     private final AtomicLong demand = new AtomicLong();
     private final AtomicInteger wip = new AtomicInteger();
     private final Runnable drainTask = this::drainLoop;
-    private final Object pauseLock = new Object();
-    private volatile boolean paused;
-    private boolean upstreamCancelled;
     private boolean subscribed;
     private volatile boolean cancelled;
     private volatile boolean done;
     private volatile Throwable error;
     private boolean terminated;
     private volatile Throwable badRequest;
-    private final AtomicLong pauses = new AtomicLong();
     private volatile java.util.function.Consumer<? super T> afterOnNext;
     private volatile java.util.function.ToLongFunction<? super T> weigher;
     private volatile long maxWeight = Long.MAX_VALUE;
@@ -81,6 +82,7 @@ public final class FlowBuffer<T> implements Flow.Subscription {
     public FlowBuffer(Flow.Subscriber<? super T> subscriber, Executor executor, int highWatermark, int lowWatermark) {
         this.subscriber = Objects.requireNonNull(subscriber, "subscriber");
         this.executor = Objects.requireNonNull(executor, "executor");
+        this.loopExecutor = executor instanceof EventLoopExecutor x ? x : null;
         if (highWatermark < 1 || lowWatermark < 0 || lowWatermark >= highWatermark) {
             throw new IllegalArgumentException("need 0 <= lowWatermark < highWatermark, got " + lowWatermark + "/" + highWatermark);
         }
@@ -93,11 +95,7 @@ public final class FlowBuffer<T> implements Flow.Subscription {
         this.queue = PlatformDependent.newMpscQueue(chunk, 1 << 30);
     }
 
-    /**
-     * Runs after each onNext returned normally (the auto-acknowledge option).
-     *
-     * @param hook receives the item, on the executor
-     */
+    /** @param hook runs on the executor after each onNext returned normally (the auto-acknowledge option) */
     public void afterOnNext(java.util.function.Consumer<? super T> hook) {
         this.afterOnNext = hook;
     }
@@ -128,12 +126,7 @@ public final class FlowBuffer<T> implements Flow.Subscription {
         this.onDiscard = hook;
     }
 
-    /**
-     * Lends items for one onNext each and takes them back afterwards (items reused by their
-     * source). Set before {@link #start()}.
-     *
-     * @param l the items' owner
-     */
+    /** @param l lends items for one onNext each, takes them back after (items reused by their source); before {@link #start()} */
     public void lease(Lease<? super T> l) {
         this.lease = l;
     }
@@ -161,17 +154,9 @@ public final class FlowBuffer<T> implements Flow.Subscription {
         return w == null ? 0 : w.applyAsLong(item);
     }
 
-    /**
-     * Connects the source; if the subscription was cancelled already, cancels it at once.
-     *
-     * @param up the source's controls
-     */
+    /** @param up the source's controls; cancelled at once if the subscription was cancelled already */
     public void upstream(Upstream up) {
-        this.upstream = up;
-        if (cancelled) cancelUpstream();
-        else synchronized (pauseLock) {
-            if (paused) up.pause();
-        }
+        gate.connect(up, cancelled);
     }
 
     /** Delivers onSubscribe (on the executor). Call once, before pushing. */
@@ -226,19 +211,52 @@ public final class FlowBuffer<T> implements Flow.Subscription {
         int n = queued.incrementAndGet();
         if (n > peakQueued.get()) peakQueued.accumulateAndGet(n, Math::max);
         if (n > highWatermark || w > maxWeight) {
-            synchronized (pauseLock) {
-                // Re-checked under the lock: the subscriber may have drained below the low
-                // watermark since n was counted, and its maybeResume would then never come.
-                if (!paused && !upstreamCancelled && (queued.get() > lowWatermark || weight.get() > maxWeight / 4)) {
-                    paused = true;
-                    pauses.incrementAndGet();
-                    Upstream up = upstream;
-                    if (up != null) up.pause();
-                }
-            }
+            gate.pause(aboveResumeLevel);
             return true;
         }
         return false;
+    }
+
+    /** Above the level where a paused source resumes: the low watermark, a quarter of the weight bound. */
+    private boolean aboveResumeLevel() {
+        return queued.get() > lowWatermark || weight.get() > maxWeight / 4;
+    }
+
+    /**
+     * Event-loop delivery ({@link EventLoopExecutor}) on the loop, with demand, nothing queued and
+     * no delivery pass running or due: delivers {@code item} at once, as the queue would have.
+     * Lent, delivered and given back before this returns, so it may be a view over bytes the caller
+     * holds only for the call (the socket read's). Otherwise does nothing: queue it ({@link #offer}).
+     *
+     * @param item the item
+     * @return true if the item was taken (delivered, or the sequence ended on it)
+     */
+    public boolean emitNow(T item) {
+        EventLoopExecutor x = loopExecutor;
+        // Here only the loop queues items, and only the wip holder takes them or lowers demand: so
+        // checked before the CAS, queued == 0 and demand > 0 still hold once it succeeded.
+        if (x == null || wip.get() != 0 || queued.get() != 0 || demand.get() <= 0 || !x.inEventLoop()
+                || !subscribed || terminated || cancelled || done || badRequest != null || !wip.compareAndSet(0, 1)) {
+            return false;
+        }
+        if (demand.get() != Long.MAX_VALUE) demand.decrementAndGet();
+        deliver(item, lease, afterOnNext);
+        // A signal that came meanwhile found wip taken. A request (onNext's request(1)) needs no
+        // pass: nothing is queued. Anything else (cancel, end, a queued item, a pause) gets one.
+        int missed = wip.decrementAndGet();
+        while (missed != 0) {
+            if (queued.get() != 0 || cancelled || done || terminated || badRequest != null || gate.paused()) {
+                drainLoop();
+                break;
+            }
+            missed = wip.addAndGet(-missed);
+        }
+        return true;
+    }
+
+    /** {@return whether {@link #emitNow} can ever deliver: event-loop delivery} */
+    public boolean emitsNow() {
+        return loopExecutor != null;
     }
 
     /** Ends the sequence: onComplete follows the queued items (source side, any thread). */
@@ -270,7 +288,7 @@ public final class FlowBuffer<T> implements Flow.Subscription {
 
     /** {@return how many times the source was paused} */
     public long pauses() {
-        return pauses.get();
+        return gate.pauses();
     }
 
     /**
@@ -281,7 +299,7 @@ public final class FlowBuffer<T> implements Flow.Subscription {
      * @return true while the source should be paused
      */
     public boolean pauseWanted() {
-        return paused;
+        return gate.paused();
     }
 
     /** {@return whether the subscriber cancelled, or the executor refused to run its signals} */
@@ -310,17 +328,8 @@ public final class FlowBuffer<T> implements Flow.Subscription {
     public void cancel() {
         if (cancelled) return;
         cancelled = true;
-        cancelUpstream();
+        gate.cancel();
         drain();
-    }
-
-    private void cancelUpstream() {
-        Upstream up;
-        synchronized (pauseLock) {
-            if (upstreamCancelled || (up = upstream) == null) return;
-            upstreamCancelled = true;
-        }
-        up.cancel();
     }
 
     private void drain() {
@@ -330,7 +339,7 @@ public final class FlowBuffer<T> implements Flow.Subscription {
         } catch (RuntimeException rejected) {
             wip.set(0);
             cancelled = true;
-            cancelUpstream();
+            gate.cancel();
         }
     }
 
@@ -373,19 +382,8 @@ public final class FlowBuffer<T> implements Flow.Subscription {
             if (demand.get() != Long.MAX_VALUE) demand.decrementAndGet();
             // Only a paused source needs the lock. A pause this read misses is caught by the check
             // after the loop: every pause is followed by a drain pass (offer and push both drain).
-            if (paused) maybeResume();
-            if (l != null && !lend(l, item)) return;
-            try {
-                subscriber.onNext(item);
-                if (hook != null) hook.accept(item);
-            } catch (Throwable t) {
-                // §2.13 broken subscriber: cancel and stop signalling.
-                if (l != null) l.giveBack(item);
-                cancel();
-                terminated = true;
-                return;
-            }
-            if (l != null) l.giveBack(item);
+            if (gate.paused()) maybeResume();
+            if (!deliver(item, l, hook)) return;
         }
         maybeResume();
         if (cancelled) {
@@ -396,6 +394,23 @@ public final class FlowBuffer<T> implements Flow.Subscription {
         } else if (done && queue.isEmpty()) {
             terminate(error);
         }
+    }
+
+    /** @return false if the sequence ended on the item (a failed lend, a throwing onNext) */
+    private boolean deliver(T item, Lease<? super T> l, java.util.function.Consumer<? super T> hook) {
+        if (l != null && !lend(l, item)) return false;
+        try {
+            subscriber.onNext(item);
+            if (hook != null) hook.accept(item);
+        } catch (Throwable t) {
+            // §2.13 broken subscriber: cancel and stop signalling.
+            if (l != null) l.giveBack(item);
+            cancel();
+            terminated = true;
+            return false;
+        }
+        if (l != null) l.giveBack(item);
+        return true;
     }
 
     /** A lend that fails (a malformed message decoded on this thread) ends the sequence with its error. */
@@ -411,19 +426,12 @@ public final class FlowBuffer<T> implements Flow.Subscription {
     }
 
     private void maybeResume() {
-        if (queued.get() > lowWatermark || weight.get() > maxWeight / 4) return;
-        synchronized (pauseLock) {
-            if (paused && !upstreamCancelled) {
-                paused = false;
-                Upstream up = upstream;
-                if (up != null) up.resume();
-            }
-        }
+        if (!aboveResumeLevel()) gate.resume();
     }
 
     private void terminate(Throwable t) {
         terminated = true;
-        if (t != null || badRequest != null) cancelUpstream();
+        if (t != null || badRequest != null) gate.cancel();
         clear();
         try {
             if (t != null) subscriber.onError(t);

@@ -11,6 +11,9 @@ import java.util.function.Consumer;
  * per read, not once per change; frames decoded on a resume (inside a task, with no read) are
  * flushed the same way, by the next task. Items made off the loop are pushed as before.
  *
+ * <p>On event-loop delivery, an item the subscriber can take at once skips the queue and the flush
+ * ({@link #deliverNow}); the others queue behind what waits, in order.
+ *
  * @param <T> the item type
  */
 public final class ReadBatchSink<T> implements Consumer<T> {
@@ -35,6 +38,31 @@ public final class ReadBatchSink<T> implements Consumer<T> {
             buffer.push(item);
             return;
         }
+        if (!buffer.emitNow(item)) queue(item);
+    }
+
+    /**
+     * Event loop: delivers {@code item} now if the subscriber can take it, as {@link FlowBuffer#emitNow}
+     * (event-loop delivery only); the item need not outlive this call. Else does nothing.
+     *
+     * @param item the item
+     * @return true if it was taken; false: {@link #queue} it (or a copy of it)
+     */
+    public boolean deliverNow(T item) {
+        return buffer.emitNow(item);
+    }
+
+    /** {@return whether {@link #deliverNow} can ever take an item (event-loop delivery)} */
+    public boolean deliversNow() {
+        return buffer.emitsNow();
+    }
+
+    /**
+     * Event loop: queues {@code item} behind what waits; the subscriber is woken after the read.
+     *
+     * @param item the item
+     */
+    public void queue(T item) {
         buffer.offer(item);
         if (!flushQueued) {
             flushQueued = true;
