@@ -80,13 +80,14 @@ final class Handover {
     }
 
     /**
-     * The initial snapshot's reads: outside any transaction, each holds back the next transaction
-     * until Kafka has it.
+     * Reads handed over (the initial snapshot's, or an incremental chunk's): outside any
+     * transaction, each holds back the next transaction until Kafka has it
+     * ({@link AckTracker#untracked}); with exactly-once they commit a Kafka transaction of their own.
      */
-    void snapshotReads(List<SourceRecord> out) {
-        for (SourceRecord r : out) acks.untracked(AckTracker.ticket(r.sourceOffset()));
+    void readsHandedOver(List<SourceRecord> reads) {
+        for (SourceRecord r : reads) acks.untracked(AckTracker.ticket(r.sourceOffset()));
         TransactionContext tx = context.transactionContext();
-        if (tx != null && !out.isEmpty()) tx.commitTransaction(out.get(out.size() - 1));
+        if (tx != null && !reads.isEmpty()) tx.commitTransaction(reads.get(reads.size() - 1));
     }
 
     /** The initial snapshot is complete: streaming hands over from its consistent point {@code from}. */
@@ -221,12 +222,8 @@ final class Handover {
         // Reads come at their chunk's high watermark, after every transaction ending at or below it:
         // a heartbeat may record that far once they are handed over (the watermarks carry no record).
         if (Long.compareUnsigned(c.lsn(), passed) > 0) passed = c.lsn();
-        List<SourceRecord> rs = c.records();
-        if (rs.isEmpty()) return;
-        for (SourceRecord r : rs) acks.untracked(AckTracker.ticket(r.sourceOffset()));
-        out.addAll(rs);
-        TransactionContext tx = context.transactionContext();
-        if (tx != null) tx.commitTransaction(rs.get(rs.size() - 1));
+        out.addAll(c.records());
+        readsHandedOver(c.records());
     }
 
     /** Kafka acknowledged {@code record} (Connect's commitRecord). */

@@ -244,7 +244,7 @@ public final class PgreplSourceTask extends SourceTask {
                     + " a restart copies again and streams every change since the first copy): "
                     + ReplicationSetup.safeMessage(e, config));
         }
-        handover.snapshotReads(out);
+        handover.readsHandedOver(out);
         if (complete) {
             var r = snapshotReads.result();
             long from = snapshotReads.streamFrom();
