@@ -193,6 +193,7 @@ final class Engine {
             }
             if (held(t)) continue;
             for (TableRun.Cursor c : t.cursors) {
+                if (heldBack(c)) continue;
                 if (c.mayStart(options.chunkSize(), READ_AHEAD) && (c.open.isEmpty() || chunks.heldBytes() < READ_AHEAD_BYTES)) {
                     startChunk(t, c);
                 }
@@ -203,6 +204,24 @@ final class Engine {
             updateState();
             schedule();
         }
+    }
+
+    /** Whether the worker waits before reading a stale chunk again; a timer schedules again once the wait is over. */
+    private boolean heldBack(TableRun.Cursor c) {
+        long wait = c.retryAt - System.nanoTime();
+        if (c.retryAt == 0 || wait <= 0) {
+            c.retryAt = 0;
+            return false;
+        }
+        if (!c.retryArmed) {
+            c.retryArmed = true;
+            // Through the current loop: a reconnect may have moved the engine to another by then.
+            loop.schedule(() -> loop.execute(() -> {
+                c.retryArmed = false;
+                schedule();
+            }), wait, java.util.concurrent.TimeUnit.NANOSECONDS);
+        }
+        return true;
     }
 
     private CompletionStage<ChunkReader> openReader() {
@@ -237,7 +256,7 @@ final class Engine {
         }
         t.cursors.get(0).reader = first;
         for (int oid : oids) window.register(oid, t);
-        t.trackStartLsn = window.lastCommitLsn;
+        t.trackFrom(window.recentlyDelivered());
         t.status = held(t) ? TableProgress.Status.PAUSED : TableProgress.Status.RUNNING;
         log.info("slot {}: incremental snapshot of {} started: {} key range(s), about {} rows, {} watermarks", slot, t.name,
                 t.cursors.size(), t.plan.estimatedRows(), mode);

@@ -106,9 +106,11 @@ final class OpenChunks {
         TableRun t = ch.table;
         ChunkRead r = ch.read;
         XidSnapshot s = r.snapshot();
-        if (ch.lowLsn == -1 || window.staleBefore(t.trackStartLsn, s)) {
+        if (ch.lowLsn == -1 || t.missesEarlierCommit(s)) {
             log.debug("slot {}: chunk {} of {} read again (low mark unseen or a transaction unseen by its snapshot)", slot, ch.token, t.name);
             abandonFrom(ch); // a chunk read ahead starts after this one's rows: it goes too
+            // The missed transaction may linger (a commit waiting for a synchronous standby): read again after a pause.
+            if (ch.lowLsn != -1) ch.cursor.retryAt = System.nanoTime() + retryDelayNanos(++ch.cursor.staleReads);
             return false;
         }
         if (t.touches.truncatedSince(ch.lowLsn, s)) {
@@ -127,11 +129,18 @@ final class OpenChunks {
             if (rows.count() < chunkSize) ch.cursor.done = true;
             t.chunks++;
             t.rows += emitted;
+            ch.cursor.staleReads = 0;
             t.pruneTouches(window.lastCommitLsn);
+            t.pruneDeliveredBefore();
         } finally {
             ch.release();
         }
         return true;
+    }
+
+    /** 5 ms after the first stale read, doubling up to half a second: a standby's wait is usually short, and may not be. */
+    static long retryDelayNanos(int staleReads) {
+        return java.util.concurrent.TimeUnit.MILLISECONDS.toNanos(Math.min(500, 5L << Math.min(staleReads - 1, 7)));
     }
 
     // ---- abandoning

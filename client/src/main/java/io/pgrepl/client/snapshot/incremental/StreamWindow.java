@@ -30,9 +30,8 @@ final class StreamWindow {
     private TableRun lastRun;
     private boolean lastValid;
     private final Map<Long, List<Pending>> pending = new HashMap<>();
-    /** The last RING committed transactions delivered: xid and commit LSN (see {@link #staleBefore}). */
+    /** The xids of the last RING committed transactions delivered (see {@link #recentlyDelivered}). */
     private final long[] ringXid = new long[RING];
-    private final long[] ringLsn = new long[RING];
     private int ringNext;
     private int ringSize;
     boolean txOpen;
@@ -137,7 +136,6 @@ final class StreamWindow {
     private void delivered(long xid, long commitLsn) {
         lastCommitLsn = Lsn.max(lastCommitLsn, commitLsn);
         ringXid[ringNext] = xid;
-        ringLsn[ringNext] = commitLsn;
         ringNext = (ringNext + 1) % RING;
         if (ringSize < RING) ringSize++;
     }
@@ -176,16 +174,18 @@ final class StreamWindow {
     }
 
     /**
-     * Whether a transaction delivered before the table's keys were tracked (committed at or
-     * before {@code trackStartLsn}) is one the chunk's snapshot did not see: its changes are then
-     * unknown here and the chunk must be read again. Only the last {@value #RING} commits are kept;
-     * a transaction that lingers in the proc array after its commit record is a matter of
-     * microseconds (or of a synchronous standby's wait), far below that many commits.
+     * The transactions whose commits were delivered last, up to {@value #RING}: when a table's keys
+     * start to be tracked, one of them may still be in the proc array (a commit waiting for a
+     * synchronous standby, or in the microseconds before ProcArrayEndTransaction), unseen by a
+     * chunk's snapshot though its changes were delivered before tracking (see {@link
+     * TableRun#missesEarlierCommit}). A commit lingering while more than {@value #RING} others are
+     * delivered before the table starts is not among them. The transaction being delivered counts:
+     * it committed before its Begin came, and its changes so far were not tracked.
      */
-    boolean staleBefore(long trackStartLsn, XidSnapshot s) {
-        for (int i = 0; i < ringSize; i++) {
-            if (Long.compareUnsigned(ringLsn[i], trackStartLsn) <= 0 && !s.sees(ringXid[i])) return true;
-        }
-        return false;
+    long[] recentlyDelivered() {
+        boolean open = txOpen && !preparing;
+        long[] xids = java.util.Arrays.copyOf(ringXid, ringSize + (open ? 1 : 0));
+        if (open) xids[ringSize] = txXid;
+        return xids;
     }
 }

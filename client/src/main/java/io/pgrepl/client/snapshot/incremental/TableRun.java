@@ -26,6 +26,11 @@ final class TableRun {
         final ArrayDeque<Chunk> open = new ArrayDeque<>(2);
         /** Consecutive transient failures. */
         int failures;
+        /** Consecutive chunks read again because their snapshot missed a commit delivered before tracking. */
+        int staleReads;
+        /** No chunk starts before this {@link System#nanoTime()} (0: none held back); {@link #retryArmed}: a timer looks again then. */
+        long retryAt;
+        boolean retryArmed;
         CompletionStage<ChunkReader> reader;
 
         Cursor(KeyRange range, List<String> lastKey, boolean done) {
@@ -70,8 +75,12 @@ final class TableRun {
     /** All selected columns (published, then key-only ones), to decode the COPY. */
     RelationInfo selected;
     final List<Cursor> cursors = new ArrayList<>();
-    /** Transactions delivered at or before this LSN arrived before the touches were tracked. */
-    long trackStartLsn;
+    /**
+     * The xids of transactions delivered before the touches were tracked that some open or later
+     * chunk's snapshot may not see yet (their changes are in no touch log): captured when tracking
+     * starts, so the commits delivered since, however many, cannot push them out.
+     */
+    private long[] deliveredBefore = new long[0];
     /** The snapshot of the last chunk read (for pruning the touch log). */
     XidSnapshot lastSnapshot;
     boolean paused;
@@ -128,6 +137,32 @@ final class TableRun {
             }
         }
         return streamKeyIdx;
+    }
+
+    /** The touches are tracked from now: {@code delivered} are the commits delivered before (see {@link StreamWindow#recentlyDelivered}). */
+    void trackFrom(long[] delivered) {
+        deliveredBefore = delivered;
+    }
+
+    /** {@return whether {@code s} misses a transaction delivered before the touches were tracked: its chunk is stale} */
+    boolean missesEarlierCommit(XidSnapshot s) {
+        for (long xid : deliveredBefore) if (!s.sees(xid)) return true;
+        return false;
+    }
+
+    /**
+     * Forgets the transactions delivered before tracking that every open and later chunk's snapshot
+     * sees: a committed transaction seen by a snapshot is seen by every snapshot taken after it, and
+     * each open chunk's snapshot was taken after its {@link Chunk#safeSnapshot} (not after a chunk of
+     * another worker emitted before it: parallel reads' snapshots come in any order).
+     */
+    void pruneDeliveredBefore() {
+        if (deliveredBefore.length == 0) return;
+        List<XidSnapshot> earlier = new ArrayList<>();
+        if (!inFlight()) earlier.add(lastSnapshot);
+        for (Cursor c : cursors) for (Chunk ch : c.open) earlier.add(ch.safeSnapshot);
+        if (earlier.contains(null)) return;
+        deliveredBefore = Arrays.stream(deliveredBefore).filter(x -> earlier.stream().anyMatch(e -> !e.sees(x))).toArray();
     }
 
     /**
