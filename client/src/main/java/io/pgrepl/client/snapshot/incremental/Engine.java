@@ -206,8 +206,13 @@ final class Engine {
         }
     }
 
-    /** Whether the worker waits before reading a stale chunk again; a timer schedules again once the wait is over. */
+    /**
+     * Whether the worker waits before reading a stale chunk again (a timer schedules again once the
+     * wait is over), or reads nothing ahead of the chunk read again: that one may well be stale too,
+     * and the chunk read ahead would go with it.
+     */
     private boolean heldBack(TableRun.Cursor c) {
+        if (c.staleReads > 0 && !c.open.isEmpty()) return true;
         long wait = c.retryAt - System.nanoTime();
         if (c.retryAt == 0 || wait <= 0) {
             c.retryAt = 0;
