@@ -172,6 +172,63 @@ class IncrementalSyncWaitTest {
         }
     }
 
+    /**
+     * A large transaction streamed in progress (streaming=on) before the table's keys were tracked,
+     * committing after a chunk's snapshot: the keys of its earlier blocks are in no touch log, so
+     * the chunk must be read again whatever keys it holds. The chunk's read is held by its high
+     * mark waiting for the standby, so the transaction's Stream Commit arrives before the chunk
+     * could be emitted; the transaction itself commits locally and leaves the proc array at once.
+     */
+    @Test
+    void transactionStreamedBeforeTheStartCountsForEveryKeyOn18(@PgServerConfig(version = 18) PgServer s) throws Exception {
+        String table = "inc_swst";
+        String t = "public." + table;
+        IncrementalExactnessTest.setup(s, table, ROWS);
+        Rebuild rebuild = new Rebuild(table);
+        try (PgConnection sql = connect(s, ReplicationMode.NONE); PgConnection big = connect(s, ReplicationMode.NONE);
+             PgConnection repl = connect(s, ReplicationMode.DATABASE)) {
+            s.sql("postgres", "ALTER SYSTEM SET logical_decoding_work_mem = '64kB'");
+            s.sql("postgres", "SELECT pg_reload_conf()");
+            IncSupport.createSlot(repl, "inc_swst18");
+            LogicalReplicationOptions o = LogicalReplicationOptions.builder("inc_swst18").publications(IncrementalExactnessTest.PUB)
+                    .messages(true).streaming(io.pgrepl.client.stream.StreamingMode.ON).autoAcknowledge(true)
+                    .statusInterval(Duration.ofMillis(200)).build();
+            IncrementalSnapshots snaps = IncrementalSnapshots.create(IncrementalOptions.of(config(s, ReplicationMode.NONE))
+                    .withChunkSize(100), rebuild);
+            LogicalReplicationStream stream = repl.startLogical(o, snaps);
+            await(stream.started());
+            await(big.simpleQuery("BEGIN; UPDATE " + table + " SET v = 'streamed ' || id, n = -n"));
+            waitUntil("the transaction streamed in progress", Duration.ofSeconds(10), () -> rebuild.streamBlocks > 0);
+            await(sql.query("ALTER SYSTEM SET synchronous_standby_names = 'ghost'"));
+            await(sql.query("SELECT pg_reload_conf()"));
+
+            snaps.execute(t);
+            waitUntil("the key tracking", Duration.ofSeconds(10), () -> rebuild.status(t, TableProgress.Status.RUNNING));
+            waitUntil("the chunk's high mark waiting", Duration.ofSeconds(10), () -> syncRepWaiters(sql) >= 1);
+            await(big.simpleQuery("SET LOCAL synchronous_commit = local; COMMIT"));
+            waitUntil("the Stream Commit", Duration.ofSeconds(10), () -> String.valueOf(rebuild.rowsCopy().get("2")).startsWith("streamed"));
+            await(sql.query("ALTER SYSTEM RESET synchronous_standby_names"));
+            await(sql.query("SELECT pg_reload_conf()"));
+
+            waitUntil("the snapshot's end", Duration.ofSeconds(60), () -> rebuild.status(t, TableProgress.Status.COMPLETED)
+                    || rebuild.status(t, TableProgress.Status.FAILED));
+            assertEquals(TableProgress.Status.COMPLETED, rebuild.progress.get(t).status(), "completed: " + rebuild.progress.get(t));
+            await(sql.query("INSERT INTO " + table + " VALUES (-1, 'sentinel', 0)"));
+            waitUntil("the sentinel", Duration.ofSeconds(30), () -> rebuild.sentinelSeen);
+            await(stream.stop());
+            snaps.close();
+            synchronized (rebuild) {
+                assertTrue(rebuild.violations.isEmpty(), "reads that follow a newer change of their key: " + rebuild.violations);
+                assertTrue(rebuild.streamedCommits == 1 && rebuild.reads >= ROWS, "streamed, then read: " + rebuild.reads);
+            }
+            assertEquals(IncSupport.source(sql, table), rebuild.rowsCopy(), "the table rebuilt from the stream and the reads");
+        } finally {
+            s.sql("postgres", "ALTER SYSTEM RESET synchronous_standby_names");
+            s.sql("postgres", "ALTER SYSTEM RESET logical_decoding_work_mem");
+            s.sql("postgres", "SELECT pg_reload_conf()");
+        }
+    }
+
     private static int syncRepWaiters(PgConnection sql) {
         try {
             return Integer.parseInt(await(sql.query("SELECT count(*) FROM pg_stat_activity WHERE wait_event = 'SyncRep'"))

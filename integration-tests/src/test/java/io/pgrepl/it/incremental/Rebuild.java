@@ -122,7 +122,11 @@ class Rebuild implements SnapshotReadHandler {
     @Override
     public synchronized void onStreamStart(io.pgrepl.codec.pgoutput.StreamStartMessage m) {
         blockXid = m.xid();
+        streamBlocks++;
     }
+
+    /** Streamed blocks started (of in-progress transactions). */
+    volatile long streamBlocks;
 
     @Override
     public synchronized void onStreamCommit(io.pgrepl.codec.pgoutput.StreamCommitMessage m) {

@@ -262,6 +262,7 @@ final class Engine {
         t.cursors.get(0).reader = first;
         for (int oid : oids) window.register(oid, t);
         t.trackFrom(window.recentlyDelivered());
+        window.trackingStarts(t);
         t.status = held(t) ? TableProgress.Status.PAUSED : TableProgress.Status.RUNNING;
         log.info("slot {}: incremental snapshot of {} started: {} key range(s), about {} rows, {} watermarks", slot, t.name,
                 t.cursors.size(), t.plan.estimatedRows(), mode);

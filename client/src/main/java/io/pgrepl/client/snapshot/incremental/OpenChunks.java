@@ -116,7 +116,9 @@ final class OpenChunks {
         if (t.touches.truncatedSince(ch.lowLsn, s)) {
             // TRUNCATE is not MVCC-safe: a read under an older snapshot may have seen the table
             // empty and ended it early. The whole chunk goes; it is read again after the truncate.
-            log.debug("slot {}: chunk {} of {} read again after a truncate", slot, ch.token, t.name);
+            // A transaction streamed or prepared before tracking started counts the same: which
+            // keys it changed is unknown (StreamWindow#trackingStarts).
+            log.debug("slot {}: chunk {} of {} read again after a truncate or an untracked transaction", slot, ch.token, t.name);
             abandonFrom(ch);
             return false;
         }

@@ -5,8 +5,10 @@ import io.pgrepl.codec.pgoutput.RelationInfo;
 import io.pgrepl.codec.pgoutput.TupleView;
 import java.util.ArrayList;
 import java.util.HashMap;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 
 /**
  * Where the stream is, as far as chunks care (event loop only): whether a transaction or a
@@ -30,6 +32,12 @@ final class StreamWindow {
     private TableRun lastRun;
     private boolean lastValid;
     private final Map<Long, List<Pending>> pending = new HashMap<>();
+    /**
+     * Top-level xids of transactions streamed in progress, and of prepared ones, not committed or
+     * rolled back yet: their changes so far went to no table tracked since (see {@link #trackingStarts}).
+     */
+    private final Set<Long> streamedOpen = new HashSet<>();
+    private final Set<Long> preparedOpen = new HashSet<>();
     /** The xids of the last RING committed transactions delivered (see {@link #recentlyDelivered}). */
     private final long[] ringXid = new long[RING];
     private int ringNext;
@@ -68,6 +76,7 @@ final class StreamWindow {
         blockOpen = false;
         preparing = false;
         pending.clear();
+        streamedOpen.clear(); // resent from their start; a prepared transaction is not
     }
 
     boolean atBoundary() {
@@ -97,11 +106,13 @@ final class StreamWindow {
     }
 
     void prepared() {
+        preparedOpen.add(txXid);
         txOpen = false;
         preparing = false;
     }
 
     void streamStart(long xid) {
+        streamedOpen.add(xid);
         blockOpen = true;
         blockXid = xid;
     }
@@ -112,6 +123,8 @@ final class StreamWindow {
 
     /** Stream Commit or Commit Prepared: the held changes count now. */
     void committedLater(long xid, long commitLsn) {
+        streamedOpen.remove(xid);
+        preparedOpen.remove(xid);
         List<Pending> held = pending.remove(xid);
         if (held != null) {
             for (Pending p : held) {
@@ -127,6 +140,8 @@ final class StreamWindow {
     void aborted(long xid, long subXid) {
         if (xid == subXid) {
             pending.remove(xid);
+            streamedOpen.remove(xid);
+            preparedOpen.remove(xid);
             return;
         }
         List<Pending> held = pending.get(xid);
@@ -171,6 +186,19 @@ final class StreamWindow {
         } else {
             t.touches.touch(key, txXid, txCommitLsn);
         }
+    }
+
+    /**
+     * The keys of {@code t} are tracked from now on. A transaction streamed in progress or prepared
+     * before (or being prepared now) delivered changes that went untracked: when it commits it counts
+     * as touching every key (the whole chunk is read again if its snapshot missed the transaction or
+     * its low mark came first).
+     */
+    void trackingStarts(TableRun t) {
+        Set<Long> undecided = new HashSet<>(streamedOpen);
+        undecided.addAll(preparedOpen);
+        if (txOpen && preparing) undecided.add(txXid);
+        for (long xid : undecided) pending.computeIfAbsent(xid, x -> new ArrayList<>()).add(new Pending(t, null, xid));
     }
 
     /**

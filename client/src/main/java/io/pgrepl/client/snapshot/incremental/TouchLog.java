@@ -10,7 +10,8 @@ import java.util.Map;
  * snapshotted: per key, the transactions' xids and the latest commit LSN. A chunk row whose key is
  * here is dropped when a change came from a transaction the chunk's snapshot did not see, or
  * committed after the chunk's low watermark (see {@link IncrementalSnapshots} for why). A TRUNCATE
- * of the table touches every key at once. Event loop only.
+ * of the table touches every key at once, and so does a transaction some of whose changes came
+ * before the keys were tracked. Event loop only.
  */
 final class TouchLog {
     /** One key's record; xids kept in a tiny array since a key is rarely changed by many open transactions. */
