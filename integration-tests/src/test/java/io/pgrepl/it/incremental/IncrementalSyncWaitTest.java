@@ -103,7 +103,8 @@ class IncrementalSyncWaitTest {
             await(sql.query("SELECT pg_reload_conf()"));
             await(waiter.query("SET synchronous_commit = on"));
             // The checkpointer takes the reload a moment later: until then a commit does not wait. Retried with other rows.
-            for (int attempt = 0; ; attempt++) {
+            int attempt = 0;
+            for (; ; attempt++) {
                 await(waiter.simpleQuery("BEGIN; UPDATE " + table + " SET v = 'waiter " + attempt + "', n = -n WHERE id IN " + WAITER_KEYS
                         + "; DELETE FROM " + table + " WHERE id = " + (12 + 2 * attempt) + "; INSERT INTO " + table + " VALUES ("
                         + (1 + 2 * attempt) + ", 'waiter', 0)"));
@@ -114,7 +115,8 @@ class IncrementalSyncWaitTest {
                 assertTrue(attempt < 20, "the commit never waited for the standby");
             }
             // The stream delivered the waiter's commit: its insert is in the rebuild.
-            waitUntil("the waiter's commit in the stream", Duration.ofSeconds(10), () -> rebuild.rowsCopy().containsKey("1"));
+            String inserted = Integer.toString(1 + 2 * attempt);
+            waitUntil("the waiter's commit in the stream", Duration.ofSeconds(10), () -> rebuild.rowsCopy().containsKey(inserted));
             long readsBefore = chunkReadsLogged(s, table);
 
             snaps.execute(t);
