@@ -312,10 +312,17 @@ public final class PgConnection implements AutoCloseable {
     public CompletionStage<Void> closeAsync() {
         CompletableFuture<Void> done = new CompletableFuture<>();
         channel.closeFuture().addListener(f -> done.complete(null));
-        if (channel.isActive()) {
-            channel.writeAndFlush(Frontend.terminate(channel.alloc())).addListener(f -> channel.close());
-        } else {
-            channel.close();
+        try {
+            channel.eventLoop().execute(() -> {
+                handler.closingByApplication();
+                if (channel.isActive()) {
+                    channel.writeAndFlush(Frontend.terminate(channel.alloc())).addListener(f -> channel.close());
+                } else {
+                    channel.close();
+                }
+            });
+        } catch (java.util.concurrent.RejectedExecutionException loopGone) {
+            channel.close(); // the event loop group was shut down first: the channel is closed or closing
         }
         return done;
     }

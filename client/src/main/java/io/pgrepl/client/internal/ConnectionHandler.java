@@ -157,6 +157,16 @@ public final class ConnectionHandler extends ChannelInboundHandlerAdapter
         if (channel.isOpen()) channel.close();
     }
 
+    /**
+     * The application closes the connection: what was running or queued (a stream's subscriber
+     * among them) fails saying so, so that nobody goes looking for a network fault. Event loop only.
+     */
+    public void closingByApplication() {
+        if (closeCause == null) {
+            closeCause = new PgClientException(PgClientException.Kind.CONNECTION, "connection closed by the application (PgConnection.close)");
+        }
+    }
+
     private Throwable closedError() {
         if (closeCause != null) return closeCause;
         return new PgClientException(PgClientException.Kind.CONNECTION, "connection closed");

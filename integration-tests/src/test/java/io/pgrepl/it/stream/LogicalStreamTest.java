@@ -176,7 +176,10 @@ class LogicalStreamTest {
             waitUntil("ack visible", WAIT, () -> st.acknowledgedLsn() == acked);
             // Abrupt end: the connection dies without a clean stop.
             repl.close();
-            assertInstanceOf(io.pgrepl.client.stream.ReplicationConnectionLostException.class, failure(st.completion()));
+            Throwable end = failure(st.completion());
+            assertInstanceOf(io.pgrepl.client.stream.ReplicationConnectionLostException.class, end);
+            // The application closed it, and the error says so: nobody should look for a network fault.
+            assertTrue(end.getMessage().contains("closed by the application"), end.getMessage());
         }
         Thread.sleep(300); // let the old walsender release the slot
         try (PgConnection repl2 = connect(s, ReplicationMode.DATABASE)) {
