@@ -386,5 +386,6 @@ public final class IncrementalSnapshots implements LogicalStreamHandler {
     @Override
     public void onStreamPrepare(PrepareMessage m) {
         user.onStreamPrepare(m);
+        engine.window.streamPrepared(m.xid());
     }
 }
