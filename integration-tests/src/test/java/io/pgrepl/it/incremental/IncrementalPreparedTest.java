@@ -43,7 +43,7 @@ class IncrementalPreparedTest {
     /** Ids the prepared transaction changes: all in the first chunk. */
     private static final String KEYS = "(2, 4, 6, 8, 10)";
 
-    private enum Case { SEEN_BEFORE_TRACKING, RECONNECT_AFTER_PREPARE, PREPARED_BEFORE_THE_ENGINE }
+    private enum Case { SEEN_BEFORE_TRACKING, RECONNECT_AFTER_PREPARE, RESENT_AFTER_RECONNECT, PREPARED_BEFORE_THE_ENGINE }
 
     @Test
     void preparedBeforeTrackingCountsForEveryKeyOn18(
@@ -69,6 +69,13 @@ class IncrementalPreparedTest {
         run(s, "inc_2pb", Case.RECONNECT_AFTER_PREPARE);
     }
 
+    /** Not confirmed before the reconnect: the PREPARE comes again, and its changes, held already, are held once. */
+    @Test
+    void preparedChangesSentAgainAfterAReconnectOn18(
+            @PgServerConfig(version = 18, settings = "max_prepared_transactions=10") PgServer s) throws Exception {
+        run(s, "inc_2pd", Case.RESENT_AFTER_RECONNECT);
+    }
+
     @Test
     void preparedBeforeTheEngineStartedCountsForEveryKeyOn18(
             @PgServerConfig(version = 18, settings = "max_prepared_transactions=10") PgServer s) throws Exception {
@@ -92,14 +99,17 @@ class IncrementalPreparedTest {
         IncrementalOptions io = IncrementalOptions.of(config(s, ReplicationMode.NONE)).withChunkSize(100);
         LogicalReplicationOptions o = LogicalReplicationOptions.builder(slot).publications(IncrementalExactnessTest.PUB)
                 .messages(true).twoPhase(true).autoAcknowledge(true).statusInterval(Duration.ofMillis(100)).build();
+        // The first stream of RESENT_AFTER_RECONNECT confirms nothing: the next one starts before the PREPARE.
+        LogicalReplicationOptions first = c == Case.RESENT_AFTER_RECONNECT ? o.toBuilder().autoAcknowledge(false).build() : o;
         try (PgConnection sql = connect(s, ReplicationMode.NONE); PgConnection prep = connect(s, ReplicationMode.NONE)) {
             // Neither the PREPARE nor the COMMIT PREPARED waits for the standby that never comes.
             await(prep.query("SET synchronous_commit = local"));
             IncrementalSnapshots snaps = IncrementalSnapshots.create(io, rebuild);
             PgConnection repl = connect(s, ReplicationMode.DATABASE);
-            LogicalReplicationStream stream = repl.startLogical(o, snaps);
+            LogicalReplicationStream stream = repl.startLogical(first, snaps);
             await(stream.started());
-            if (c == Case.RECONNECT_AFTER_PREPARE) {
+            boolean reconnect = c == Case.RECONNECT_AFTER_PREPARE || c == Case.RESENT_AFTER_RECONNECT;
+            if (reconnect) {
                 // Tracked and held before the PREPARE: its changes are held by key.
                 snaps.pause();
                 snaps.execute(t);
@@ -111,7 +121,12 @@ class IncrementalPreparedTest {
             waitUntil("the PREPARE in the stream", Duration.ofSeconds(10), () -> rebuild.prepares == 1);
             if (c != Case.SEEN_BEFORE_TRACKING) {
                 // Confirmed: a new stream does not send the PREPARE again, only the COMMIT PREPARED.
-                waitUntil("the PREPARE confirmed", Duration.ofSeconds(10), () -> confirmedPast(sql, slot, prepared));
+                if (c == Case.RESENT_AFTER_RECONNECT) {
+                    Thread.sleep(300); // a few status updates
+                    assertTrue(!confirmedPast(sql, slot, prepared), "the PREPARE not confirmed");
+                } else {
+                    waitUntil("the PREPARE confirmed", Duration.ofSeconds(10), () -> confirmedPast(sql, slot, prepared));
+                }
                 await(stream.stop());
                 repl.close();
                 if (c == Case.PREPARED_BEFORE_THE_ENGINE) {
@@ -122,11 +137,13 @@ class IncrementalPreparedTest {
                 repl = connect(s, ReplicationMode.DATABASE);
                 stream = repl.startLogical(o, snaps);
                 await(stream.started());
+                long prepares = c == Case.RESENT_AFTER_RECONNECT ? 2 : 1;
+                waitUntil("the PREPARE sent again, or not", Duration.ofSeconds(10), () -> rebuild.prepares == prepares);
             }
             await(sql.query("ALTER SYSTEM SET synchronous_standby_names = 'ghost'"));
             await(sql.query("SELECT pg_reload_conf()"));
             Thread.sleep(300); // the checkpointer takes the reload a moment later; a chunk emitted before fails the check below
-            if (c == Case.RECONNECT_AFTER_PREPARE) snaps.resume();
+            if (reconnect) snaps.resume();
             else snaps.execute(t);
             waitUntil("the key tracking", Duration.ofSeconds(10), () -> rebuild.status(t, TableProgress.Status.RUNNING));
             waitUntil("a chunk's high mark waiting", Duration.ofSeconds(10), () -> syncRepWaiters(sql) >= 1);
@@ -148,7 +165,7 @@ class IncrementalPreparedTest {
             synchronized (rebuild) {
                 assertTrue(rebuild.violations.isEmpty(), "reads that follow a newer change of their key: " + rebuild.violations);
                 // The chunk's rows of the transaction's keys may be dropped (the stream has them), or the chunk read again.
-                assertTrue(rebuild.prepares == 1 && rebuild.commitsPrepared == 1 && rebuild.reads >= ROWS - 5,
+                assertTrue(rebuild.prepares == (c == Case.RESENT_AFTER_RECONNECT ? 2 : 1) && rebuild.commitsPrepared == 1 && rebuild.reads >= ROWS - 5,
                         "one PREPARE, one COMMIT PREPARED, then the table read: " + rebuild.prepares + ", " + rebuild.commitsPrepared
                                 + ", " + rebuild.reads);
             }
