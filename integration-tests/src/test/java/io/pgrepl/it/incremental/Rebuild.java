@@ -74,7 +74,41 @@ class Rebuild implements SnapshotReadHandler {
 
     private void apply(io.pgrepl.codec.pgoutput.StreamableMessage m, Runnable op) {
         if (m.hasXid()) streamed.computeIfAbsent(blockXid, x -> new ArrayList<>()).add(op);
+        else if (preparingXid >= 0) prepared.computeIfAbsent(preparingXid, x -> new ArrayList<>()).add(op);
         else op.run();
+    }
+
+    /**
+     * Changes of prepared transactions (two_phase), applied at COMMIT PREPARED, dropped at ROLLBACK
+     * PREPARED; kept across streams and engines as an application keeps them durably.
+     */
+    private final Map<Long, List<Runnable>> prepared = new HashMap<>();
+    private long preparingXid = -1;
+    volatile long prepares;
+    volatile long commitsPrepared;
+
+    @Override
+    public synchronized void onBeginPrepare(io.pgrepl.codec.pgoutput.BeginPrepareMessage m) {
+        preparingXid = m.xid();
+        prepared.remove(m.xid()); // sent again (not confirmed before a reconnect): the same changes come again
+    }
+
+    @Override
+    public synchronized void onPrepare(io.pgrepl.codec.pgoutput.PrepareMessage m) {
+        preparingXid = -1;
+        prepares++;
+    }
+
+    @Override
+    public synchronized void onCommitPrepared(io.pgrepl.codec.pgoutput.CommitPreparedMessage m) {
+        List<Runnable> ops = prepared.remove(m.xid());
+        if (ops != null) ops.forEach(Runnable::run);
+        commitsPrepared++;
+    }
+
+    @Override
+    public synchronized void onRollbackPrepared(io.pgrepl.codec.pgoutput.RollbackPreparedMessage m) {
+        prepared.remove(m.xid());
     }
 
     @Override

@@ -262,7 +262,8 @@ final class Engine {
         t.cursors.get(0).reader = first;
         for (int oid : oids) window.register(oid, t);
         t.trackFrom(window.recentlyDelivered());
-        window.trackingStarts(t);
+        // Without two_phase the stream decodes a prepared transaction at COMMIT PREPARED, whole, as a plain commit.
+        window.trackingStarts(t, Boolean.TRUE.equals(stream.options().twoPhase()) ? p.prepared() : null);
         t.status = held(t) ? TableProgress.Status.PAUSED : TableProgress.Status.RUNNING;
         log.info("slot {}: incremental snapshot of {} started: {} key range(s), about {} rows, {} watermarks", slot, t.name,
                 t.cursors.size(), t.plan.estimatedRows(), mode);

@@ -84,7 +84,11 @@ import java.util.concurrent.CompletionStage;
  * their Stream Commit / Commit Prepared, by their commit LSN and top-level xid: while one is open,
  * the chunk's row is the last committed state and is emitted; the transaction commits later in the
  * stream, so a consumer that applies transactions at their commit applies it after the read (its
- * changes may have been shown before, in blocks). One that aborts changes nothing.
+ * changes may have been shown before, in blocks). One that aborts changes nothing. One streamed
+ * or prepared before a table was tracked counts, at its commit, as touching every key of it; on a
+ * two_phase stream, so does one listed in {@code pg_prepared_xacts} when the table is planned (its
+ * PREPARE may predate this engine). Prepared transactions' held changes survive a reconnect: the
+ * server does not send a confirmed PREPARE again, only its COMMIT PREPARED.
  *
  * <p>Every change of a key that precedes a read of that key in the output is older than the read;
  * no read follows a later change of its key. Limits: a change that carries an unchanged TOASTed
@@ -386,5 +390,6 @@ public final class IncrementalSnapshots implements LogicalStreamHandler {
     @Override
     public void onStreamPrepare(PrepareMessage m) {
         user.onStreamPrepare(m);
+        engine.window.streamPrepared(m.xid());
     }
 }

@@ -8,10 +8,13 @@ import java.util.concurrent.CompletionStage;
 
 /**
  * What planning a table found before its first chunk: its key and columns ({@link KeyedTable}),
- * every relation OID the stream may name its changes by, and the workers' key ranges (null: one
- * worker, or ranges resumed from the progress state).
+ * every relation OID the stream may name its changes by, the workers' key ranges (null: one
+ * worker, or ranges resumed from the progress state), and the 32-bit xids of the transactions
+ * prepared in this database then (see {@link StreamWindow#trackingStarts}).
  */
-record PlannedTable(KeyedTable table, int[] oids, List<KeyRange> ranges) {
+record PlannedTable(KeyedTable table, int[] oids, List<KeyRange> ranges, long[] prepared) {
+
+    static final String PREPARED = "SELECT transaction::text FROM pg_catalog.pg_prepared_xacts WHERE database = current_database()";
 
     /** Plans {@code t} on {@code c} (the first worker's reader connection). */
     static CompletionStage<PlannedTable> plan(PgConnection c, List<String> publications, TableRun t, int workersPerTable) {
@@ -23,10 +26,16 @@ record PlannedTable(KeyedTable table, int[] oids, List<KeyRange> ranges) {
                     + " FROM pg_catalog.pg_inherits i JOIN t ON i.inhparent = t.oid) SELECT oid FROM t";
             return c.query(oids).thenCompose(q -> {
                 int[] all = q.rows().stream().mapToInt(row -> (int) Long.parseLong(row.get(0))).toArray();
-                if (t.resumed != null || workersPerTable == 1) {
-                    return CompletableFuture.completedFuture(new PlannedTable(kt, all, null));
-                }
-                return TablePlanner.ranges(c, kt, workersPerTable).thenApply(rs -> new PlannedTable(kt, all, rs));
+                // Asked after the table's oids, before its first chunk: a transaction prepared later
+                // than this shows its PREPARE in the stream after tracking starts. The xid type's text
+                // is the unsigned 32-bit value the stream carries.
+                return c.query(PREPARED).thenCompose(px -> {
+                    long[] prepared = px.rows().stream().mapToLong(row -> Long.parseLong(row.get(0))).toArray();
+                    if (t.resumed != null || workersPerTable == 1) {
+                        return CompletableFuture.completedFuture(new PlannedTable(kt, all, null, prepared));
+                    }
+                    return TablePlanner.ranges(c, kt, workersPerTable).thenApply(rs -> new PlannedTable(kt, all, rs, prepared));
+                });
             });
         });
     }

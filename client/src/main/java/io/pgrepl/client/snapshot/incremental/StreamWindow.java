@@ -33,11 +33,14 @@ final class StreamWindow {
     private boolean lastValid;
     private final Map<Long, List<Pending>> pending = new HashMap<>();
     /**
-     * Top-level xids of transactions streamed in progress, and of prepared ones, not committed or
-     * rolled back yet: their changes so far went to no table tracked since (see {@link #trackingStarts}).
+     * Top-level xids of transactions streamed in progress, and of prepared ones (delivered here, or
+     * found prepared on the server when a table was planned), not committed or rolled back yet:
+     * their changes so far went to no table tracked since (see {@link #trackingStarts}).
      */
     private final Set<Long> streamedOpen = new HashSet<>();
     private final Set<Long> preparedOpen = new HashSet<>();
+    /** Of those, the ones whose PREPARE was delivered whole here (not only found on the server): their changes are held. */
+    private final Set<Long> preparedHeld = new HashSet<>();
     /** The xids of the last RING committed transactions delivered (see {@link #recentlyDelivered}). */
     private final long[] ringXid = new long[RING];
     private int ringNext;
@@ -45,6 +48,8 @@ final class StreamWindow {
     boolean txOpen;
     boolean blockOpen;
     private boolean preparing;
+    /** The PREPARE being delivered was delivered whole before (an unconfirmed one, after a reconnect): its changes are held already. */
+    private boolean resent;
     private long txXid;
     private long txCommitLsn;
     private long blockXid;
@@ -70,13 +75,19 @@ final class StreamWindow {
         return lastRun;
     }
 
-    /** A new connection: the server resends open transactions from their start. */
+    /**
+     * A new connection: the server resends open transactions from their start, but not a PREPARE
+     * at or before the confirmed position, only its COMMIT PREPARED later: the held changes of
+     * prepared transactions stay (one whose PREPARE comes again is not held twice, see {@link
+     * #beginPrepare}).
+     */
     void reset() {
         txOpen = false;
         blockOpen = false;
         preparing = false;
-        pending.clear();
-        streamedOpen.clear(); // resent from their start; a prepared transaction is not
+        resent = false;
+        pending.keySet().retainAll(preparedOpen);
+        streamedOpen.clear();
     }
 
     boolean atBoundary() {
@@ -101,14 +112,25 @@ final class StreamWindow {
     void beginPrepare(long xid, long prepareLsn) {
         txOpen = true;
         preparing = true;
+        resent = preparedHeld.contains(xid);
         txXid = xid;
         txCommitLsn = prepareLsn;
     }
 
     void prepared() {
         preparedOpen.add(txXid);
+        preparedHeld.add(txXid);
         txOpen = false;
         preparing = false;
+        resent = false;
+    }
+
+    /** Stream Prepare: a transaction streamed in progress is prepared now; after a reconnect only its COMMIT PREPARED comes. */
+    void streamPrepared(long xid) {
+        if (streamedOpen.remove(xid)) {
+            preparedOpen.add(xid);
+            preparedHeld.add(xid);
+        }
     }
 
     void streamStart(long xid) {
@@ -125,6 +147,7 @@ final class StreamWindow {
     void committedLater(long xid, long commitLsn) {
         streamedOpen.remove(xid);
         preparedOpen.remove(xid);
+        preparedHeld.remove(xid);
         List<Pending> held = pending.remove(xid);
         if (held != null) {
             for (Pending p : held) {
@@ -142,6 +165,7 @@ final class StreamWindow {
             pending.remove(xid);
             streamedOpen.remove(xid);
             preparedOpen.remove(xid);
+            preparedHeld.remove(xid);
             return;
         }
         List<Pending> held = pending.get(xid);
@@ -179,6 +203,7 @@ final class StreamWindow {
 
     private void touch(TableRun t, String key, long streamedXid) {
         if (streamedXid >= 0 || preparing) {
+            if (resent && streamedXid < 0) return;
             long top = streamedXid >= 0 ? blockXid : txXid;
             pending.computeIfAbsent(top, x -> new ArrayList<>()).add(new Pending(t, key, streamedXid >= 0 ? streamedXid : txXid));
         } else if (key == null) {
@@ -193,8 +218,19 @@ final class StreamWindow {
      * before (or being prepared now) delivered changes that went untracked: when it commits it counts
      * as touching every key (the whole chunk is read again if its snapshot missed the transaction or
      * its low mark came first).
+     *
+     * <p>{@code serverPrepared} are the transactions prepared on the server when the table was
+     * planned (null: not asked, the stream decodes no PREPARE): one prepared before this process
+     * started, or before a restart resumed the snapshot, was never seen here, and the stream sends
+     * only its COMMIT PREPARED. They count as prepared ones seen here, except those whose commit
+     * was delivered since the server was asked.
      */
-    void trackingStarts(TableRun t) {
+    void trackingStarts(TableRun t, long[] serverPrepared) {
+        if (serverPrepared != null) {
+            Set<Long> committed = new HashSet<>();
+            for (long x : recentlyDelivered()) committed.add(x);
+            for (long x : serverPrepared) if (!committed.contains(x)) preparedOpen.add(x);
+        }
         Set<Long> undecided = new HashSet<>(streamedOpen);
         undecided.addAll(preparedOpen);
         if (txOpen && preparing) undecided.add(txXid);

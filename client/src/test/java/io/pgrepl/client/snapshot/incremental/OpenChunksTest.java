@@ -128,4 +128,50 @@ class OpenChunksTest {
         assertEquals(List.of("2", "4"), emitted, "the other worker's chunk still misses 500");
         assertTrue(older.abandoned);
     }
+
+    /**
+     * A transaction the server listed as prepared when the table was planned, never seen prepared
+     * here, counts for every key at its COMMIT PREPARED; the xid type's text and the stream's xid
+     * are both the unsigned 32-bit value, here one above 2^31 read in the epoch after its own.
+     */
+    @Test
+    void aTransactionPreparedOnTheServerCountsForEveryKeyAtItsCommit() {
+        long xid = 4_294_967_290L;
+        TableRun t = table(1);
+        t.trackFrom(window.recentlyDelivered());
+        window.trackingStarts(t, new long[] {xid});
+        Chunk ch = chunks.open(t, t.cursors.get(0));
+        read(ch, "4294967290:4294967306:4294967290", 2, 4);
+        window.committedLater(xid, 2_000);
+        ch.passed = true;
+        emitReady();
+        assertEquals(List.of(), emitted, "the chunk is read again");
+        assertTrue(ch.abandoned);
+    }
+
+    /** A prepared transaction's held changes survive a new connection; a streamed one's are sent again from its start. */
+    @Test
+    void aNewConnectionKeepsPreparedTransactionsOnly() {
+        window.beginPrepare(700, 1_000);
+        window.prepared();
+        window.streamStart(800);
+        window.streamStop();
+        TableRun t = table(1);
+        t.trackFrom(window.recentlyDelivered());
+        window.trackingStarts(t, null);
+        window.reset();
+        Chunk ch = chunks.open(t, t.cursors.get(0));
+        read(ch, "600:900:700,800", 2, 4);
+        window.committedLater(800, 2_000); // its blocks would come again on the new connection; none did here
+        ch.passed = true;
+        emitReady();
+        assertEquals(List.of("2", "4"), emitted, "the streamed transaction's changes went with the old connection");
+        Chunk next = chunks.open(t, t.cursors.get(0));
+        read(next, "600:900:700", 6, 8);
+        window.committedLater(700, 2_100);
+        next.passed = true;
+        emitReady();
+        assertEquals(List.of("2", "4"), emitted, "the prepared one counts at its COMMIT PREPARED");
+        assertTrue(next.abandoned);
+    }
 }
