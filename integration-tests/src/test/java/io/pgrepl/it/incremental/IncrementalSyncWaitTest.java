@@ -54,6 +54,16 @@ class IncrementalSyncWaitTest {
     }
 
     /**
+     * As many commits (1,500) delivered while the waiter lingers, before the table's keys are
+     * tracked: the engine's window of recent commits no longer holds the waiter, and the server's
+     * word on which commits still linger must.
+     */
+    @Test
+    void lingeringCommitOutlastsManyCommitsBeforeTheStartOn18(@PgServerConfig(version = 18) PgServer s) throws Exception {
+        run(s, "inc_swmb", WatermarkMode.MESSAGE, 1500, true);
+    }
+
+    /**
      * Read-only reads do not wait for the standby, so the chunk is read again and again while the
      * waiter lingers: the re-reads back off rather than spin (counted in the server log).
      */
@@ -69,6 +79,10 @@ class IncrementalSyncWaitTest {
     }
 
     private static void run(PgServer s, String table, WatermarkMode mode, int laterCommits) throws Exception {
+        run(s, table, mode, laterCommits, false);
+    }
+
+    private static void run(PgServer s, String table, WatermarkMode mode, int laterCommits, boolean laterBeforeStart) throws Exception {
         IncrementalExactnessTest.setup(s, table, ROWS);
         String slot = table + s.majorVersion();
         if (mode == WatermarkMode.SIGNAL_TABLE) {
@@ -118,22 +132,11 @@ class IncrementalSyncWaitTest {
             String inserted = Integer.toString(1 + 2 * attempt);
             waitUntil("the waiter's commit in the stream", Duration.ofSeconds(10), () -> rebuild.rowsCopy().containsKey(inserted));
             long readsBefore = chunkReadsLogged(s, table);
+            if (laterCommits > 0 && laterBeforeStart) laterCommits(work, table, laterCommits, s.majorVersion(), rebuild);
 
             snaps.execute(t);
             waitUntil("the key tracking", Duration.ofSeconds(10), () -> rebuild.status(t, TableProgress.Status.RUNNING));
-            if (laterCommits > 0) {
-                await(work.query("SET synchronous_commit = local"));
-                if (s.majorVersion() >= 11) {
-                    await(work.query("DO $$ BEGIN FOR i IN 1.." + laterCommits + " LOOP UPDATE " + table + " SET n = n + 1 WHERE id = "
-                            + "2 * (500 + i % 400); COMMIT; END LOOP; END $$"));
-                } else {
-                    for (int i = 1; i <= laterCommits; i++) {
-                        await(work.query("UPDATE " + table + " SET n = n + 1 WHERE id = " + 2 * (500 + i % 400)));
-                    }
-                }
-                await(work.query("INSERT INTO " + table + " VALUES (-3, 'after the later commits', 0)"));
-                waitUntil("the later commits in the stream", Duration.ofSeconds(20), () -> rebuild.rowsCopy().containsKey("-3"));
-            }
+            if (laterCommits > 0 && !laterBeforeStart) laterCommits(work, table, laterCommits, s.majorVersion(), rebuild);
             if (mode != WatermarkMode.READ_ONLY) {
                 // The chunk's high mark commits after its snapshot, and waits as well: the read happened during the wait.
                 waitUntil("the chunk's high mark waiting", Duration.ofSeconds(10), () -> syncRepWaiters(sql) >= 2);
@@ -229,6 +232,21 @@ class IncrementalSyncWaitTest {
             s.sql("postgres", "ALTER SYSTEM RESET logical_decoding_work_mem");
             s.sql("postgres", "SELECT pg_reload_conf()");
         }
+    }
+
+    /** Commits that do not wait for the standby, {@code n} of them, delivered by the stream before this returns. */
+    private static void laterCommits(PgConnection work, String table, int n, int major, Rebuild rebuild) throws Exception {
+        await(work.query("SET synchronous_commit = local"));
+        if (major >= 11) {
+            await(work.query("DO $$ BEGIN FOR i IN 1.." + n + " LOOP UPDATE " + table + " SET n = n + 1 WHERE id = "
+                    + "2 * (500 + i % 400); COMMIT; END LOOP; END $$"));
+        } else {
+            for (int i = 1; i <= n; i++) {
+                await(work.query("UPDATE " + table + " SET n = n + 1 WHERE id = " + 2 * (500 + i % 400)));
+            }
+        }
+        await(work.query("INSERT INTO " + table + " VALUES (-3, 'after the later commits', 0)"));
+        waitUntil("the later commits in the stream", Duration.ofSeconds(20), () -> rebuild.rowsCopy().containsKey("-3"));
     }
 
     private static int syncRepWaiters(PgConnection sql) {

@@ -160,7 +160,8 @@ final class Engine {
 
     private void statusChanged() {
         for (TableRun t : tables.values()) {
-            if (t.plan != null && t.status != TableProgress.Status.FAILED) {
+            // PLANNING with a plan: waiting for the lingering commits (see #tracked), no chunk may start yet.
+            if (t.plan != null && t.status != TableProgress.Status.FAILED && t.status != TableProgress.Status.PLANNING) {
                 TableProgress.Status s = held(t) ? TableProgress.Status.PAUSED : TableProgress.Status.RUNNING;
                 if (s != t.status) {
                     t.status = s;
@@ -264,6 +265,22 @@ final class Engine {
         t.trackFrom(window.recentlyDelivered());
         // Without two_phase the stream decodes a prepared transaction at COMMIT PREPARED, whole, as a plain commit.
         window.trackingStarts(t, Boolean.TRUE.equals(stream.options().twoPhase()) ? p.prepared() : null);
+        // Still PLANNING (no chunk starts) until the server says which commits linger: asked now, after
+        // the tracking started, and before any chunk's snapshot.
+        first.thenCompose(r -> LingeringCommits.ask(r.connection()))
+                .whenComplete((lingering, e2) -> loop.execute(() -> tracked(t, first, lingering, e2)));
+    }
+
+    private void tracked(TableRun t, CompletionStage<ChunkReader> first, long[] lingering, Throwable e) {
+        if (tables.get(t.name) != t) {
+            first.thenAccept(r -> r.connection().close());
+            return;
+        }
+        if (e != null) {
+            fail(t, e);
+            return;
+        }
+        t.lingering(lingering);
         t.status = held(t) ? TableProgress.Status.PAUSED : TableProgress.Status.RUNNING;
         log.info("slot {}: incremental snapshot of {} started: {} key range(s), about {} rows, {} watermarks", slot, t.name,
                 t.cursors.size(), t.plan.estimatedRows(), mode);

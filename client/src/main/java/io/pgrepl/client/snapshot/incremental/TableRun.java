@@ -144,6 +144,12 @@ final class TableRun {
         deliveredBefore = delivered;
     }
 
+    /** Adds the commits the server's snapshots did not see yet once tracking started (see {@link LingeringCommits}). */
+    void lingering(long[] xids) {
+        if (xids.length == 0) return;
+        deliveredBefore = java.util.stream.LongStream.concat(Arrays.stream(deliveredBefore), Arrays.stream(xids)).distinct().toArray();
+    }
+
     /** {@return whether {@code s} misses a transaction delivered before the touches were tracked: its chunk is stale} */
     boolean missesEarlierCommit(XidSnapshot s) {
         for (long xid : deliveredBefore) if (!s.sees(xid)) return true;
