@@ -142,7 +142,7 @@ class IncrementalPreparedTest {
             }
             await(sql.query("ALTER SYSTEM SET synchronous_standby_names = 'ghost'"));
             await(sql.query("SELECT pg_reload_conf()"));
-            Thread.sleep(300); // the checkpointer takes the reload a moment later; a chunk emitted before fails the check below
+            commitsWaitForTheStandby(s, sql);
             if (reconnect) snaps.resume();
             else snaps.execute(t);
             waitUntil("the key tracking", Duration.ofSeconds(10), () -> rebuild.status(t, TableProgress.Status.RUNNING));
@@ -173,6 +173,12 @@ class IncrementalPreparedTest {
         } finally {
             s.sql("postgres", "ALTER SYSTEM RESET synchronous_standby_names");
             s.sql("postgres", "SELECT pg_reload_conf()");
+            try {
+                // Left prepared by a failure, it would hold its rows' locks for the next test on this server.
+                s.sql("postgres", "ROLLBACK PREPARED '" + gid + "'");
+            } catch (Exception notLeft) {
+                // committed, as it should be
+            }
             s.sql("postgres", "SELECT pg_catalog.pg_drop_replication_slot(slot_name) FROM pg_catalog.pg_replication_slots"
                     + " WHERE slot_name = '" + slot + "' AND NOT active");
         }
@@ -192,6 +198,31 @@ class IncrementalPreparedTest {
                     .singleRow().get(0));
         } catch (Exception e) {
             throw new AssertionError(e);
+        }
+    }
+
+    /**
+     * Returns once a commit waits for the standby: the checkpointer takes the reload a moment
+     * later, and a chunk whose high mark does not wait would be emitted before the COMMIT PREPARED.
+     * The probe's wait is cancelled (its commit stays) so that it lingers in no snapshot.
+     */
+    private static void commitsWaitForTheStandby(PgServer s, PgConnection sql) throws Exception {
+        try (PgConnection probe = connect(s, ReplicationMode.NONE)) {
+            String pid = await(probe.query("SELECT pg_backend_pid()")).singleRow().get(0);
+            // A commit waits only if its transaction wrote WAL: a row in a table no publication has.
+            await(probe.query("CREATE TABLE IF NOT EXISTS standby_probe (n int)"));
+            await(probe.query("SET synchronous_commit = on")); // the test kit's servers run with it off
+            for (int attempt = 0; ; attempt++) {
+                java.util.concurrent.CompletableFuture<?> commit = probe.simpleQuery("INSERT INTO standby_probe VALUES (1)").toCompletableFuture();
+                waitUntil("the probe's commit to wait or end", Duration.ofSeconds(10), () -> commit.isDone() || syncRepWaiters(sql) > 0);
+                if (!commit.isDone()) {
+                    await(sql.query("SELECT pg_cancel_backend(" + pid + ")"));
+                    commit.handle((v, e) -> null).get(10, java.util.concurrent.TimeUnit.SECONDS);
+                    return;
+                }
+                assertTrue(attempt < 100, "a commit never waited for the standby");
+                Thread.sleep(20);
+            }
         }
     }
 
