@@ -49,6 +49,8 @@ final class ChangeRecords {
 
     private final PgreplConnectorConfig config;
     private final ValueConverters converters;
+    /** reselect.unavailable.values: rows with unchanged TOAST values remember what {@link Reselect} needs. */
+    private final boolean reselect;
     private final TableFilter filter;
     /** A REPLICA IDENTITY FULL table's primary key column names (see {@link PrimaryKeys}). */
     private final IntFunction<Set<String>> primaryKeys;
@@ -94,6 +96,7 @@ final class ChangeRecords {
         String[] st = signal == null ? null : IncrementalSetup.split(signal);
         this.filter = st == null ? config.tableFilter() : config.tableFilter().hiding(st[0], st[1]);
         this.primaryKeys = primaryKeys;
+        this.reselect = config.reselectUnavailableValues();
         this.partition = partition;
         this.db = db;
     }
@@ -283,7 +286,7 @@ final class ChangeRecords {
     }
 
     private Struct row(Table t, Tuple tuple, Tuple fallback) {
-        Struct s = new CheckedStruct(t.schema.rowSchema);
+        Struct s = reselect ? Reselect.row(t.schema, tuple, fallback) : new CheckedStruct(t.schema.rowSchema);
         int n = Math.min(tuple.size(), t.columns.length);
         for (int i = 0; i < n; i++) {
             ValueConverters.Column c = t.columns[i];
@@ -303,7 +306,7 @@ final class ChangeRecords {
     }
 
     /** Column {@code i} of {@code tuple} read in place from the tuple's array (no ColumnValue); null without a value. */
-    private static Object convert(ValueConverters.Column c, Tuple tuple, int i) {
+    static Object convert(ValueConverters.Column c, Tuple tuple, int i) {
         Object decoded = tuple.decode(i);
         return decoded == null ? null : c.convert().apply(decoded);
     }

@@ -11,7 +11,7 @@ import org.apache.kafka.connect.data.Struct;
  * samples, so it is skipped here. A field left unset that the schema requires is still refused
  * where the record is converted (the converters check for required nulls as they write).
  */
-final class CheckedStruct extends Struct {
+class CheckedStruct extends Struct {
     CheckedStruct(Schema schema) {
         super(schema);
     }

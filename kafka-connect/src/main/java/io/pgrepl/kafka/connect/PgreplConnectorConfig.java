@@ -44,6 +44,7 @@ public final class PgreplConnectorConfig extends AbstractConfig {
     public static final String MAX_UNACKNOWLEDGED_RECORDS = "max.unacknowledged.records";
     public static final String MAX_UNACKNOWLEDGED_MS = "max.unacknowledged.ms";
     public static final String UNAVAILABLE_VALUE_PLACEHOLDER = "unavailable.value.placeholder";
+    public static final String RESELECT_UNAVAILABLE_VALUES = "reselect.unavailable.values";
     public static final String TOMBSTONES_ON_DELETE = "tombstones.on.delete";
     public static final String MESSAGES_TOPIC = "messages.topic";
     public static final String STATUS_UPDATE_INTERVAL_MS = "status.update.interval.ms";
@@ -147,6 +148,12 @@ public final class PgreplConnectorConfig extends AbstractConfig {
                             + " of max.batch.size records may pass it.")
             .define(UNAVAILABLE_VALUE_PLACEHOLDER, Type.STRING, "__debezium_unavailable_value", Importance.LOW,
                     "Value for unchanged TOASTed columns.")
+            .define(RESELECT_UNAVAILABLE_VALUES, Type.BOOLEAN, false, Importance.LOW,
+                    "Fill unchanged TOASTed columns (the placeholder otherwise) with the row's value read from the"
+                            + " table by its replica identity key on a plain connection of the task's own: one query per"
+                            + " table per poll() batch. The value is the row's current one when queried, which can be"
+                            + " newer than the change; a row that is gone (or whose key changed since) keeps the"
+                            + " placeholder, and so does a batch whose query fails (logged).")
             .define(TOMBSTONES_ON_DELETE, Type.BOOLEAN, true, Importance.LOW,
                     "Send a tombstone (null value) after each delete, for log compaction.")
             .define(MESSAGES_TOPIC, Type.STRING, "", Importance.LOW,
@@ -273,6 +280,7 @@ public final class PgreplConnectorConfig extends AbstractConfig {
     public int maxUnacknowledgedRecords() { return getInt(MAX_UNACKNOWLEDGED_RECORDS); }
     public int maxUnacknowledgedMs() { return getInt(MAX_UNACKNOWLEDGED_MS); }
     public String unavailablePlaceholder() { return getString(UNAVAILABLE_VALUE_PLACEHOLDER); }
+    public boolean reselectUnavailableValues() { return getBoolean(RESELECT_UNAVAILABLE_VALUES); }
     public boolean tombstonesOnDelete() { return getBoolean(TOMBSTONES_ON_DELETE); }
     public String messagesTopic() { return getString(MESSAGES_TOPIC); }
     public int statusUpdateIntervalMs() { return getInt(STATUS_UPDATE_INTERVAL_MS); }

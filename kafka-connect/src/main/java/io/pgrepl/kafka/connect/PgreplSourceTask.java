@@ -73,6 +73,8 @@ public final class PgreplSourceTask extends SourceTask {
     private volatile boolean idle;
     /** The builder thread: turns the stream into chunks ahead of poll() (see {@link Handover}). */
     private volatile StreamBuilder builder;
+    /** reselect.unavailable.values, or null. */
+    private volatile Reselect reselect;
 
     @Override
     public String version() {
@@ -86,6 +88,7 @@ public final class PgreplSourceTask extends SourceTask {
         partition = Map.of("server", config.topicPrefix());
         slotMetrics = SlotConnectMetrics.start(context, config);
         slotGuard = SlotGuardTask.start(config);
+        if (config.reselectUnavailableValues()) reselect = new Reselect(config);
         Map<String, Object> stored = context.offsetStorageReader().offset(partition);
         boolean interrupted = Position.snapshotInterrupted(stored);
         Position resume = interrupted ? Position.START : Position.fromOffset(stored);
@@ -283,6 +286,8 @@ public final class PgreplSourceTask extends SourceTask {
             max = (int) Math.min(max, room);
         }
         List<SourceRecord> out = pollRecords(max, deadline);
+        Reselect rs = reselect;
+        if (rs != null) rs.fill(out); // here, on the task thread: never on the stream's event loop
         if (out != null) u.handedOver(out.size());
         return out;
     }
@@ -338,6 +343,8 @@ public final class PgreplSourceTask extends SourceTask {
         if (sr != null) sr.closeNow();
         KafkaSignals ks = kafkaSignals;
         if (ks != null) ks.close();
+        Reselect rs = reselect;
+        if (rs != null) rs.close();
         Thread closer = new Thread(this::closeStream, "pgrepl-stop-" + (config == null ? "" : config.slotName()));
         closer.setDaemon(true);
         closer.start();
