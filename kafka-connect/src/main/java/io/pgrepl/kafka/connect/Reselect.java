@@ -163,11 +163,20 @@ final class Reselect implements AutoCloseable {
             for (int j = 0; j < t.keyColumns.length; j++) key.add(r.get(j));
             found.put(key, r);
         }
-        for (Row row : rows) {
+        // Every value converted before any is put: a batch is filled whole or not at all.
+        Object[][] values = new Object[rows.size()][];
+        for (int i = 0; i < rows.size(); i++) {
+            Row row = rows.get(i);
             io.pgrepl.client.Row current = found.get(row.key);
             if (current == null) continue; // gone, or its key changed since: the placeholder stays
+            values[i] = new Object[row.missing.length];
+            for (int j = 0; j < row.missing.length; j++) values[i][j] = value(t, row.missing[j], current.bytes(at[row.missing[j]]));
+        }
+        for (int i = 0; i < rows.size(); i++) {
+            if (values[i] == null) continue;
+            Row row = rows.get(i);
             List<Field> fields = row.schema().fields();
-            for (int m : row.missing) row.put(fields.get(m), value(t, m, current.bytes(at[m])));
+            for (int j = 0; j < row.missing.length; j++) row.put(fields.get(row.missing[j]), values[i][j]);
         }
     }
 
@@ -184,7 +193,7 @@ final class Reselect implements AutoCloseable {
         if (c != null && c.isOpen()) return c;
         closeConnection();
         if (retryWait && System.nanoTime() - retryAfter < 0) {
-            throw new IllegalStateException("the last connection was lost less than " + TIMEOUT.toSeconds() + " s ago");
+            throw new IllegalStateException("the last attempt to connect failed less than " + TIMEOUT.toSeconds() + " s ago");
         }
         retryWait = true;
         retryAfter = System.nanoTime() + TIMEOUT.toNanos();

@@ -9,8 +9,10 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.pgrepl.kafka.connect.ConnectHarness.Change;
 import io.pgrepl.testkit.PgServer;
+import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Base64;
 import java.util.Comparator;
 import java.util.List;
 import java.util.Map;
@@ -54,13 +56,14 @@ class ReselectTest {
     void unchangedToastedValuesAreReadBackByKey(int major) throws Exception {
         PgServer pg = PgServer.start(PgServer.builder().version(major).build());
         servers.add(pg);
-        EndToEndTest.sql(pg, "CREATE TABLE rs_t (id int PRIMARY KEY, k int, doc text);"
-                + " ALTER TABLE rs_t ALTER COLUMN doc SET STORAGE EXTERNAL;"
+        EndToEndTest.sql(pg, "CREATE TABLE rs_t (id int PRIMARY KEY, k int, doc text, bin bytea);"
+                + " ALTER TABLE rs_t ALTER COLUMN doc SET STORAGE EXTERNAL, ALTER COLUMN bin SET STORAGE EXTERNAL;"
                 + " CREATE TABLE rs_c (a int, b text, k int, doc text, PRIMARY KEY (a, b));"
                 + " ALTER TABLE rs_c ALTER COLUMN doc SET STORAGE EXTERNAL;"
                 + " CREATE TABLE rs_f (id int PRIMARY KEY, k int, doc text);"
                 + " ALTER TABLE rs_f ALTER COLUMN doc SET STORAGE EXTERNAL;"
-                + " INSERT INTO rs_t SELECT i, 0, (SELECT string_agg(md5((x + i * 1000)::text), '') FROM generate_series(1, 600) x)"
+                + " INSERT INTO rs_t SELECT i, 0, (SELECT string_agg(md5((x + i * 1000)::text), '') FROM generate_series(1, 600) x),"
+                + " (SELECT decode(string_agg(md5((x - i * 1000)::text), ''), 'hex') FROM generate_series(1, 600) x)"
                 + " FROM generate_series(1, 4) i;"
                 + " INSERT INTO rs_c VALUES (1, 'a', 0, " + big(7) + "), (1, 'b', 0, " + big(8) + ");"
                 + " INSERT INTO rs_f VALUES (1, 0, " + big(9) + ")");
@@ -79,7 +82,7 @@ class ReselectTest {
         // One small transaction: one chunk, so one poll() batch for the records of both tables.
         EndToEndTest.sql(pg, "BEGIN;"
                 + " UPDATE rs_t SET k = 1 WHERE id = 1;"
-                + " INSERT INTO rs_t VALUES (10, 0, 'small');"
+                + " INSERT INTO rs_t SELECT 10, 0, 'small', bin FROM rs_t WHERE id = 1;" // bin streamed in full
                 + " UPDATE rs_t SET k = 2, doc = 'changed' WHERE id = 2;"
                 + " UPDATE rs_t SET k = 3 WHERE id = 3;"
                 + " DELETE FROM rs_t WHERE id = 3;" // gone before any poll can see the update
@@ -89,7 +92,7 @@ class ReselectTest {
         // The column is renamed before the update is polled: the re-select by its old name fails.
         EndToEndTest.sql(pg, "BEGIN; UPDATE rs_f SET k = 5 WHERE id = 1; ALTER TABLE rs_f RENAME doc TO doc2; COMMIT");
         EndToEndTest.sql(pg, "UPDATE rs_f SET k = 6 WHERE id = 1");
-        EndToEndTest.sql(pg, "INSERT INTO rs_t VALUES (99, 0, 'end')");
+        EndToEndTest.sql(pg, "INSERT INTO rs_t VALUES (99, 0, 'end', NULL)");
 
         String prefixes = "(" + off + "|" + on + ")";
         List<Change> all = ConnectHarness.readUntil(connect, prefixes + "\\.public\\.rs_.*", Map.of(),
@@ -100,6 +103,12 @@ class ReselectTest {
         String doc1 = source(pg, "SELECT doc FROM rs_t WHERE id = 1");
         String doc4 = source(pg, "SELECT doc FROM rs_t WHERE id = 4");
         assertTrue(doc1.length() > 8192 && !doc1.equals(doc4), "distinct TOASTed values in the source");
+        // bytea as binary.handling.mode=bytes writes it: base64 (PostgreSQL's breaks lines every 76 characters).
+        String bin1 = source(pg, "SELECT replace(encode(bin, 'base64'), E'\\n', '') FROM rs_t WHERE id = 1");
+        String bin2 = source(pg, "SELECT replace(encode(bin, 'base64'), E'\\n', '') FROM rs_t WHERE id = 2");
+        String bin4 = source(pg, "SELECT replace(encode(bin, 'base64'), E'\\n', '') FROM rs_t WHERE id = 4");
+        String pBytes = Base64.getEncoder().encodeToString(P.getBytes(StandardCharsets.UTF_8));
+        assertTrue(bin1.length() > 8192 && !bin1.contains("\n"));
 
         // rs_t: every record, in order; the option changes nothing but the unavailable values.
         List<String> order = List.of("u:1", "c:10", "u:2", "u:3", "d:3", "tombstone:3", "u:4", "c:99");
@@ -110,6 +119,9 @@ class ReselectTest {
         assertEquals(List.of(P, "small", "changed", P, "-", "-", P, "end"), docs(offAfter), "without the option: the placeholder");
         assertEquals(List.of(doc1, "small", "changed", P, "-", "-", doc4, "end"), docs(onAfter),
                 "with it: the source's values; the row deleted before the poll keeps the placeholder");
+        assertEquals(List.of(pBytes, bin1, pBytes, pBytes, "-", "-", pBytes, "null"), values(offAfter, "bin"));
+        assertEquals(List.of(bin1, bin1, bin2, pBytes, "-", "-", bin4, "null"), values(onAfter, "bin"),
+                "bytea read back converts as the streamed insert of the same value (row 10)");
         for (int i = 0; i < order.size(); i++) {
             assertEquals(withoutDoc(offAfter.get(i)), withoutDoc(onAfter.get(i)), "record " + order.get(i) + " otherwise untouched");
         }
@@ -168,13 +180,18 @@ class ReselectTest {
     }
 
     private static List<String> docs(List<JsonNode> afters) {
-        return afters.stream().map(a -> a.isNull() ? "-" : a.get("doc").asText()).toList();
+        return values(afters, "doc");
+    }
+
+    /** Column {@code name} of each {@code after}: "-" without an after, "null" for a null value. */
+    private static List<String> values(List<JsonNode> afters, String name) {
+        return afters.stream().map(a -> a.isNull() ? "-" : a.get(name).isNull() ? "null" : a.get(name).asText()).toList();
     }
 
     private static JsonNode withoutDoc(JsonNode after) {
         if (after.isNull()) return after;
         ObjectNode copy = after.deepCopy();
-        copy.remove("doc");
+        copy.remove(List.of("doc", "bin"));
         return copy;
     }
 }
