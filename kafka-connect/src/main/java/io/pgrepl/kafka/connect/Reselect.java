@@ -44,7 +44,8 @@ final class Reselect implements AutoCloseable {
     static final Duration TIMEOUT = Duration.ofSeconds(10);
 
     private final PgreplConnectorConfig config;
-    private PgConnection conn;
+    /** Task thread, but closed by stop() too. */
+    private volatile PgConnection conn;
     /** After a lost connection, no new one before this (nanoTime): a dead server would cost every batch a timeout. */
     private long retryAfter;
     private boolean retryWait;
@@ -115,8 +116,7 @@ final class Reselect implements AutoCloseable {
                 if (closed) return;
                 log.warn("reselect.unavailable.values: reading {} row(s) of {} failed; their unchanged TOASTed columns"
                         + " keep the placeholder: {}", e.getValue().size(), table, ReplicationSetup.safeMessage(failure, config));
-                PgConnection c = conn;
-                if (c != null && !c.isOpen()) closeConnection();
+                closeConnection(); // a query the wait gave up on may still run there: the next batch starts afresh
                 if (Thread.currentThread().isInterrupted()) return;
             } finally {
                 for (Row row : e.getValue()) row.done = true;
