@@ -149,4 +149,53 @@ class IncrementalSignalsTest {
             snaps.close();
         }
     }
+
+    /**
+     * Names that need quoting, spelled as users spell them: Debezium's {@code Sales."Order-Items"}
+     * (schema as written), PostgreSQL's quoted and folded forms; every spelling is one table
+     * (planned once, stopped by another spelling), and a name that matches nothing is reported as
+     * a failed table, not dropped in silence.
+     */
+    @Test
+    void namesThatNeedQuotingAreOneTableInEverySpelling(@PgServerConfig(version = 18) PgServer s) throws Exception {
+        s.sql("postgres", "DROP PUBLICATION IF EXISTS inc_qn_pub; DROP SCHEMA IF EXISTS \"Sales\" CASCADE;"
+                + " DROP SCHEMA IF EXISTS \"Sales.Q1\" CASCADE; DROP TABLE IF EXISTS inc_marker;"
+                + " CREATE SCHEMA \"Sales\"; CREATE SCHEMA \"Sales.Q1\"; CREATE TABLE inc_marker (id text PRIMARY KEY);"
+                + " CREATE TABLE \"Sales\".\"Order-Items\" (id int PRIMARY KEY, v text);"
+                + " INSERT INTO \"Sales\".\"Order-Items\" SELECT g, 'v' || g FROM generate_series(1, 20000) g;"
+                + " CREATE TABLE \"Sales.Q1\".\"Ümlaut Tåble\" (id int PRIMARY KEY, v text);"
+                + " INSERT INTO \"Sales.Q1\".\"Ümlaut Tåble\" SELECT g, 'v' || g FROM generate_series(1, 50) g;"
+                + " CREATE PUBLICATION inc_qn_pub FOR TABLE \"Sales\".\"Order-Items\", \"Sales.Q1\".\"Ümlaut Tåble\", inc_marker");
+        Recorder r = new Recorder();
+        try (PgConnection sql = connect(s, ReplicationMode.NONE); PgConnection repl = connect(s, ReplicationMode.DATABASE)) {
+            IncSupport.createSlot(repl, "inc_qn");
+            LogicalReplicationOptions o = LogicalReplicationOptions.builder("inc_qn").publications("inc_qn_pub").messages(true)
+                    .autoAcknowledge(true).statusInterval(Duration.ofMillis(200)).build();
+            IncrementalSnapshots snaps = IncrementalSnapshots.create(
+                    IncrementalOptions.of(config(s, ReplicationMode.NONE)).withChunkSize(100).withAcceptMessageSignals(true), r);
+            LogicalReplicationStream stream = repl.startLogical(o, snaps);
+            await(stream.started());
+            String items = "\"Sales\".\"Order-Items\"";
+            // Debezium's documented spelling, then two more spellings of the same table in the same signal.
+            signal(sql, "{\"type\":\"execute-snapshot\",\"data\":{\"data-collections\":"
+                    + "[\"Sales.\\\"Order-Items\\\"\", \"\\\"Sales\\\".\\\"Order-Items\\\"\"]}}");
+            waitUntil("Order-Items chunks", Duration.ofSeconds(60), () -> r.reads("Sales.Order-Items") >= 300);
+            assertEquals(Set.of(items), r.progress.keySet(), "one table, one spelling: " + r.progress.keySet());
+            // Stopped by yet another spelling.
+            signal(sql, "{\"type\":\"stop-snapshot\",\"data\":{\"data-collections\":[\"\\\"Sales\\\".\\\"Order-Items\\\"\"]}}");
+            waitUntil("Order-Items stopped", Duration.ofSeconds(30), () -> r.status(items) == TableProgress.Status.STOPPED);
+            // Dots and non-ASCII inside quoted names, from the library's API.
+            snaps.execute("\"Sales.Q1\".\"Ümlaut Tåble\"");
+            waitUntil("the dotted table", Duration.ofSeconds(60), () -> r.status("\"Sales.Q1\".\"Ümlaut Tåble\"") == TableProgress.Status.COMPLETED);
+            assertEquals(50, r.reads("Sales.Q1.Ümlaut Tåble"));
+            // A name that matches nothing: a failed table that says why, and the stream goes on.
+            signal(sql, "{\"type\":\"execute-snapshot\",\"data\":{\"data-collections\":[\"Sales.\\\"Nope\\\"\"]}}");
+            waitUntil("the unmatched name reported", Duration.ofSeconds(30), () -> r.status("Sales.\"Nope\"") == TableProgress.Status.FAILED);
+            assertTrue(r.progress.get("Sales.\"Nope\"").error().contains("matches no table"), r.progress.get("Sales.\"Nope\"").error());
+            roundTrip(sql, r, "q1");
+            assertFalse(stream.completion().toCompletableFuture().isDone(), "the stream goes on");
+            await(stream.stop());
+            snaps.close();
+        }
+    }
 }

@@ -3,6 +3,7 @@ package io.pgrepl.client.snapshot.incremental;
 import io.netty.channel.EventLoop;
 import io.pgrepl.client.stream.LogicalReplicationStream;
 import io.pgrepl.codec.Lsn;
+import io.pgrepl.client.replication.QualifiedName;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -76,7 +77,9 @@ final class Engine {
             resolveMode(s);
             if (options.resumeState() != null) {
                 for (ProgressState.Table t : ProgressState.decode(options.resumeState())) {
-                    tables.putIfAbsent(t.name(), new TableRun(t.name(), t.condition(), t.surrogateKey(), t.ranges()));
+                    // A state saved under another spelling of a name still resumes that table.
+                    String name = canonical(t.name());
+                    tables.putIfAbsent(name, new TableRun(name, t.condition(), t.surrogateKey(), t.ranges()));
                 }
             }
         } else {
@@ -111,8 +114,22 @@ final class Engine {
 
     // ---- control
 
+    /**
+     * One spelling per table, so a table asked for as {@code Sales."Order-Items"} and as
+     * {@code sales."Order-Items"} is planned once: the name parsed as PostgreSQL reads it and
+     * written back canonically ({@link QualifiedName}); a name that does not parse is kept as
+     * given, and its planning fails saying why.
+     */
+    static String canonical(String table) {
+        try {
+            return QualifiedName.parse(table).toString();
+        } catch (IllegalArgumentException e) {
+            return table;
+        }
+    }
+
     void execute(String table, String condition, String surrogateKey) {
-        String name = table.contains(".") ? table : "public." + table;
+        String name = canonical(table);
         TableRun old = tables.get(name);
         if (old != null) {
             log.info("slot {}: incremental snapshot of {} already {}; request ignored", slot, name, old.status);
@@ -126,6 +143,15 @@ final class Engine {
         }
         updateState();
         schedule();
+    }
+
+    /** A request for {@code entry} that names no table: reported as a table that failed, so every face shows it. */
+    void unmatched(String entry, String message) {
+        if (tables.containsKey(entry)) return;
+        TableRun t = new TableRun(entry, null, null, null);
+        tables.put(entry, t);
+        fail(t, new io.pgrepl.client.snapshot.SnapshotException(io.pgrepl.client.snapshot.SnapshotException.Kind.FAILED,
+                message, entry, null));
     }
 
     void stop(java.util.function.Predicate<String> which) {

@@ -3,6 +3,7 @@ package io.pgrepl.client.snapshot.incremental;
 import io.pgrepl.client.QueryResult;
 import io.pgrepl.client.Row;
 import io.pgrepl.client.replication.Identifiers;
+import io.pgrepl.client.replication.QualifiedName;
 import io.pgrepl.client.snapshot.SnapshotException;
 import java.util.ArrayList;
 import java.util.HashSet;
@@ -29,7 +30,7 @@ final class PlanCatalog {
                 + " FROM pg_catalog.pg_class c JOIN pg_catalog.pg_namespace n ON n.oid = c.relnamespace"
                 + " LEFT JOIN pg_catalog.pg_publication_tables pt ON pt.schemaname = n.nspname AND pt.tablename = c.relname"
                 + " AND pt.pubname IN (" + publications.stream().map(Identifiers::quoteLiteral).collect(Collectors.joining(", ")) + ")"
-                + " WHERE c.oid = pg_catalog.to_regclass(" + Identifiers.quoteLiteral(Identifiers.quoteQualifiedName(qualifiedTable)) + ")"
+                + " WHERE c.oid = pg_catalog.to_regclass(" + Identifiers.quoteLiteral(QualifiedName.parse(qualifiedTable).quoted()) + ")"
                 + " ORDER BY pt.pubname";
     }
 

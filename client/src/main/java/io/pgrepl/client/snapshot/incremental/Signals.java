@@ -2,13 +2,13 @@ package io.pgrepl.client.snapshot.incremental;
 
 import io.pgrepl.client.PgConnection;
 import io.pgrepl.client.replication.Identifiers;
+import io.pgrepl.client.replication.QualifiedName;
 import io.pgrepl.codec.Lsn;
 import io.pgrepl.codec.pgoutput.InsertMessage;
 import io.pgrepl.codec.pgoutput.LogicalMessage;
 import io.pgrepl.codec.pgoutput.RelationInfo;
 import io.pgrepl.codec.pgoutput.TupleView;
 import java.nio.charset.StandardCharsets;
-import java.util.regex.Pattern;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -20,26 +20,16 @@ import org.slf4j.LoggerFactory;
  */
 final class Signals {
     private static final Logger log = LoggerFactory.getLogger(IncrementalSnapshots.class);
-    private static final Pattern PLAIN = Pattern.compile("[A-Za-z0-9_$.\"]+");
     private final Engine engine;
-    private final String signalSchema;
-    private final String signalName;
+    /** The signal table as PostgreSQL reads its name, and as Debezium reads it (unquoted parts as written): rows of either are signals. */
+    private final QualifiedName signalTable;
+    private final QualifiedName signalTableAsWritten;
 
     Signals(Engine engine) {
         this.engine = engine;
         String t = engine.options.signalTable();
-        if (t == null) {
-            signalSchema = null;
-            signalName = null;
-        } else {
-            int dot = t.indexOf('.');
-            signalSchema = dot < 0 ? "public" : unquote(t.substring(0, dot));
-            signalName = unquote(dot < 0 ? t : t.substring(dot + 1));
-        }
-    }
-
-    private static String unquote(String s) {
-        return s.length() > 1 && s.startsWith("\"") && s.endsWith("\"") ? s.substring(1, s.length() - 1).replace("\"\"", "\"") : s;
+        signalTable = t == null ? null : QualifiedName.parse(t);
+        signalTableAsWritten = t == null ? null : QualifiedName.parseAsWritten(t);
     }
 
     void maybeMessage(LogicalMessage m) {
@@ -65,9 +55,9 @@ final class Signals {
     }
 
     void maybeSignalRow(InsertMessage m) {
-        if (signalName == null) return;
+        if (signalTable == null) return;
         RelationInfo r = m.relation();
-        if (!signalName.equals(r.name()) || !signalSchema.equals(r.namespace())) return;
+        if (!isSignalTable(r.namespace(), r.name())) return;
         TupleView t = m.newTuple();
         String id = text(t, r, "id");
         String type = text(t, r, "type");
@@ -83,6 +73,11 @@ final class Signals {
         } catch (MalformedSignalException e) {
             refused(where, e);
         }
+    }
+
+    private boolean isSignalTable(String schema, String name) {
+        return (signalTable.name().equals(name) && signalTable.schema().equals(schema))
+                || (signalTableAsWritten.name().equals(name) && signalTableAsWritten.schema().equals(schema));
     }
 
     private static String text(TupleView t, RelationInfo r, String column) {
@@ -112,21 +107,39 @@ final class Signals {
             log.error("slot {}: execute-snapshot ({}) names no data-collections; ignored", engine.slot, where);
             return;
         }
-        if (s.dataCollections().stream().allMatch(c -> PLAIN.matcher(c).matches())) {
-            for (String c : s.dataCollections()) engine.execute(c, s.conditionFor(c), s.surrogateKey());
-            return;
-        }
-        // Regular expressions: matched against the tables the publications cover.
+        // The tables a name may mean (any table, a name naming one outside the publications then
+        // fails its planning saying so), and the published ones a regular expression may match.
         String pubs = String.join(", ", engine.publications().stream().map(Identifiers::quoteLiteral).toList());
-        PgConnection.connect(engine.options.ordinary()).thenCompose(c -> c.query(
-                "SELECT DISTINCT schemaname || '.' || tablename FROM pg_catalog.pg_publication_tables WHERE pubname IN (" + pubs
-                        + ") ORDER BY 1").whenComplete((v, e) -> c.close()))
+        String sql = "SELECT n.nspname, c.relname FROM pg_catalog.pg_class c JOIN pg_catalog.pg_namespace n ON n.oid = c.relnamespace"
+                + " WHERE c.relkind IN ('r', 'p', 'f') AND n.nspname <> 'information_schema' AND n.nspname NOT LIKE 'pg\\_%';"
+                + " SELECT DISTINCT schemaname, tablename FROM pg_catalog.pg_publication_tables WHERE pubname IN (" + pubs + ")";
+        PgConnection.connect(engine.options.ordinary())
+                .thenCompose(c -> c.simpleQuery(sql).whenComplete((v, e) -> c.close()))
                 .whenComplete((q, e) -> engine.loop.execute(() -> {
                     if (e != null) {
-                        log.error("slot {}: execute-snapshot ({}): listing the publications' tables failed: {}", engine.slot, where, e.getMessage());
+                        // Names still go to planning, which says what is wrong with each; expressions cannot.
+                        log.error("slot {}: execute-snapshot ({}): listing the tables failed: {}; names are planned as given",
+                                engine.slot, where, e.getMessage());
+                        for (String c : s.dataCollections()) engine.execute(c, s.conditionFor(c), s.surrogateKey());
                         return;
                     }
-                    q.rows().stream().map(r -> r.get(0)).filter(s::matches).forEach(t -> engine.execute(t, s.conditionFor(t), s.surrogateKey()));
+                    java.util.Set<QualifiedName> all = names(q.get(0));
+                    java.util.Set<QualifiedName> published = names(q.get(1));
+                    for (String c : s.dataCollections()) {
+                        java.util.List<QualifiedName> hits = SnapshotSignal.resolve(c, all, published);
+                        if (hits.isEmpty()) {
+                            engine.unmatched(c, "execute-snapshot (" + where + ") names " + c + ", which matches no table"
+                                    + " (names are read as PostgreSQL reads them, quoted parts as written; anything else as a"
+                                    + " regular expression over the published tables' schema.table)");
+                        }
+                        for (QualifiedName t : hits) engine.execute(t.toString(), s.conditionFor(t), s.surrogateKey());
+                    }
                 }));
+    }
+
+    private static java.util.Set<QualifiedName> names(io.pgrepl.client.QueryResult r) {
+        java.util.Set<QualifiedName> out = new java.util.LinkedHashSet<>();
+        for (io.pgrepl.client.Row row : r.rows()) out.add(new QualifiedName(row.get(0), row.get(1)));
+        return out;
     }
 }

@@ -1,5 +1,7 @@
 package io.pgrepl.client.snapshot.incremental;
 
+import io.pgrepl.client.replication.QualifiedName;
+
 import java.util.List;
 import java.util.Map;
 
@@ -62,34 +64,97 @@ public record SnapshotSignal(Type type, List<String> dataCollections, Map<String
     }
 
     /**
-     * Whether a table is one of this signal's data collections: equal to one, or fully matched by
-     * one read as a regular expression. A signal without data collections matches every table.
+     * Whether a table is one of this signal's data collections (see {@link #names}). A signal
+     * without data collections matches every table.
      *
-     * @param schemaTable the table as {@code schema.table}, unquoted
+     * @param table the table
      * @return whether the signal names the table
      */
-    public boolean matches(String schemaTable) {
+    public boolean matches(QualifiedName table) {
         if (dataCollections.isEmpty()) return true;
         for (String c : dataCollections) {
-            if (c.equals(schemaTable) || fullMatch(c, schemaTable, 0)) return true;
+            if (names(c, table)) return true;
         }
         return false;
     }
 
     /**
-     * The additional condition for a table: the one given under its exact name, else the first
-     * whose data collection matches it as a regular expression.
+     * {@link #matches(QualifiedName)} for a table written as PostgreSQL reads it, e.g. the
+     * canonical {@code schema.table} of {@link QualifiedName#toString()}.
      *
-     * @param schemaTable the table as {@code schema.table}, unquoted
+     * @param schemaTable the table's name
+     * @return whether the signal names the table
+     */
+    public boolean matches(String schemaTable) {
+        QualifiedName q = parsed(schemaTable, true);
+        if (q != null) return matches(q);
+        if (dataCollections.isEmpty()) return true;
+        return dataCollections.stream().anyMatch(c -> c.equals(schemaTable));
+    }
+
+    /**
+     * The additional condition for a table: the one given under a name of the table, else the
+     * first whose data collection matches it as a regular expression.
+     *
+     * @param table the table
+     * @return the condition, or null for none
+     */
+    public String conditionFor(QualifiedName table) {
+        for (Map.Entry<String, String> e : additionalConditions.entrySet()) {
+            if (table.equals(parsed(e.getKey(), true)) || table.equals(parsed(e.getKey(), false))) return e.getValue();
+        }
+        for (Map.Entry<String, String> e : additionalConditions.entrySet()) {
+            if (fullMatch(e.getKey(), table.unquoted(), java.util.regex.Pattern.CASE_INSENSITIVE)) return e.getValue();
+        }
+        return null;
+    }
+
+    /**
+     * {@link #conditionFor(QualifiedName)} for a table written as PostgreSQL reads it.
+     *
+     * @param schemaTable the table's name
      * @return the condition, or null for none
      */
     public String conditionFor(String schemaTable) {
-        String exact = additionalConditions.get(schemaTable);
-        if (exact != null) return exact;
-        for (Map.Entry<String, String> e : additionalConditions.entrySet()) {
-            if (fullMatch(e.getKey(), schemaTable, java.util.regex.Pattern.CASE_INSENSITIVE)) return e.getValue();
+        QualifiedName q = parsed(schemaTable, true);
+        return q != null ? conditionFor(q) : additionalConditions.get(schemaTable);
+    }
+
+    /**
+     * Whether data collection {@code entry} names {@code table}: read as PostgreSQL reads a name
+     * (unquoted parts folded to lower case, quoted parts as written), or with unquoted parts as
+     * written (Debezium's reading: {@code Sales."Order-Items"} is schema {@code Sales}), or as a
+     * regular expression matched against the whole {@code schema.table} without quotes.
+     */
+    static boolean names(String entry, QualifiedName table) {
+        return table.equals(parsed(entry, true)) || table.equals(parsed(entry, false)) || fullMatch(entry, table.unquoted(), 0);
+    }
+
+    /**
+     * The tables data collection {@code entry} means: the one it names as PostgreSQL reads it,
+     * else the one it names with unquoted parts as written (Debezium's reading), among
+     * {@code tables}; else the {@code published} tables it matches as a regular expression.
+     *
+     * @param entry     one data collection of a signal
+     * @param tables    the database's tables
+     * @param published the tables of the stream's publications
+     * @return the tables, none when it matches nothing
+     */
+    public static List<QualifiedName> resolve(String entry, java.util.Collection<QualifiedName> tables,
+                                              java.util.Collection<QualifiedName> published) {
+        QualifiedName q = parsed(entry, true);
+        if (q != null && tables.contains(q)) return List.of(q);
+        q = parsed(entry, false);
+        if (q != null && tables.contains(q)) return List.of(q);
+        return published.stream().filter(t -> fullMatch(entry, t.unquoted(), 0)).toList();
+    }
+
+    private static QualifiedName parsed(String entry, boolean fold) {
+        try {
+            return fold ? QualifiedName.parse(entry) : QualifiedName.parseAsWritten(entry);
+        } catch (IllegalArgumentException e) {
+            return null;
         }
-        return null;
     }
 
     /**

@@ -23,7 +23,8 @@ public final class TablePlanner {
      *
      * @param ordinary            an ordinary connection to the database
      * @param publications        the publications the stream uses
-     * @param qualifiedTable      {@code schema.table} (parts may be double-quoted)
+     * @param qualifiedTable      {@code schema.table} or {@code table} (in {@code public}), read as
+     *                            PostgreSQL reads a name ({@link io.pgrepl.client.replication.QualifiedName#parse})
      * @param additionalCondition a WHERE condition to add, or null
      * @return the planned table; fails with a {@link io.pgrepl.client.snapshot.SnapshotException}
      *         for a table missing, not in the publications or without a usable key
@@ -38,7 +39,7 @@ public final class TablePlanner {
      *
      * @param ordinary            an ordinary connection to the database
      * @param publications        the publications the stream uses
-     * @param qualifiedTable      {@code schema.table} (parts may be double-quoted)
+     * @param qualifiedTable      {@code schema.table} or {@code table}, read as PostgreSQL reads a name
      * @param additionalCondition a WHERE condition to add, or null
      * @param surrogateKey        the columns to walk by instead of the table's key (unique and not
      *                            null, the user's promise), or null/empty for the table's key
