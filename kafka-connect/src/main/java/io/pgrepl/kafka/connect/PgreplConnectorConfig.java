@@ -9,6 +9,7 @@ import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.regex.Pattern;
+import io.pgrepl.kafka.connect.settings.SettingsCheck;
 import org.apache.kafka.common.config.AbstractConfig;
 import org.apache.kafka.common.config.ConfigDef;
 import org.apache.kafka.common.config.ConfigDef.Importance;
@@ -243,8 +244,15 @@ public final class PgreplConnectorConfig extends AbstractConfig {
 
     public boolean slotGuardAbortsSnapshot() { return "abort".equalsIgnoreCase(getString(SLOT_GUARD_SNAPSHOT_ACTION)); }
 
+    /**
+     * @throws ConfigException for a value the definitions refuse, and for a Debezium setting pgrepl
+     *         does not honour or an unknown key that looks like a setting (see {@link SettingsCheck})
+     */
     public PgreplConnectorConfig(Map<?, ?> props) {
         super(CONFIG_DEF, props, false);
+        @SuppressWarnings("unchecked")
+        Map<String, ?> keyed = (Map<String, ?>) props;
+        SettingsCheck.requireClean(keyed, CONFIG_DEF);
     }
 
     public String url() {
