@@ -1,6 +1,7 @@
 package io.pgrepl.kafka.connect;
 
 import io.pgrepl.client.PgConnection;
+import io.pgrepl.kafka.connect.settings.DatabaseSettings;
 import io.pgrepl.kafka.connect.settings.SettingsCheck;
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -89,8 +90,7 @@ public final class PgreplSourceConnector extends SourceConnector {
         try {
             conn = ReplicationSetup.connect(config);
         } catch (RuntimeException e) {
-            byName.get(PgreplConnectorConfig.DATABASE_URL).addErrorMessage(
-                    "cannot connect: " + ReplicationSetup.safeMessage(e, config));
+            connectionKey(byName, config).addErrorMessage("cannot connect: " + ReplicationSetup.safeMessage(e, config));
             return result;
         }
         try (conn) {
@@ -119,10 +119,14 @@ public final class PgreplSourceConnector extends SourceConnector {
                         "publication.autocreate.mode=filtered but no table matches the include/exclude lists");
             }
         } catch (RuntimeException e) {
-            byName.get(PgreplConnectorConfig.DATABASE_URL).addErrorMessage(
-                    "checking the server failed: " + ReplicationSetup.safeMessage(e, config));
+            connectionKey(byName, config).addErrorMessage("checking the server failed: " + ReplicationSetup.safeMessage(e, config));
         }
         return result;
+    }
+
+    /** Where a connection failure is shown: database.url, or database.hostname when the URL is not used. */
+    private static ConfigValue connectionKey(Map<String, ConfigValue> byName, PgreplConnectorConfig config) {
+        return byName.get(config.url() != null ? PgreplConnectorConfig.DATABASE_URL : DatabaseSettings.HOSTNAME);
     }
 
     /**

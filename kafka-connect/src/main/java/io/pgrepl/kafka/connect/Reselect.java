@@ -3,7 +3,6 @@ package io.pgrepl.kafka.connect;
 import io.pgrepl.client.ConnectionConfig;
 import io.pgrepl.client.PgConnection;
 import io.pgrepl.client.QueryResult;
-import io.pgrepl.client.ReplicationMode;
 import io.pgrepl.client.replication.Identifiers;
 import io.pgrepl.codec.pgoutput.ColumnInfo;
 import io.pgrepl.codec.pgoutput.ColumnKind;
@@ -197,7 +196,7 @@ final class Reselect implements AutoCloseable {
         }
         retryWait = true;
         retryAfter = System.nanoTime() + TIMEOUT.toNanos();
-        ConnectionConfig plain = config.connectionConfig().toBuilder().replication(ReplicationMode.NONE).build();
+        ConnectionConfig plain = config.dataConnectionConfig();
         c = ReplicationSetup.await(PgConnection.connect(plain), config, "connecting for reselect.unavailable.values", TIMEOUT);
         conn = c;
         if (closed) {

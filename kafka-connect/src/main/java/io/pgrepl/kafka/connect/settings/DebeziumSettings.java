@@ -40,20 +40,20 @@ public final class DebeziumSettings {
         List<DebeziumSetting> l = new ArrayList<>();
         // --- Connection
         l.add(same("database.password"));
-        l.add(refused("database.hostname", "use database.url (postgresql://user@host:port/dbname?sslmode=...)"));
-        l.add(refused("database.port", "use database.url"));
-        l.add(refused("database.user", "use database.url"));
-        l.add(refused("database.dbname", "use database.url"));
-        l.add(refused("database.sslmode", "put sslmode in database.url (postgresql://...?sslmode=verify-full)"));
-        l.add(refused("database.sslrootcert", "put sslrootcert in database.url"));
-        l.add(refused("database.sslcert", "put sslcert in database.url"));
-        l.add(refused("database.sslkey", "put sslkey in database.url"));
-        l.add(refused("database.sslpassword", "put sslpassword in database.url"));
+        l.add(same("database.hostname"));
+        l.add(same("database.port"));
+        l.add(same("database.user"));
+        l.add(same("database.dbname"));
+        l.add(same("database.sslmode"));
+        l.add(same("database.sslrootcert"));
+        l.add(same("database.sslcert"));
+        l.add(same("database.sslkey"));
+        l.add(same("database.sslpassword"));
         l.add(refused("database.sslfactory", "pgrepl speaks TLS itself, without pgJDBC's socket factories: use sslmode, sslrootcert, sslcert and sslkey"));
         l.add(only("database.tcpKeepAlive", Treatment.SAME, "", TRUE, "true",
                 "pgrepl's connections always use TCP keepalive"));
-        l.add(refused("database.initial.statements", "pgrepl runs no statements of yours on its connections; set session parameters"
-                + " with options=-c name=value in database.url"));
+        l.add(differs("database.initial.statements", "only SET statements (SET name = value, SET ROLE, SET TIME ZONE) are"
+                + " taken, as session parameters of every connection that reads table rows; any other statement is refused"));
         l.add(differs("database.query.timeout.ms", "no effect: pgrepl sets no client-side query timeout (a server"
                 + " statement_timeout applies as set for the role or database)"));
         l.add(differs("connection.validation.timeout.ms", "no effect: validation connects with database.url's connect_timeout"));

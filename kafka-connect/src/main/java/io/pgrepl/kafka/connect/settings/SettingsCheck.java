@@ -42,6 +42,14 @@ public final class SettingsCheck {
             }
             if (problem != null) out.computeIfAbsent(key, k -> new ArrayList<>()).add(problem);
         }
+        DatabaseSettings.problems(props).forEach((k, m) -> out.computeIfAbsent(k, x -> new ArrayList<>()).addAll(m));
+        Object statements = props.get(DatabaseSettings.INITIAL_STATEMENTS);
+        try {
+            InitialStatements.parameters(statements == null ? null : statements.toString());
+        } catch (IllegalArgumentException e) {
+            out.computeIfAbsent(DatabaseSettings.INITIAL_STATEMENTS, x -> new ArrayList<>())
+                    .add(DatabaseSettings.INITIAL_STATEMENTS + ": " + e.getMessage());
+        }
         return out;
     }
 
