@@ -12,6 +12,9 @@ import io.pgrepl.codec.pgoutput.record.Relation;
 import io.pgrepl.codec.pgoutput.record.Truncate;
 import io.pgrepl.codec.pgoutput.record.Tuple;
 import io.pgrepl.codec.pgoutput.record.Update;
+import io.pgrepl.kafka.connect.settings.ColumnRules;
+import io.pgrepl.kafka.connect.settings.SkippedOperations;
+import io.pgrepl.kafka.connect.settings.TableShape;
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 import java.util.HashMap;
@@ -52,6 +55,9 @@ final class ChangeRecords {
     /** reselect.unavailable.values: rows with unchanged TOAST values remember what {@link Reselect} needs. */
     private final boolean reselect;
     private final TableFilter filter;
+    /** The column settings (lists, masks, hashes, truncation, message.key.columns) and skipped.operations. */
+    private final ColumnRules columnRules;
+    private final SkippedOperations skipping;
     /** A REPLICA IDENTITY FULL table's primary key column names (see {@link PrimaryKeys}). */
     private final IntFunction<Set<String>> primaryKeys;
     private final Map<String, ?> partition;
@@ -95,6 +101,8 @@ final class ChangeRecords {
         String signal = IncrementalSettings.signalTable(config);
         String[] st = signal == null ? null : IncrementalSetup.split(signal);
         this.filter = st == null ? config.tableFilter() : config.tableFilter().hiding(st[0], st[1]);
+        this.columnRules = config.columnRules();
+        this.skipping = config.skippedOperations();
         this.primaryKeys = primaryKeys;
         this.reselect = config.reselectUnavailableValues();
         this.partition = partition;
@@ -162,14 +170,16 @@ final class ChangeRecords {
         } else if (r instanceof Insert ins) {
             rowChange();
             Table t = table(ins.relationOid());
-            if (t != null) emit(t, "c", null, row(t, ins.newTuple(), null), ins.newTuple(), Position.PART_MAIN, skipThrough, out);
+            if (t != null && !skipping.create()) {
+                emit(t, "c", null, row(t, ins.newTuple(), null), ins.newTuple(), Position.PART_MAIN, skipThrough, out);
+            }
         } else if (r instanceof Update up) {
             rowChange();
-            update(up, skipThrough, out);
+            if (!skipping.update()) update(up, skipThrough, out);
         } else if (r instanceof Delete del) {
             rowChange();
             Table t = table(del.relationOid());
-            if (t == null) return;
+            if (t == null || skipping.delete()) return;
             emit(t, "d", row(t, del.oldTuple(), null), null, del.oldTuple(), Position.PART_MAIN, skipThrough, out);
             if (config.tombstonesOnDelete()) tombstone(t, del.oldTuple(), skipThrough, out);
         } else if (r instanceof Truncate tr) {
@@ -177,7 +187,7 @@ final class ChangeRecords {
             List<Integer> oids = tr.relationOids();
             for (int k = 0; k < oids.size(); k++) {
                 Table t = table(oids.get(k));
-                if (t != null) emitTruncate(t, k, skipThrough, out);
+                if (t != null && !skipping.truncate()) emitTruncate(t, k, skipThrough, out);
             }
         } else if (r instanceof Message m) {
             message(m, skipThrough, out);
@@ -257,8 +267,10 @@ final class ChangeRecords {
         }
         String name = rel.namespace() + "." + rel.name();
         int v = versions.merge(name, 1, Integer::sum);
-        Set<String> key = rel.replicaIdentity() == 'f' ? primaryKeys.apply(rel.oid()) : null;
-        schemas.put(rel.oid(), new Table(new TableSchema(rel, config.topicPrefix(), v, converters, key)));
+        TableShape shape = columnRules.table(rel.namespace(), rel.name(), rel.columns());
+        Set<String> key = shape.keyColumns() != null ? Set.copyOf(shape.keyColumns())
+                : rel.replicaIdentity() == 'f' ? primaryKeys.apply(rel.oid()) : null;
+        schemas.put(rel.oid(), new Table(new TableSchema(rel, config.topicPrefix(), v, converters, key, shape)));
     }
 
     /** Null when the table is filtered out. */
@@ -291,6 +303,7 @@ final class ChangeRecords {
         for (int i = 0; i < n; i++) {
             ValueConverters.Column c = t.columns[i];
             Field f = t.rowFields[i];
+            if (f == null) continue; // left out by column.include.list / column.exclude.list
             Tuple from = tuple;
             if (tuple.kind(i) == ColumnKind.UNCHANGED_TOAST) {
                 // REPLICA IDENTITY FULL sends the old value: use it; otherwise the placeholder.
@@ -437,7 +450,9 @@ final class ChangeRecords {
             this.schema = schema;
             this.oid = schema.relation.oid();
             this.columns = schema.columns.toArray(new ValueConverters.Column[0]);
-            this.rowFields = schema.rowSchema.fields().toArray(new Field[0]);
+            // By the Relation's column positions; null for a column the column settings leave out.
+            this.rowFields = new Field[columns.length];
+            for (int i = 0; i < columns.length; i++) rowFields[i] = schema.rowSchema.field(columns[i].name());
             this.keyFields = schema.keySchema == null ? new Field[0] : schema.keySchema.fields().toArray(new Field[0]);
             Schema env = schema.envelopeSchema;
             this.before = env.field("before");

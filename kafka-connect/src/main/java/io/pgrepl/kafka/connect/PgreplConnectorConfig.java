@@ -9,7 +9,10 @@ import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.regex.Pattern;
+import io.pgrepl.kafka.connect.settings.CaptureSettings;
+import io.pgrepl.kafka.connect.settings.ColumnRules;
 import io.pgrepl.kafka.connect.settings.DatabaseSettings;
+import io.pgrepl.kafka.connect.settings.SkippedOperations;
 import io.pgrepl.kafka.connect.settings.InitialStatements;
 import io.pgrepl.kafka.connect.settings.SettingsCheck;
 import org.apache.kafka.common.config.AbstractConfig;
@@ -174,6 +177,8 @@ public final class PgreplConnectorConfig extends AbstractConfig {
     // added to the chain above merge without touching it.
     static {
         DatabaseSettings.define(CONFIG_DEF);
+        CaptureSettings.define(CONFIG_DEF);
+        ColumnRules.define(CONFIG_DEF);
     }
 
     static {
@@ -299,7 +304,17 @@ public final class PgreplConnectorConfig extends AbstractConfig {
     public boolean slotFailover() { return getBoolean(SLOT_FAILOVER); }
     public String publicationName() { return getString(PUBLICATION_NAME); }
     public AutocreateMode autocreateMode() { return mode(AutocreateMode.class, PUBLICATION_AUTOCREATE_MODE); }
-    public TableFilter tableFilter() { return new TableFilter(getList(TABLE_INCLUDE_LIST), getList(TABLE_EXCLUDE_LIST)); }
+    public TableFilter tableFilter() {
+        return new TableFilter(getList(TABLE_INCLUDE_LIST), getList(TABLE_EXCLUDE_LIST), getList(CaptureSettings.SCHEMA_INCLUDE),
+                getList(CaptureSettings.SCHEMA_EXCLUDE));
+    }
+
+    /** {@return the column settings (lists, masks, hashes, truncation, message.key.columns)} */
+    public ColumnRules columnRules() {
+        return ColumnRules.from(originals());
+    }
+
+    public SkippedOperations skippedOperations() { return SkippedOperations.parse(getString(CaptureSettings.SKIPPED_OPERATIONS)); }
     public SnapshotMode snapshotMode() { return mode(SnapshotMode.class, SNAPSHOT_MODE); }
     public SlotLostHandling slotLostHandling() { return mode(SlotLostHandling.class, SLOT_LOST_HANDLING); }
     public int snapshotMaxThreads() { return getInt(SNAPSHOT_MAX_THREADS); }

@@ -18,7 +18,6 @@ import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
-import org.apache.kafka.connect.data.Field;
 import org.apache.kafka.connect.data.Struct;
 import org.apache.kafka.connect.source.SourceRecord;
 import org.slf4j.Logger;
@@ -84,6 +83,7 @@ final class Reselect implements AutoCloseable {
         int count = 0;
         for (int i = 0; i < n; i++) {
             if (tuple.kind(i) != ColumnKind.UNCHANGED_TOAST) continue;
+            if (table.rowSchema.field(table.columns.get(i).name()) == null) continue; // left out by the column settings
             if (fallback != null && i < fallback.size() && fallback.hasValue(i)) continue;
             if (missing == null) missing = new int[n];
             missing[count++] = i;
@@ -174,8 +174,7 @@ final class Reselect implements AutoCloseable {
         for (int i = 0; i < rows.size(); i++) {
             if (values[i] == null) continue;
             Row row = rows.get(i);
-            List<Field> fields = row.schema().fields();
-            for (int j = 0; j < row.missing.length; j++) row.put(fields.get(row.missing[j]), values[i][j]);
+            for (int j = 0; j < row.missing.length; j++) row.put(t.columns.get(row.missing[j]).name(), values[i][j]);
         }
     }
 

@@ -26,6 +26,11 @@ public record DebeziumSetting(String name, Pattern keys, Treatment treatment, St
         return keys.matcher(key).matches();
     }
 
+    /** {@return whether this is a family of keys (column.mask.with.N.chars) rather than one key} */
+    public boolean family() {
+        return !keys.pattern().equals(Pattern.quote(name));
+    }
+
     /** {@return why {@code key=value} is refused, or null when it is honoured} */
     public String refusal(String key, String value) {
         if (treatment == Treatment.REFUSED) {

@@ -90,30 +90,33 @@ public final class DebeziumSettings {
         // --- What is captured
         l.add(same("table.include.list"));
         l.add(same("table.exclude.list"));
-        l.add(refused("schema.include.list", "use table.include.list with schema\\..* patterns"));
-        l.add(refused("schema.exclude.list", "use table.exclude.list with schema\\..* patterns"));
-        l.add(refused("column.include.list", "not yet supported by pgrepl: use a publication column list (PostgreSQL 15+)"));
-        l.add(refused("column.exclude.list", "not yet supported by pgrepl: use a publication column list (PostgreSQL 15+)"));
+        l.add(same("schema.include.list"));
+        l.add(same("schema.exclude.list"));
+        l.add(same("column.include.list"));
+        l.add(same("column.exclude.list"));
         l.add(differs("table.ignore.builtin", "no effect: a publication never holds system tables"));
         l.add(refused("database.include.list", "a PostgreSQL connector reads one database: name it in database.url"));
         l.add(refused("database.exclude.list", "a PostgreSQL connector reads one database: name it in database.url"));
-        l.add(refused("skipped.operations", "not yet supported by pgrepl: drop operations with a Filter transform"));
+        l.add(same("skipped.operations"));
         l.add(refused("message.prefix.include.list", "not yet supported by pgrepl: filter the messages.topic records with a transform"));
         l.add(refused("message.prefix.exclude.list", "not yet supported by pgrepl: filter the messages.topic records with a transform"));
         // --- Data shaping
         l.add(pattern("column.mask.with.N.chars", "column\\.mask\\.with\\.(\\d+)\\.chars", "column.mask.with.(d+).chars",
-                Treatment.REFUSED, "not yet supported by pgrepl: leave the column out of the publication"));
+                Treatment.DIFFERENT, "a matched column that is not char, varchar or text fails the task (Debezium sends it"
+                        + " unmasked), NULL stays NULL, and every matching rule applies (Debezium applies the first)"));
         l.add(pattern("column.mask.hash.ALGORITHM.with.salt.SALT", "column\\.mask\\.hash\\.(?!v2\\.)([^.]+)\\.with\\.salt\\.(.+)",
-                "column.mask.hash.([^.]+).with.salt.(.+)", Treatment.REFUSED,
-                "not yet supported by pgrepl: leave the column out of the publication"));
+                "column.mask.hash.([^.]+).with.salt.(.+)", Treatment.DIFFERENT, "the same hashes as Debezium's; a matched column"
+                        + " that is not char, varchar or text fails the task (Debezium sends it unhashed)"));
         l.add(pattern("column.mask.hash.v2.ALGORITHM.with.salt.SALT", "column\\.mask\\.hash\\.v2\\.([^.]+)\\.with\\.salt\\.(.+)",
-                null, Treatment.REFUSED, "not yet supported by pgrepl: leave the column out of the publication"));
+                null, Treatment.DIFFERENT, "the same hashes as Debezium's (of the UTF-8 text); a matched column that is not char,"
+                        + " varchar or text fails the task (Debezium sends it unhashed)"));
         l.add(pattern("column.truncate.to.N.chars", "column\\.truncate\\.to\\.(\\d+)\\.chars", "column.truncate.to.(d+).chars",
-                Treatment.REFUSED, "not yet supported by pgrepl: truncate with a transform"));
+                Treatment.DIFFERENT, "cut by code points, so a character outside the BMP is never split (Debezium cuts UTF-16"
+                        + " units); a masked or hashed column is not truncated"));
         l.add(refused("column.propagate.source.type", "not yet supported by pgrepl"));
         l.add(refused("datatype.propagate.source.type", "not yet supported by pgrepl"));
-        l.add(refused("message.key.columns", "not yet supported by pgrepl: the key is the replica identity (ALTER TABLE ... REPLICA IDENTITY"
-                + " USING INDEX)"));
+        l.add(differs("message.key.columns", "the key's fields follow the table's column order and, like the table's row"
+                + " fields, are optional (a delete's old row has only the replica identity unless it is FULL)"));
         l.add(refused("include.unknown.datatypes", "not yet supported by pgrepl: types without a mapping are sent as their text form"));
         l.add(same("decimal.handling.mode"));
         l.add(same("binary.handling.mode"));

@@ -43,6 +43,11 @@ public final class SettingsCheck {
             if (problem != null) out.computeIfAbsent(key, k -> new ArrayList<>()).add(problem);
         }
         DatabaseSettings.problems(props).forEach((k, m) -> out.computeIfAbsent(k, x -> new ArrayList<>()).addAll(m));
+        ColumnRules.problems(props).forEach((k, m) -> out.computeIfAbsent(k, x -> new ArrayList<>()).addAll(m));
+        if (present(props.get(ColumnRules.KEY_COLUMNS)) && "true".equalsIgnoreCase(String.valueOf(props.get(RESELECT)).trim())) {
+            out.computeIfAbsent(ColumnRules.KEY_COLUMNS, x -> new ArrayList<>()).add(ColumnRules.KEY_COLUMNS + " cannot be"
+                    + " combined with " + RESELECT + ", which looks rows up by their replica identity: drop one of them");
+        }
         Object statements = props.get(DatabaseSettings.INITIAL_STATEMENTS);
         try {
             InitialStatements.parameters(statements == null ? null : statements.toString());
@@ -51,6 +56,12 @@ public final class SettingsCheck {
                     .add(DatabaseSettings.INITIAL_STATEMENTS + ": " + e.getMessage());
         }
         return out;
+    }
+
+    private static final String RESELECT = "reselect.unavailable.values";
+
+    private static boolean present(Object v) {
+        return v != null && !v.toString().isBlank();
     }
 
     /** Throws naming every refused key (start(): the same refusals as validate()). */
@@ -67,7 +78,7 @@ public final class SettingsCheck {
     private static Set<String> known(ConfigDef def) {
         Set<String> k = new TreeSet<>(def.names());
         for (DebeziumSetting s : DebeziumSettings.all()) {
-            if (!s.name().contains("*") && s.covers(s.name())) k.add(s.name());
+            if (!s.family()) k.add(s.name());
         }
         return k;
     }
