@@ -15,6 +15,7 @@ import io.pgrepl.codec.pgoutput.record.Update;
 import io.pgrepl.kafka.connect.settings.ColumnRules;
 import io.pgrepl.kafka.connect.settings.SkippedOperations;
 import io.pgrepl.kafka.connect.settings.TableShape;
+import io.pgrepl.kafka.connect.settings.TopicNaming;
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 import java.util.HashMap;
@@ -39,7 +40,6 @@ import org.apache.kafka.connect.source.SourceRecord;
 final class ChangeRecords {
     /** The incremental snapshot engine's watermark messages (its ChunkReader): never sent to the messages topic. */
     private static final String WATERMARK_PREFIX = "pgrepl-wm";
-    static final String HEARTBEAT_TOPIC_PREFIX = "__debezium-heartbeat.";
     static final Schema HEARTBEAT_KEY = SchemaBuilder.struct().name("io.debezium.connector.common.ServerNameKey")
             .field("serverName", Schema.STRING_SCHEMA).build();
     static final Schema HEARTBEAT_VALUE = SchemaBuilder.struct().name("io.debezium.connector.common.Heartbeat")
@@ -58,6 +58,8 @@ final class ChangeRecords {
     /** The column settings (lists, masks, hashes, truncation, message.key.columns) and skipped.operations. */
     private final ColumnRules columnRules;
     private final SkippedOperations skipping;
+    /** topic.naming.strategy and topic.delimiter: table topics made valid as Debezium makes them. */
+    private final TopicNaming naming;
     /** A REPLICA IDENTITY FULL table's primary key column names (see {@link PrimaryKeys}). */
     private final IntFunction<Set<String>> primaryKeys;
     private final Map<String, ?> partition;
@@ -103,6 +105,7 @@ final class ChangeRecords {
         this.filter = st == null ? config.tableFilter() : config.tableFilter().hiding(st[0], st[1]);
         this.columnRules = config.columnRules();
         this.skipping = config.skippedOperations();
+        this.naming = TopicNaming.of(config);
         this.primaryKeys = primaryKeys;
         this.reselect = config.reselectUnavailableValues();
         this.partition = partition;
@@ -270,7 +273,8 @@ final class ChangeRecords {
         TableShape shape = columnRules.table(rel.namespace(), rel.name(), rel.columns());
         Set<String> key = shape.keyColumns() != null ? Set.copyOf(shape.keyColumns())
                 : rel.replicaIdentity() == 'f' ? primaryKeys.apply(rel.oid()) : null;
-        schemas.put(rel.oid(), new Table(new TableSchema(rel, config.topicPrefix(), v, converters, key, shape)));
+        String topic = naming.table(config.topicPrefix(), rel.namespace(), rel.name());
+        schemas.put(rel.oid(), new Table(new TableSchema(rel, topic, v, converters, key, shape, true)));
     }
 
     /** Null when the table is filtered out. */
@@ -402,7 +406,7 @@ final class ChangeRecords {
 
     SourceRecord heartbeat(Position at, String incrementalState) {
         Map<String, ?> offset = at == null ? null : Position.withState(at.toOffset(), incrementalState);
-        return new SourceRecord(partition, offset, HEARTBEAT_TOPIC_PREFIX + config.topicPrefix(), null,
+        return new SourceRecord(partition, offset, naming.heartbeat(config.topicPrefix()), null,
                 HEARTBEAT_KEY, new Struct(HEARTBEAT_KEY).put("serverName", config.topicPrefix()),
                 HEARTBEAT_VALUE, new Struct(HEARTBEAT_VALUE).put("ts_ms", System.currentTimeMillis()));
     }

@@ -13,6 +13,7 @@ import io.pgrepl.kafka.connect.settings.CaptureSettings;
 import io.pgrepl.kafka.connect.settings.ColumnRules;
 import io.pgrepl.kafka.connect.settings.DatabaseSettings;
 import io.pgrepl.kafka.connect.settings.SkippedOperations;
+import io.pgrepl.kafka.connect.settings.TopicNaming;
 import io.pgrepl.kafka.connect.settings.InitialStatements;
 import io.pgrepl.kafka.connect.settings.SettingsCheck;
 import org.apache.kafka.common.config.AbstractConfig;
@@ -179,6 +180,7 @@ public final class PgreplConnectorConfig extends AbstractConfig {
         DatabaseSettings.define(CONFIG_DEF);
         CaptureSettings.define(CONFIG_DEF);
         ColumnRules.define(CONFIG_DEF);
+        TopicNaming.define(CONFIG_DEF);
     }
 
     static {

@@ -41,8 +41,17 @@ final class TableSchema {
      */
     TableSchema(Relation relation, String topicPrefix, int version, ValueConverters converters, Set<String> keyNames,
                 TableShape shape) {
+        this(relation, topicPrefix + "." + relation.namespace() + "." + relation.name(), version, converters, keyNames, shape, true);
+    }
+
+    /**
+     * @param topic the table's topic (topic.naming.strategy's): also the start of the schemas' names
+     * @param named marks this constructor apart from the one that builds the topic
+     */
+    TableSchema(Relation relation, String topic, int version, ValueConverters converters, Set<String> keyNames,
+                TableShape shape, boolean named) {
         this.relation = relation;
-        this.topic = topicPrefix + "." + relation.namespace() + "." + relation.name();
+        this.topic = topic;
         this.version = version;
         String base = topic;
         List<ValueConverters.Column> cols = new ArrayList<>();

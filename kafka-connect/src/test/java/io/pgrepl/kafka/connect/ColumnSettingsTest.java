@@ -188,6 +188,49 @@ class ColumnSettingsTest {
         assertTrue(fields.contains("\"masked\":\"true\"") && fields.contains("\"truncateLength\":\"5\""), fields);
     }
 
+    /**
+     * A table whose name Kafka refuses as a topic ({@code "Order Items"}, and a schema with a space):
+     * the topic is Debezium's name for it (taken from Debezium's own naming strategies), on the
+     * snapshot and the stream, with topic.naming.strategy's default and its Unicode variant.
+     */
+    @ParameterizedTest(name = "PostgreSQL {0}")
+    @MethodSource("io.pgrepl.kafka.connect.ConnectHarness#newestAndOldest")
+    void tablesWithNamesKafkaRefusesGetDebeziumsTopics(int major) throws Exception {
+        PgServer pg = server(major);
+        String p = "names" + major;
+        EndToEndTest.sql(pg, "CREATE SCHEMA \"" + p + " Sales\"; CREATE TABLE \"" + p + " Sales\".\"Order Items\" (id int PRIMARY KEY,"
+                + " \"Ünï Col\" text); INSERT INTO \"" + p + " Sales\".\"Order Items\" VALUES (1, 'ü')");
+        List<String> expected = new ArrayList<>();
+        for (String strategy : List.of("io.debezium.schema.SchemaTopicNamingStrategy", "io.debezium.schema.SchemaUnicodeTopicNamingStrategy")) {
+            String own = p + (strategy.contains("Unicode") ? "u" : "s");
+            Map<String, String> c = EndToEndTest.connectorConfig(pg, own);
+            c.put("table.include.list", p + " sales\\.order items");
+            c.put("snapshot.mode", "initial");
+            c.put("topic.naming.strategy", strategy);
+            connect.configureConnector(own, c);
+            java.util.Properties props = new java.util.Properties();
+            props.put("topic.prefix", own);
+            @SuppressWarnings("unchecked")
+            io.debezium.spi.topic.TopicNamingStrategy<io.debezium.relational.TableId> theirs =
+                    (io.debezium.spi.topic.TopicNamingStrategy<io.debezium.relational.TableId>) Class.forName(strategy)
+                            .getConstructor(java.util.Properties.class).newInstance(props);
+            expected.add(theirs.dataChangeTopic(new io.debezium.relational.TableId(null, p + " Sales", "Order Items")));
+        }
+        for (String own : List.of(p + "s", p + "u")) {
+            connect.assertions().assertConnectorAndExactlyNumTasksAreRunning(own, 1, own + " did not start");
+            EndToEndTest.awaitSlotActive(pg, own + "_slot");
+        }
+        EndToEndTest.sql(pg, "INSERT INTO \"" + p + " Sales\".\"Order Items\" VALUES (2, 'ï')");
+        List<Change> all = ConnectHarness.readUntil(connect, p + "[su]\\..*", Map.of(),
+                l -> l.stream().filter(c -> "c".equals(c.op())).count() == 2, Duration.ofSeconds(60));
+        for (String own : List.of(p + "s", p + "u")) {
+            connect.deleteConnector(own);
+            assertEquals(Set.of("r:1", "c:2"), all.stream().filter(c -> c.topic().startsWith(own + ".") && c.value() != null)
+                    .map(c -> c.op() + ":" + c.value().getStruct("after").get("id")).collect(java.util.stream.Collectors.toSet()), own);
+        }
+        assertEquals(new TreeSet<>(expected), all.stream().map(Change::topic).collect(java.util.stream.Collectors.toCollection(TreeSet::new)));
+    }
+
     /** Debezium's hash (its own class) of {@code value}: the email column's v2 SHA-256 with the salt. */
     private static String hash(String value) {
         Column text = Column.editor().name("email").type("text").jdbcType(Types.VARCHAR).length(Integer.MAX_VALUE).create();

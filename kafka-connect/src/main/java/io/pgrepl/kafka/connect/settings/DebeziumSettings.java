@@ -152,11 +152,10 @@ public final class DebeziumSettings {
                 "Debezium's PostgreSQL connector writes no schema change topic either"));
         // --- Topics
         l.add(same("topic.prefix"));
-        l.add(only("topic.naming.strategy", Treatment.SAME, "", oneOf("io.debezium.schema.schematopicnamingstrategy"),
-                "io.debezium.schema.SchemaTopicNamingStrategy", "topics are <topic.prefix>.<schema>.<table>; rename them with a"
-                        + " RegexRouter transform"));
-        l.add(only("topic.delimiter", Treatment.SAME, "", oneOf("."), ".", "topics are <topic.prefix>.<schema>.<table>;"
-                + " rename them with a RegexRouter transform"));
+        l.add(only("topic.naming.strategy", Treatment.SAME, "", v -> v.equals(TopicNaming.SCHEMA) || v.equals(TopicNaming.SCHEMA_UNICODE),
+                "io.debezium.schema.SchemaTopicNamingStrategy and io.debezium.schema.SchemaUnicodeTopicNamingStrategy",
+                "rename topics with a RegexRouter transform (Debezium's Default* strategies drop the schema from PostgreSQL topics)"));
+        l.add(same("topic.delimiter"));
         l.add(differs("topic.cache.size", "no effect: pgrepl keeps one topic name per table it has seen"));
         l.add(only("topic.heartbeat.prefix", Treatment.SAME, "", oneOf("__debezium-heartbeat"), "__debezium-heartbeat",
                 "heartbeats go to __debezium-heartbeat.<topic.prefix>; rename them with a RegexRouter transform"));
