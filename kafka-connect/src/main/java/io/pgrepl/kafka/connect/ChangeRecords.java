@@ -12,6 +12,7 @@ import io.pgrepl.codec.pgoutput.record.Relation;
 import io.pgrepl.codec.pgoutput.record.Truncate;
 import io.pgrepl.codec.pgoutput.record.Tuple;
 import io.pgrepl.codec.pgoutput.record.Update;
+import io.pgrepl.kafka.connect.settings.CaptureSettings;
 import io.pgrepl.kafka.connect.settings.ColumnRules;
 import io.pgrepl.kafka.connect.settings.SkippedOperations;
 import io.pgrepl.kafka.connect.settings.TableShape;
@@ -60,6 +61,8 @@ final class ChangeRecords {
     private final SkippedOperations skipping;
     /** topic.naming.strategy and topic.delimiter: table topics made valid as Debezium makes them. */
     private final TopicNaming naming;
+    /** message.prefix.include.list / exclude.list. */
+    private final java.util.function.Predicate<String> messagePrefixes;
     /** A REPLICA IDENTITY FULL table's primary key column names (see {@link PrimaryKeys}). */
     private final IntFunction<Set<String>> primaryKeys;
     private final Map<String, ?> partition;
@@ -106,6 +109,8 @@ final class ChangeRecords {
         this.columnRules = config.columnRules();
         this.skipping = config.skippedOperations();
         this.naming = TopicNaming.of(config);
+        this.messagePrefixes = CaptureSettings.messagePrefixes(config.getList(CaptureSettings.MESSAGE_PREFIX_INCLUDE),
+                config.getList(CaptureSettings.MESSAGE_PREFIX_EXCLUDE));
         this.primaryKeys = primaryKeys;
         this.reselect = config.reselectUnavailableValues();
         this.partition = partition;
@@ -396,7 +401,7 @@ final class ChangeRecords {
         int part = Position.PART_MESSAGES + messagesAfter++;
         lastPart = part;
         String topic = config.messagesTopic();
-        if (topic == null || topic.isEmpty() || m.prefix().equals(WATERMARK_PREFIX)) return;
+        if (topic == null || topic.isEmpty() || m.prefix().equals(WATERMARK_PREFIX) || !messagePrefixes.test(m.prefix())) return;
         if (skipped(part, skip)) return;
         Struct value = new Struct(MESSAGE_VALUE).put("op", "m").put("ts_ms", System.currentTimeMillis())
                 .put("message", new Struct(MESSAGE_BLOCK).put("prefix", m.prefix()).put("content", m.content()));

@@ -97,6 +97,8 @@ class ColumnSettingsTest {
         Map<String, String> copy = config(pg, p + "c");
         copy.put("table.include.list", "public\\." + p + "_.*," + p + "_hidden\\..*");
         copy.put("snapshot.mode", "initial");
+        copy.put("messages.topic", p + "c.messages");
+        copy.put("message.prefix.exclude.list", "secret.*");
         rename(copy, p + "c", p);
         Map<String, String> inc = config(pg, p + "i");
         rename(inc, p + "i", p);
@@ -118,6 +120,8 @@ class ColumnSettingsTest {
                 + "DELETE FROM " + t + " WHERE id = 4;"
                 + "INSERT INTO " + p + "_hidden.t VALUES (2, 'HIDDENSCHEMA');"
                 + "TRUNCATE " + p + "_other;"
+                + (major >= 14 ? "SELECT pg_logical_emit_message(true, 'SecretPrefix', 'x');"
+                        + "SELECT pg_logical_emit_message(true, 'kept', 'x');" : "")
                 + "INSERT INTO " + t + " (id, email) VALUES (99, 'END')");
         String endHash = hash("END");
         List<Change> all = ConnectHarness.readUntil(connect, p + "[ci]\\..*", Map.of(),
@@ -131,7 +135,7 @@ class ColumnSettingsTest {
         for (Change c : all) {
             String raw = c.rawValue() == null ? "" : new String(c.rawValue(), StandardCharsets.UTF_8);
             String key = String.valueOf(c.key());
-            for (String secret : List.of("NAMESECRET", "SECRETMAIL", "SSN", "NOTESECRET", "HIDDENSCHEMA")) {
+            for (String secret : List.of("NAMESECRET", "SECRETMAIL", "SSN", "NOTESECRET", "HIDDENSCHEMA", "SecretPrefix")) {
                 assertFalse(raw.contains(secret) || key.contains(secret), secret + " leaked in " + c.topic() + " " + c.op()
                         + ": " + raw.substring(0, Math.min(raw.length(), 400)));
             }
@@ -141,6 +145,10 @@ class ColumnSettingsTest {
         Set<String> topics = new TreeSet<>();
         all.forEach(c -> topics.add(c.topic()));
         assertFalse(topics.stream().anyMatch(x -> x.contains("_hidden")), topics.toString());
+        if (major >= 14) { // message.prefix.exclude.list kept SecretPrefix out (above), not the others
+            assertTrue(all.stream().anyMatch(c -> c.topic().equals(p + "c.messages")
+                    && new String(c.rawValue(), StandardCharsets.UTF_8).contains("\"prefix\":\"kept\"")), topics.toString());
+        }
 
         // What was sent instead, path by path: Debezium's masks of the server's values.
         String table = "public." + p + "_People";

@@ -11,6 +11,8 @@ public final class CaptureSettings {
     public static final String SCHEMA_INCLUDE = "schema.include.list";
     public static final String SCHEMA_EXCLUDE = "schema.exclude.list";
     public static final String SKIPPED_OPERATIONS = "skipped.operations";
+    public static final String MESSAGE_PREFIX_INCLUDE = "message.prefix.include.list";
+    public static final String MESSAGE_PREFIX_EXCLUDE = "message.prefix.exclude.list";
 
     public static ConfigDef define(ConfigDef d) {
         return d
@@ -24,6 +26,17 @@ public final class CaptureSettings {
                         throw new org.apache.kafka.common.config.ConfigException(name, v, e.getMessage());
                     }
                 }, Importance.MEDIUM, "Operations not sent: c (inserts), u (updates), d (deletes and their tombstones),"
-                        + " t (truncates), comma-separated, or none. Debezium's default, t.");
+                        + " t (truncates), comma-separated, or none. Debezium's default, t.")
+                .define(MESSAGE_PREFIX_INCLUDE, Type.LIST, "", Importance.LOW, "Regular expressions for the prefixes of the"
+                        + " logical decoding messages sent to messages.topic (whole prefix, ignoring case).")
+                .define(MESSAGE_PREFIX_EXCLUDE, Type.LIST, "", Importance.LOW, "Regular expressions for the prefixes of the"
+                        + " logical decoding messages not sent to messages.topic.");
+    }
+
+    /** {@return whether a message with {@code prefix} is sent, by the include and exclude lists} */
+    public static java.util.function.Predicate<String> messagePrefixes(java.util.List<String> include, java.util.List<String> exclude) {
+        RegexList in = RegexList.of(include);
+        RegexList out = RegexList.of(exclude);
+        return prefix -> (in.isEmpty() || in.matches(prefix)) && !out.matches(prefix);
     }
 }

@@ -98,8 +98,9 @@ public final class DebeziumSettings {
         l.add(refused("database.include.list", "a PostgreSQL connector reads one database: name it in database.url"));
         l.add(refused("database.exclude.list", "a PostgreSQL connector reads one database: name it in database.url"));
         l.add(same("skipped.operations"));
-        l.add(refused("message.prefix.include.list", "not yet supported by pgrepl: filter the messages.topic records with a transform"));
-        l.add(refused("message.prefix.exclude.list", "not yet supported by pgrepl: filter the messages.topic records with a transform"));
+        l.add(differs("message.prefix.include.list", "filters the records of messages.topic, pgrepl's one topic for logical"
+                + " decoding messages (Debezium writes them to <topic.prefix>.message)"));
+        l.add(differs("message.prefix.exclude.list", "as message.prefix.include.list"));
         // --- Data shaping
         l.add(pattern("column.mask.with.N.chars", "column\\.mask\\.with\\.(\\d+)\\.chars", "column.mask.with.(d+).chars",
                 Treatment.DIFFERENT, "a matched column that is not char, varchar or text fails the task (Debezium sends it"
@@ -117,7 +118,9 @@ public final class DebeziumSettings {
         l.add(refused("datatype.propagate.source.type", "not yet supported by pgrepl"));
         l.add(differs("message.key.columns", "the key's fields follow the table's column order and, like the table's row"
                 + " fields, are optional (a delete's old row has only the replica identity unless it is FULL)"));
-        l.add(refused("include.unknown.datatypes", "not yet supported by pgrepl: types without a mapping are sent as their text form"));
+        l.add(only("include.unknown.datatypes", Treatment.DIFFERENT, "columns of types pgrepl has no mapping for are always"
+                + " sent, as their text form (Debezium sends them as bytes with true and drops them with false)", TRUE, "true",
+                "pgrepl sends columns of types it has no mapping for as their text: leave them out with column.exclude.list"));
         l.add(same("decimal.handling.mode"));
         l.add(same("binary.handling.mode"));
         l.add(differs("time.precision.mode", "pgrepl's default is adaptive_time_microseconds (Debezium's is adaptive), and"
