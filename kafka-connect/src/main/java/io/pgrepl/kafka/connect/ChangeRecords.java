@@ -1,6 +1,7 @@
 package io.pgrepl.kafka.connect;
 
 import io.pgrepl.codec.PgTime;
+import io.pgrepl.codec.pgoutput.ColumnInfo;
 import io.pgrepl.codec.pgoutput.ColumnKind;
 import io.pgrepl.codec.pgoutput.RelationInfo;
 import io.pgrepl.codec.pgoutput.record.Delete;
@@ -59,6 +60,8 @@ final class ChangeRecords {
     /** The column settings (lists, masks, hashes, truncation, message.key.columns) and skipped.operations. */
     private final ColumnRules columnRules;
     private final SkippedOperations skipping;
+    /** pg_type names, for column.propagate.source.type and datatype.propagate.source.type. */
+    private final TypeNames typeNames;
     /** topic.naming.strategy and topic.delimiter: table topics made valid as Debezium makes them. */
     private final TopicNaming naming;
     /** message.prefix.include.list / exclude.list. */
@@ -108,6 +111,7 @@ final class ChangeRecords {
         this.filter = st == null ? config.tableFilter() : config.tableFilter().hiding(st[0], st[1]);
         this.columnRules = config.columnRules();
         this.skipping = config.skippedOperations();
+        this.typeNames = new TypeNames(config);
         this.naming = TopicNaming.of(config);
         this.messagePrefixes = CaptureSettings.messagePrefixes(config.getList(CaptureSettings.MESSAGE_PREFIX_INCLUDE),
                 config.getList(CaptureSettings.MESSAGE_PREFIX_EXCLUDE));
@@ -275,7 +279,8 @@ final class ChangeRecords {
         }
         String name = rel.namespace() + "." + rel.name();
         int v = versions.merge(name, 1, Integer::sum);
-        TableShape shape = columnRules.table(rel.namespace(), rel.name(), rel.columns());
+        if (columnRules.needsTypeNames()) typeNames.load(rel.columns().stream().map(ColumnInfo::typeOid).toList());
+        TableShape shape = columnRules.table(rel.namespace(), rel.name(), rel.columns(), typeNames::name);
         Set<String> key = shape.keyColumns() != null ? Set.copyOf(shape.keyColumns())
                 : rel.replicaIdentity() == 'f' ? primaryKeys.apply(rel.oid()) : null;
         String topic = naming.table(config.topicPrefix(), rel.namespace(), rel.name());

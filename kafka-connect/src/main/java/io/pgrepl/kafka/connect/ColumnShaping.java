@@ -7,6 +7,7 @@ import java.util.function.UnaryOperator;
 import org.apache.kafka.connect.data.Field;
 import org.apache.kafka.connect.data.Schema;
 import org.apache.kafka.connect.data.SchemaBuilder;
+import org.apache.kafka.connect.data.Struct;
 
 /**
  * The column settings' stage on a converted column: its value goes through the mask, hash or
@@ -22,7 +23,18 @@ final class ColumnShaping {
         Map<String, String> params = shape.parameters(i);
         if (f == null && params.isEmpty()) return c;
         Function<Object, Object> convert = f == null ? c.convert() : c.convert().andThen(f);
-        return new ValueConverters.Column(c.name(), c.typeOid(), withParameters(c.schema(), params), convert);
+        Schema schema = withParameters(c.schema(), params);
+        if (schema != c.schema() && schema.type() == Schema.Type.STRUCT) {
+            // The converter builds structs of its own schema (VariableScaleDecimal): moved into the one with the parameters.
+            convert = convert.andThen(v -> v instanceof Struct s ? moved(s, schema) : v);
+        }
+        return new ValueConverters.Column(c.name(), c.typeOid(), schema, convert);
+    }
+
+    private static Struct moved(Struct from, Schema to) {
+        Struct s = new Struct(to);
+        for (Field f : from.schema().fields()) s.put(f.name(), from.get(f));
+        return s;
     }
 
     /** {@code s} with {@code params} added (Connect schemas are immutable: rebuilt as they are). */

@@ -29,6 +29,15 @@ public final class ColumnRules {
     private static final Pattern MASK = Pattern.compile("column\\.mask\\.with\\.(\\d+)\\.chars");
     private static final Pattern HASH = Pattern.compile("column\\.mask\\.hash\\.(?:(v2)\\.)?([^.]+)\\.with\\.salt\\.(.+)");
     private static final Pattern TRUNCATE = Pattern.compile("column\\.truncate\\.to\\.(\\d+)\\.chars");
+    public static final String PROPAGATE_COLUMNS = "column.propagate.source.type";
+    public static final String PROPAGATE_TYPES = "datatype.propagate.source.type";
+    private static final String TYPE = "__debezium.source.column.type";
+    private static final String LENGTH = "__debezium.source.column.length";
+    private static final String SCALE = "__debezium.source.column.scale";
+    private static final String NAME = "__debezium.source.column.name";
+    private static final int NUMERIC = 1700;
+    private static final int BIT = 1560;
+    private static final int VARBIT = 1562;
 
     /** Types whose values a mask or hash replaces: char(n), varchar(n) and text, as Debezium's masks take character columns. */
     private static final int TEXT = 25;
@@ -47,9 +56,13 @@ public final class ColumnRules {
     private final List<Hash> hashes;
     private final List<Truncate> truncates;
     private final KeyColumns keys;
+    private final RegexList propagateColumns;
+    private final RegexList propagateTypes;
 
     private ColumnRules(RegexList include, RegexList exclude, List<Mask> masks, List<Hash> hashes, List<Truncate> truncates,
-                        KeyColumns keys) {
+                        KeyColumns keys, RegexList propagateColumns, RegexList propagateTypes) {
+        this.propagateColumns = propagateColumns;
+        this.propagateTypes = propagateTypes;
         this.include = include;
         this.exclude = exclude;
         this.masks = masks;
@@ -65,7 +78,11 @@ public final class ColumnRules {
                 .define(EXCLUDE, Type.LIST, "", Importance.MEDIUM, "Regular expressions for schema.table.column names to leave"
                         + " out of before and after (a key column stays in the key, as in Debezium).")
                 .define(KEY_COLUMNS, Type.STRING, null, Importance.LOW, "<schema.table regex>:<column>,<column>;... : the"
-                        + " record key's columns for the tables matched, instead of the replica identity.");
+                        + " record key's columns for the tables matched, instead of the replica identity.")
+                .define(PROPAGATE_COLUMNS, Type.LIST, "", Importance.LOW, "Regular expressions for schema.table.column names"
+                        + " whose field schemas get Debezium's __debezium.source.column.* parameters (type, length, scale, name).")
+                .define(PROPAGATE_TYPES, Type.LIST, "", Importance.LOW, "Regular expressions for schema.table.typename"
+                        + " (pg_type.typname): the columns of those types get the same parameters.");
     }
 
     /** {@return the rules of a configuration's settings} @throws IllegalArgumentException naming the first bad one */
@@ -103,7 +120,8 @@ public final class ColumnRules {
         } catch (RuntimeException bad) {
             throw new Refused(KEY_COLUMNS, KEY_COLUMNS + ": " + bad.getMessage());
         }
-        return new ColumnRules(include, exclude, List.copyOf(masks), List.copyOf(hashes), List.copyOf(truncates), keys);
+        return new ColumnRules(include, exclude, List.copyOf(masks), List.copyOf(hashes), List.copyOf(truncates), keys,
+                regexes(PROPAGATE_COLUMNS, props.get(PROPAGATE_COLUMNS)), regexes(PROPAGATE_TYPES, props.get(PROPAGATE_TYPES)));
     }
 
     /** A refused setting, with its key. */
@@ -130,7 +148,7 @@ public final class ColumnRules {
     /** {@return whether no rule is set} */
     public boolean isEmpty() {
         return include.isEmpty() && exclude.isEmpty() && masks.isEmpty() && hashes.isEmpty() && truncates.isEmpty()
-                && keys.entries().isEmpty();
+                && keys.entries().isEmpty() && propagateColumns.isEmpty() && propagateTypes.isEmpty();
     }
 
     /** {@return whether message.key.columns names any table} */
@@ -144,8 +162,22 @@ public final class ColumnRules {
      * @throws IllegalStateException for a mask or hash on a column that is not char, varchar or text
      *         (Debezium sends those unmasked), or a message.key.columns column the table does not have
      */
-    @SuppressWarnings("unchecked")
     public TableShape table(String schema, String table, List<ColumnInfo> columns) {
+        return table(schema, table, columns, oid -> {
+            throw new IllegalStateException("no type names");
+        });
+    }
+
+    /** {@return whether {@link #table} asks for type names (the propagate settings are set)} */
+    public boolean needsTypeNames() {
+        return !propagateColumns.isEmpty() || !propagateTypes.isEmpty();
+    }
+
+    /**
+     * As above; {@code typeName} gives pg_type.typname of a column's type, for the propagate settings.
+     */
+    @SuppressWarnings("unchecked")
+    public TableShape table(String schema, String table, List<ColumnInfo> columns, java.util.function.IntFunction<String> typeName) {
         if (isEmpty()) return TableShape.NONE;
         String qualified = schema + "." + table;
         int n = columns.size();
@@ -186,6 +218,15 @@ public final class ColumnRules {
                 f = replace; // a replaced value needs no truncation, and no truncated value may be hashed
                 p.put("masked", "true");
             }
+            if (!propagateColumns.isEmpty() || !propagateTypes.isEmpty()) {
+                String type = null;
+                boolean propagate = propagateColumns.matches(name);
+                if (!propagate && !propagateTypes.isEmpty()) {
+                    type = typeName.apply(c.typeOid());
+                    propagate = propagateTypes.matches(qualified + "." + type);
+                }
+                if (propagate) sourceType(c, type != null ? type : typeName.apply(c.typeOid()), p);
+            }
             transforms[i] = f;
             parameters[i] = p.isEmpty() ? null : Map.copyOf(p);
         }
@@ -204,6 +245,22 @@ public final class ColumnRules {
         boolean none = key == null;
         for (int i = 0; i < n && none; i++) none = !excluded[i] && transforms[i] == null && parameters[i] == null;
         return none ? TableShape.NONE : new TableShape(excluded, transforms, parameters, key);
+    }
+
+    /** Debezium's source type parameters: the type's name in upper case, the declared length and scale, the column's name. */
+    private static void sourceType(ColumnInfo c, String type, Map<String, String> p) {
+        p.put(TYPE, type.toUpperCase(java.util.Locale.ROOT));
+        int t = c.typeOid();
+        int m = c.typmod();
+        if ((t == VARCHAR || t == BPCHAR) && m >= 4) {
+            p.put(LENGTH, Integer.toString(m - 4));
+        } else if ((t == BIT || t == VARBIT) && m >= 0) {
+            p.put(LENGTH, Integer.toString(m));
+        } else if (t == NUMERIC && m >= 4) {
+            p.put(LENGTH, Integer.toString((m - 4) >> 16));
+            p.put(SCALE, Integer.toString((short) ((m - 4) & 0xffff)));
+        }
+        p.put(NAME, c.name());
     }
 
     private static void requireCharacter(ColumnInfo c, String name, String setting) {

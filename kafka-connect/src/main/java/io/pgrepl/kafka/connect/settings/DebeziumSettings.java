@@ -114,8 +114,11 @@ public final class DebeziumSettings {
         l.add(pattern("column.truncate.to.N.chars", "column\\.truncate\\.to\\.(\\d+)\\.chars", "column.truncate.to.(d+).chars",
                 Treatment.DIFFERENT, "cut by code points, so a character outside the BMP is never split (Debezium cuts UTF-16"
                         + " units); a masked or hashed column is not truncated"));
-        l.add(refused("column.propagate.source.type", "not yet supported by pgrepl"));
-        l.add(refused("datatype.propagate.source.type", "not yet supported by pgrepl"));
+        l.add(differs("column.propagate.source.type", "the type is pg_type.typname in upper case (as Debezium's), the"
+                + " length and scale are given where the column declares them (char, varchar and bit lengths, numeric precision"
+                + " and scale), not the display sizes pgJDBC gives Debezium for other types"));
+        l.add(differs("datatype.propagate.source.type", "matched against schema.table.typename, as Debezium matches it; the"
+                + " parameters as column.propagate.source.type's"));
         l.add(differs("message.key.columns", "the key's fields follow the table's column order and, like the table's row"
                 + " fields, are optional (a delete's old row has only the replica identity unless it is FULL)"));
         l.add(only("include.unknown.datatypes", Treatment.DIFFERENT, "columns of types pgrepl has no mapping for are always"

@@ -7,7 +7,10 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import io.debezium.relational.Column;
 import io.debezium.relational.ColumnFilterMode;
 import io.debezium.relational.Tables;
+import io.debezium.relational.TableId;
+import io.debezium.relational.mapping.ColumnMappers;
 import io.debezium.relational.mapping.MaskStrings;
+import io.debezium.relational.mapping.PropagateSourceMetadataToSchemaParameter;
 import io.debezium.relational.mapping.TruncateColumn;
 import io.pgrepl.codec.pgoutput.ColumnInfo;
 import java.nio.charset.StandardCharsets;
@@ -104,6 +107,33 @@ class ColumnRulesTest {
                 assertEquals(exclude.matches(null, n[0], n[1], n[2]), notExcluded, "exclude " + what);
             }
         }
+    }
+
+    @Test
+    void propagatedSourceTypesEqualDebeziums() {
+        ColumnInfo code = new ColumnInfo(0, "Code", VARCHAR, 14);
+        ColumnInfo amount = new ColumnInfo(0, "amt", 1700, ((10 << 16) | 2) + 4);
+        ColumnInfo note = new ColumnInfo(0, "note", TEXT, -1);
+        ColumnInfo plain = new ColumnInfo(0, "plain", INT4, -1);
+        Map<Integer, String> names = Map.of(VARCHAR, "varchar", 1700, "numeric", TEXT, "text", INT4, "int4");
+        TableShape shape = ColumnRules.from(Map.of("column.propagate.source.type", "public\\.orders\\.(code|amt)",
+                "datatype.propagate.source.type", ".*\\.text")).table("public", "Orders", List.of(code, amount, note, plain), names::get);
+        PropagateSourceMetadataToSchemaParameter theirs = new PropagateSourceMetadataToSchemaParameter();
+        List<Column> debezium = List.of(
+                Column.editor().name("Code").type("varchar").jdbcType(Types.VARCHAR).length(10).create(),
+                Column.editor().name("amt").type("numeric").jdbcType(Types.NUMERIC).length(10).scale(2).create(),
+                Column.editor().name("note").type("text").jdbcType(Types.VARCHAR).create());
+        for (int i = 0; i < debezium.size(); i++) {
+            SchemaBuilder b = SchemaBuilder.string();
+            theirs.alterFieldSchema(debezium.get(i), b);
+            assertEquals(b.parameters(), shape.parameters(i), debezium.get(i).name());
+        }
+        assertEquals(Map.of(), shape.parameters(3));
+        // Debezium's own matching picks the same columns.
+        ColumnMappers mappers = new ColumnMappers.Builder(TableId::toString).propagateSourceTypeToSchemaParameter("x",
+                "public\\.orders\\.(code|amt)").propagateSourceTypeToSchemaParameterByDatatype("y", ".*\\.text").build();
+        TableId id = new TableId(null, "public", "Orders");
+        for (int i = 0; i < debezium.size(); i++) assertTrue(mappers.mapperFor(id, debezium.get(i)) != null, debezium.get(i).name());
     }
 
     @Test
