@@ -253,6 +253,28 @@ class ColumnSettingsTest {
         assertEquals(new TreeSet<>(expected), all.stream().map(Change::topic).collect(java.util.stream.Collectors.toCollection(TreeSet::new)));
     }
 
+    /**
+     * The settings check through Connect's own REST validation (what its API and UIs show): a
+     * mistyped key and a refused Debezium setting are errors on their keys.
+     */
+    @org.junit.jupiter.api.Test
+    void refusalsShowInConnectsRestValidation() throws Exception {
+        PgServer pg = server(18);
+        Map<String, String> c = EndToEndTest.connectorConfig(pg, "restval");
+        c.put("tabel.include.list", "public\\.x");
+        c.put("slot.drop.on.stop", "true");
+        c.put("name", "restval");
+        var infos = connect.validateConnectorConfig(PgreplSourceConnector.class.getSimpleName(), c);
+        Map<String, List<String>> errors = new HashMap<>();
+        for (var ci : infos.configs()) {
+            if (ci.configValue() != null && !ci.configValue().errors().isEmpty()) errors.put(ci.configValue().name(), ci.configValue().errors());
+        }
+        assertEquals(Set.of("tabel.include.list", "slot.drop.on.stop"), errors.keySet(), errors.toString());
+        assertEquals(2, infos.errorCount());
+        assertTrue(errors.get("tabel.include.list").get(0).contains("did you mean table.include.list?"), errors.toString());
+        assertTrue(errors.get("slot.drop.on.stop").get(0).contains("pg_drop_replication_slot"), errors.toString());
+    }
+
     /** Debezium's hash (its own class) of {@code value}: the email column's v2 SHA-256 with the salt. */
     private static String hash(String value) {
         Column text = Column.editor().name("email").type("text").jdbcType(Types.VARCHAR).length(Integer.MAX_VALUE).create();

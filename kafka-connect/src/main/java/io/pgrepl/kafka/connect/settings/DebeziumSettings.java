@@ -199,8 +199,10 @@ public final class DebeziumSettings {
             l.add(only("snapshot.mode.configuration.based." + s, Treatment.SAME, "", FALSE,
                     "false", "snapshot.mode=configuration_based is refused"));
         }
-        l.add(refused("snapshot.select.statement.overrides", "not yet supported by pgrepl: restrict rows with a publication row"
-                + " filter (PostgreSQL 15+)"));
+        l.add(refused("snapshot.select.statement.overrides", "pgrepl's copies and keyed incremental chunks read whole"
+                + " published rows and cannot run a query of yours; a publication row filter (CREATE PUBLICATION ... WHERE,"
+                + " PostgreSQL 15+, with publication.autocreate.mode=disabled) restricts the rows of the copy, the incremental"
+                + " reads and the stream alike, or use column.exclude.list for columns"));
         l.add(refused("snapshot.include.collection.list", "pgrepl copies every table the connector captures: narrow"
                 + " table.include.list, or take snapshot.mode=never and signal incremental snapshots of the tables you want"));
         l.add(only("snapshot.tables.order.by.row.count", Treatment.SAME, "", oneOf("disabled"), "disabled",
