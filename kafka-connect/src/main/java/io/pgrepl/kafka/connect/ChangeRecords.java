@@ -1,6 +1,7 @@
 package io.pgrepl.kafka.connect;
 
 import io.pgrepl.codec.PgTime;
+import io.pgrepl.codec.pgoutput.ColumnInfo;
 import io.pgrepl.codec.pgoutput.ColumnKind;
 import io.pgrepl.codec.pgoutput.RelationInfo;
 import io.pgrepl.codec.pgoutput.record.Delete;
@@ -12,6 +13,11 @@ import io.pgrepl.codec.pgoutput.record.Relation;
 import io.pgrepl.codec.pgoutput.record.Truncate;
 import io.pgrepl.codec.pgoutput.record.Tuple;
 import io.pgrepl.codec.pgoutput.record.Update;
+import io.pgrepl.kafka.connect.settings.CaptureSettings;
+import io.pgrepl.kafka.connect.settings.ColumnRules;
+import io.pgrepl.kafka.connect.settings.SkippedOperations;
+import io.pgrepl.kafka.connect.settings.TableShape;
+import io.pgrepl.kafka.connect.settings.TopicNaming;
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 import java.util.HashMap;
@@ -36,7 +42,6 @@ import org.apache.kafka.connect.source.SourceRecord;
 final class ChangeRecords {
     /** The incremental snapshot engine's watermark messages (its ChunkReader): never sent to the messages topic. */
     private static final String WATERMARK_PREFIX = "pgrepl-wm";
-    static final String HEARTBEAT_TOPIC_PREFIX = "__debezium-heartbeat.";
     static final Schema HEARTBEAT_KEY = SchemaBuilder.struct().name("io.debezium.connector.common.ServerNameKey")
             .field("serverName", Schema.STRING_SCHEMA).build();
     static final Schema HEARTBEAT_VALUE = SchemaBuilder.struct().name("io.debezium.connector.common.Heartbeat")
@@ -52,6 +57,15 @@ final class ChangeRecords {
     /** reselect.unavailable.values: rows with unchanged TOAST values remember what {@link Reselect} needs. */
     private final boolean reselect;
     private final TableFilter filter;
+    /** The column settings (lists, masks, hashes, truncation, message.key.columns) and skipped.operations. */
+    private final ColumnRules columnRules;
+    private final SkippedOperations skipping;
+    /** pg_type names, for column.propagate.source.type and datatype.propagate.source.type. */
+    private final TypeNames typeNames;
+    /** topic.naming.strategy and topic.delimiter: table topics made valid as Debezium makes them. */
+    private final TopicNaming naming;
+    /** message.prefix.include.list / exclude.list. */
+    private final java.util.function.Predicate<String> messagePrefixes;
     /** A REPLICA IDENTITY FULL table's primary key column names (see {@link PrimaryKeys}). */
     private final IntFunction<Set<String>> primaryKeys;
     private final Map<String, ?> partition;
@@ -95,6 +109,12 @@ final class ChangeRecords {
         String signal = IncrementalSettings.signalTable(config);
         String[] st = signal == null ? null : IncrementalSetup.split(signal);
         this.filter = st == null ? config.tableFilter() : config.tableFilter().hiding(st[0], st[1]);
+        this.columnRules = config.columnRules();
+        this.skipping = config.skippedOperations();
+        this.typeNames = new TypeNames(config);
+        this.naming = TopicNaming.of(config);
+        this.messagePrefixes = CaptureSettings.messagePrefixes(config.getList(CaptureSettings.MESSAGE_PREFIX_INCLUDE),
+                config.getList(CaptureSettings.MESSAGE_PREFIX_EXCLUDE));
         this.primaryKeys = primaryKeys;
         this.reselect = config.reselectUnavailableValues();
         this.partition = partition;
@@ -162,14 +182,16 @@ final class ChangeRecords {
         } else if (r instanceof Insert ins) {
             rowChange();
             Table t = table(ins.relationOid());
-            if (t != null) emit(t, "c", null, row(t, ins.newTuple(), null), ins.newTuple(), Position.PART_MAIN, skipThrough, out);
+            if (t != null && !skipping.create()) {
+                emit(t, "c", null, row(t, ins.newTuple(), null), ins.newTuple(), Position.PART_MAIN, skipThrough, out);
+            }
         } else if (r instanceof Update up) {
             rowChange();
-            update(up, skipThrough, out);
+            if (!skipping.update()) update(up, skipThrough, out);
         } else if (r instanceof Delete del) {
             rowChange();
             Table t = table(del.relationOid());
-            if (t == null) return;
+            if (t == null || skipping.delete()) return;
             emit(t, "d", row(t, del.oldTuple(), null), null, del.oldTuple(), Position.PART_MAIN, skipThrough, out);
             if (config.tombstonesOnDelete()) tombstone(t, del.oldTuple(), skipThrough, out);
         } else if (r instanceof Truncate tr) {
@@ -177,7 +199,7 @@ final class ChangeRecords {
             List<Integer> oids = tr.relationOids();
             for (int k = 0; k < oids.size(); k++) {
                 Table t = table(oids.get(k));
-                if (t != null) emitTruncate(t, k, skipThrough, out);
+                if (t != null && !skipping.truncate()) emitTruncate(t, k, skipThrough, out);
             }
         } else if (r instanceof Message m) {
             message(m, skipThrough, out);
@@ -257,8 +279,12 @@ final class ChangeRecords {
         }
         String name = rel.namespace() + "." + rel.name();
         int v = versions.merge(name, 1, Integer::sum);
-        Set<String> key = rel.replicaIdentity() == 'f' ? primaryKeys.apply(rel.oid()) : null;
-        schemas.put(rel.oid(), new Table(new TableSchema(rel, config.topicPrefix(), v, converters, key)));
+        if (columnRules.needsTypeNames()) typeNames.load(rel.columns().stream().map(ColumnInfo::typeOid).toList());
+        TableShape shape = columnRules.table(rel.namespace(), rel.name(), rel.columns(), typeNames::name);
+        Set<String> key = shape.keyColumns() != null ? Set.copyOf(shape.keyColumns())
+                : rel.replicaIdentity() == 'f' ? primaryKeys.apply(rel.oid()) : null;
+        String topic = naming.table(config.topicPrefix(), rel.namespace(), rel.name());
+        schemas.put(rel.oid(), new Table(new TableSchema(rel, topic, v, converters, key, shape, true)));
     }
 
     /** Null when the table is filtered out. */
@@ -291,6 +317,7 @@ final class ChangeRecords {
         for (int i = 0; i < n; i++) {
             ValueConverters.Column c = t.columns[i];
             Field f = t.rowFields[i];
+            if (f == null) continue; // left out by column.include.list / column.exclude.list
             Tuple from = tuple;
             if (tuple.kind(i) == ColumnKind.UNCHANGED_TOAST) {
                 // REPLICA IDENTITY FULL sends the old value: use it; otherwise the placeholder.
@@ -379,7 +406,7 @@ final class ChangeRecords {
         int part = Position.PART_MESSAGES + messagesAfter++;
         lastPart = part;
         String topic = config.messagesTopic();
-        if (topic == null || topic.isEmpty() || m.prefix().equals(WATERMARK_PREFIX)) return;
+        if (topic == null || topic.isEmpty() || m.prefix().equals(WATERMARK_PREFIX) || !messagePrefixes.test(m.prefix())) return;
         if (skipped(part, skip)) return;
         Struct value = new Struct(MESSAGE_VALUE).put("op", "m").put("ts_ms", System.currentTimeMillis())
                 .put("message", new Struct(MESSAGE_BLOCK).put("prefix", m.prefix()).put("content", m.content()));
@@ -389,7 +416,7 @@ final class ChangeRecords {
 
     SourceRecord heartbeat(Position at, String incrementalState) {
         Map<String, ?> offset = at == null ? null : Position.withState(at.toOffset(), incrementalState);
-        return new SourceRecord(partition, offset, HEARTBEAT_TOPIC_PREFIX + config.topicPrefix(), null,
+        return new SourceRecord(partition, offset, naming.heartbeat(config.topicPrefix()), null,
                 HEARTBEAT_KEY, new Struct(HEARTBEAT_KEY).put("serverName", config.topicPrefix()),
                 HEARTBEAT_VALUE, new Struct(HEARTBEAT_VALUE).put("ts_ms", System.currentTimeMillis()));
     }
@@ -437,7 +464,9 @@ final class ChangeRecords {
             this.schema = schema;
             this.oid = schema.relation.oid();
             this.columns = schema.columns.toArray(new ValueConverters.Column[0]);
-            this.rowFields = schema.rowSchema.fields().toArray(new Field[0]);
+            // By the Relation's column positions; null for a column the column settings leave out.
+            this.rowFields = new Field[columns.length];
+            for (int i = 0; i < columns.length; i++) rowFields[i] = schema.rowSchema.field(columns[i].name());
             this.keyFields = schema.keySchema == null ? new Field[0] : schema.keySchema.fields().toArray(new Field[0]);
             Schema env = schema.envelopeSchema;
             this.before = env.field("before");

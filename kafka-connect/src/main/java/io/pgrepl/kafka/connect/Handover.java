@@ -229,7 +229,7 @@ final class Handover {
     /** Kafka acknowledged {@code record} (Connect's commitRecord). */
     void acknowledged(SourceRecord record) {
         Map<String, ?> offset = record.sourceOffset();
-        if (record.topic().startsWith(ChangeRecords.HEARTBEAT_TOPIC_PREFIX) || (offset != null && offset.containsKey(Position.SNAPSHOT))) {
+        if (record.valueSchema() == ChangeRecords.HEARTBEAT_VALUE || (offset != null && offset.containsKey(Position.SNAPSHOT))) {
             acks.untrackedAcknowledged(AckTracker.ticket(offset)); // they hold back later transactions' offsets
             return;
         }

@@ -114,7 +114,7 @@ final class IncrementalSettings {
 
     /** The engine's options for this connector, resuming from {@code resumeState} (or null). */
     static IncrementalOptions options(PgreplConnectorConfig c, String resumeState) {
-        IncrementalOptions o = IncrementalOptions.of(c.connectionConfig()).withChunkSize(chunkSize(c))
+        IncrementalOptions o = IncrementalOptions.of(c.dataConnectionConfig()).withChunkSize(chunkSize(c))
                 .withSignalTable(signalTable(c)).withWorkersPerTable(c.getInt(WORKERS_PER_TABLE))
                 .withParallelTables(c.getInt(PARALLEL_TABLES));
         return resumeState == null ? o : o.withResumeState(resumeState);

@@ -2,7 +2,6 @@ package io.pgrepl.kafka.connect;
 
 import io.pgrepl.client.ConnectionConfig;
 import io.pgrepl.client.PgConnection;
-import io.pgrepl.client.ReplicationMode;
 import io.pgrepl.client.Row;
 import io.pgrepl.client.replication.Identifiers;
 import io.pgrepl.codec.pgoutput.RelationInfo;
@@ -47,7 +46,7 @@ final class MaximumKeys {
         }
         String sql = "SELECT " + cols + " FROM " + Identifiers.quoteIdentifier(rel.namespace()) + "."
                 + Identifiers.quoteIdentifier(rel.name()) + " AS k ORDER BY " + order + " LIMIT 1";
-        ConnectionConfig ordinary = config.connectionConfig().toBuilder().replication(ReplicationMode.NONE).build();
+        ConnectionConfig ordinary = config.dataConnectionConfig();
         PgConnection c = null;
         try {
             c = ReplicationSetup.await(PgConnection.connect(ordinary), config, "connecting to read a table's maximum key");

@@ -9,6 +9,13 @@ import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.regex.Pattern;
+import io.pgrepl.kafka.connect.settings.CaptureSettings;
+import io.pgrepl.kafka.connect.settings.ColumnRules;
+import io.pgrepl.kafka.connect.settings.DatabaseSettings;
+import io.pgrepl.kafka.connect.settings.SkippedOperations;
+import io.pgrepl.kafka.connect.settings.TopicNaming;
+import io.pgrepl.kafka.connect.settings.InitialStatements;
+import io.pgrepl.kafka.connect.settings.SettingsCheck;
 import org.apache.kafka.common.config.AbstractConfig;
 import org.apache.kafka.common.config.ConfigDef;
 import org.apache.kafka.common.config.ConfigDef.Importance;
@@ -88,9 +95,10 @@ public final class PgreplConnectorConfig extends AbstractConfig {
     public static final ConfigDef CONFIG_DEF = IncrementalSettings.define(new ConfigDef()
             // PASSWORD, not STRING: a password may be embedded in the URL, and Connect then shows the
             // value as [hidden] in its logs, validation answers and error messages.
-            .define(DATABASE_URL, Type.PASSWORD, ConfigDef.NO_DEFAULT_VALUE, new UrlValidator(), Importance.HIGH,
+            .define(DATABASE_URL, Type.PASSWORD, null, new UrlValidator(), Importance.HIGH,
                     "libpq URI (postgresql://user@host:port/db?sslmode=...) or key=value conninfo. "
-                            + "replication=database is added; a password in it is accepted but database.password is preferred.")
+                            + "replication=database is added; a password in it is accepted but database.password is preferred."
+                            + " Required unless database.hostname (and Debezium's other database.* settings) is given.")
             .define(DATABASE_PASSWORD, Type.PASSWORD, null, Importance.HIGH,
                     "Password; overrides one in database.url. Never logged.")
             .define(SLOT_NAME, Type.STRING, "debezium", new Matches(SLOT_CHARS,
@@ -169,6 +177,13 @@ public final class PgreplConnectorConfig extends AbstractConfig {
     // OAuth, a standby's primary and the slot guard (issue 20): one block, so that other settings
     // added to the chain above merge without touching it.
     static {
+        DatabaseSettings.define(CONFIG_DEF);
+        CaptureSettings.define(CONFIG_DEF);
+        ColumnRules.define(CONFIG_DEF);
+        TopicNaming.define(CONFIG_DEF);
+    }
+
+    static {
         CONFIG_DEF
                 .define(DATABASE_OAUTH_TOKEN_FILE, Type.STRING, null, Importance.MEDIUM,
                         "For a server that asks for OAuth (pg_hba method oauth, PostgreSQL 18): a file holding the bearer"
@@ -243,21 +258,46 @@ public final class PgreplConnectorConfig extends AbstractConfig {
 
     public boolean slotGuardAbortsSnapshot() { return "abort".equalsIgnoreCase(getString(SLOT_GUARD_SNAPSHOT_ACTION)); }
 
+    /**
+     * @throws ConfigException for a value the definitions refuse, and for a Debezium setting pgrepl
+     *         does not honour or an unknown key that looks like a setting (see {@link SettingsCheck})
+     */
     public PgreplConnectorConfig(Map<?, ?> props) {
         super(CONFIG_DEF, props, false);
+        @SuppressWarnings("unchecked")
+        Map<String, ?> keyed = (Map<String, ?>) props;
+        SettingsCheck.requireClean(keyed, CONFIG_DEF);
     }
 
+    /** {@return database.url, or null when the connection is given by database.hostname and the other parts} */
     public String url() {
-        return getPassword(DATABASE_URL).value();
+        Password p = getPassword(DATABASE_URL);
+        return p == null || p.value() == null || p.value().isBlank() ? null : p.value();
     }
 
-    /** The replication connection's settings: the URL, replication=database, the password key on top. */
+    /**
+     * The replication connection's settings: the URL (or Debezium's database.hostname, port, user,
+     * dbname and ssl* settings), replication=database, the password key on top.
+     */
     public ConnectionConfig connectionConfig() {
-        ConnectionConfig.Builder b = ConnectionConfig.parse(url()).toBuilder().replication(ReplicationMode.DATABASE);
+        String url = url();
+        ConnectionConfig.Builder b = (url != null ? ConnectionConfig.parse(url).toBuilder() : DatabaseSettings.fromParts(this::get))
+                .replication(ReplicationMode.DATABASE);
         Password p = getPassword(DATABASE_PASSWORD);
         if (p != null && p.value() != null && !p.value().isEmpty()) b.password(p.value());
         if (b.build().applicationName() == null) b.applicationName("pgrepl-kafka-connect");
         b.oauthTokenSource(oauthTokenSource()); // null unless a token setting is given
+        return b.build();
+    }
+
+    /**
+     * The settings of a connection that reads table rows (the snapshot's COPY workers, incremental
+     * snapshot chunks, reselect queries): the replication connection's without replication, with
+     * database.initial.statements' session parameters.
+     */
+    public ConnectionConfig dataConnectionConfig() {
+        ConnectionConfig.Builder b = connectionConfig().toBuilder().replication(ReplicationMode.NONE);
+        InitialStatements.parameters(getString(DatabaseSettings.INITIAL_STATEMENTS)).forEach(b::startupParameter);
         return b.build();
     }
 
@@ -266,7 +306,17 @@ public final class PgreplConnectorConfig extends AbstractConfig {
     public boolean slotFailover() { return getBoolean(SLOT_FAILOVER); }
     public String publicationName() { return getString(PUBLICATION_NAME); }
     public AutocreateMode autocreateMode() { return mode(AutocreateMode.class, PUBLICATION_AUTOCREATE_MODE); }
-    public TableFilter tableFilter() { return new TableFilter(getList(TABLE_INCLUDE_LIST), getList(TABLE_EXCLUDE_LIST)); }
+    public TableFilter tableFilter() {
+        return new TableFilter(getList(TABLE_INCLUDE_LIST), getList(TABLE_EXCLUDE_LIST), getList(CaptureSettings.SCHEMA_INCLUDE),
+                getList(CaptureSettings.SCHEMA_EXCLUDE));
+    }
+
+    /** {@return the column settings (lists, masks, hashes, truncation, message.key.columns)} */
+    public ColumnRules columnRules() {
+        return ColumnRules.from(originals());
+    }
+
+    public SkippedOperations skippedOperations() { return SkippedOperations.parse(getString(CaptureSettings.SKIPPED_OPERATIONS)); }
     public SnapshotMode snapshotMode() { return mode(SnapshotMode.class, SNAPSHOT_MODE); }
     public SlotLostHandling slotLostHandling() { return mode(SlotLostHandling.class, SLOT_LOST_HANDLING); }
     public int snapshotMaxThreads() { return getInt(SNAPSHOT_MAX_THREADS); }
@@ -306,9 +356,7 @@ public final class PgreplConnectorConfig extends AbstractConfig {
         @Override
         public void ensureValid(String name, Object value) {
             String url = value instanceof Password p ? p.value() : value == null ? null : value.toString();
-            if (url == null || url.isBlank()) {
-                throw new ConfigException(name + " is required: a libpq URI or key=value connection string");
-            }
+            if (url == null || url.isBlank()) return; // required unless database.hostname is given: see DatabaseSettings
             try {
                 ConnectionConfig.parse(url);
             } catch (RuntimeException e) {

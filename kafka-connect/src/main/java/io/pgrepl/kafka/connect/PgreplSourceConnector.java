@@ -1,6 +1,9 @@
 package io.pgrepl.kafka.connect;
 
 import io.pgrepl.client.PgConnection;
+import io.pgrepl.kafka.connect.settings.DatabaseSettings;
+import io.pgrepl.kafka.connect.settings.SettingsCheck;
+import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
@@ -77,7 +80,7 @@ public final class PgreplSourceConnector extends SourceConnector {
      */
     @Override
     public Config validate(Map<String, String> connectorConfigs) {
-        Config result = super.validate(connectorConfigs);
+        Config result = withRefusals(super.validate(connectorConfigs), connectorConfigs);
         Map<String, ConfigValue> byName = result.configValues().stream()
                 .collect(Collectors.toMap(ConfigValue::name, Function.identity()));
         boolean clean = result.configValues().stream().allMatch(v -> v.errorMessages().isEmpty());
@@ -87,8 +90,7 @@ public final class PgreplSourceConnector extends SourceConnector {
         try {
             conn = ReplicationSetup.connect(config);
         } catch (RuntimeException e) {
-            byName.get(PgreplConnectorConfig.DATABASE_URL).addErrorMessage(
-                    "cannot connect: " + ReplicationSetup.safeMessage(e, config));
+            connectionKey(byName, config).addErrorMessage("cannot connect: " + ReplicationSetup.safeMessage(e, config));
             return result;
         }
         try (conn) {
@@ -117,9 +119,34 @@ public final class PgreplSourceConnector extends SourceConnector {
                         "publication.autocreate.mode=filtered but no table matches the include/exclude lists");
             }
         } catch (RuntimeException e) {
-            byName.get(PgreplConnectorConfig.DATABASE_URL).addErrorMessage(
-                    "checking the server failed: " + ReplicationSetup.safeMessage(e, config));
+            connectionKey(byName, config).addErrorMessage("checking the server failed: " + ReplicationSetup.safeMessage(e, config));
         }
         return result;
+    }
+
+    /** Where a connection failure is shown: database.url, or database.hostname when the URL is not used. */
+    private static ConfigValue connectionKey(Map<String, ConfigValue> byName, PgreplConnectorConfig config) {
+        return byName.get(config.url() != null ? PgreplConnectorConfig.DATABASE_URL : DatabaseSettings.HOSTNAME);
+    }
+
+    /**
+     * The ConfigDef's answer plus the settings check's refusals, each on its key: a key the
+     * ConfigDef does not define gets a value of its own (shown by Connect's REST API and UI like
+     * any other), without its value, which may be a secret under a mistyped name.
+     */
+    private static Config withRefusals(Config defined, Map<String, String> props) {
+        Map<String, List<String>> problems = SettingsCheck.problems(props, PgreplConnectorConfig.CONFIG_DEF);
+        if (problems.isEmpty()) return defined;
+        List<ConfigValue> values = new ArrayList<>(defined.configValues());
+        Map<String, ConfigValue> byName = values.stream().collect(Collectors.toMap(ConfigValue::name, Function.identity()));
+        problems.forEach((key, messages) -> {
+            ConfigValue v = byName.get(key);
+            if (v == null) {
+                v = new ConfigValue(key);
+                values.add(v);
+            }
+            messages.forEach(v::addErrorMessage);
+        });
+        return new Config(values);
     }
 }

@@ -101,7 +101,8 @@ final class ReplicationSetup {
         String m = t.getMessage() == null ? t.getClass().getSimpleName() : t.getMessage();
         String pw = config.getPassword(PgreplConnectorConfig.DATABASE_PASSWORD) == null ? null
                 : config.getPassword(PgreplConnectorConfig.DATABASE_PASSWORD).value();
-        return Secrets.mask(m, config.url(), pw);
+        return Secrets.mask(m, config.url(), pw, config.getPassword(io.pgrepl.kafka.connect.settings.DatabaseSettings.SSLPASSWORD) == null ? null
+                : config.getPassword(io.pgrepl.kafka.connect.settings.DatabaseSettings.SSLPASSWORD).value());
     }
 
     static SlotInfo slot(PgConnection conn, PgreplConnectorConfig config) {

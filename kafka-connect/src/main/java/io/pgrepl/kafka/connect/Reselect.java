@@ -3,7 +3,6 @@ package io.pgrepl.kafka.connect;
 import io.pgrepl.client.ConnectionConfig;
 import io.pgrepl.client.PgConnection;
 import io.pgrepl.client.QueryResult;
-import io.pgrepl.client.ReplicationMode;
 import io.pgrepl.client.replication.Identifiers;
 import io.pgrepl.codec.pgoutput.ColumnInfo;
 import io.pgrepl.codec.pgoutput.ColumnKind;
@@ -19,7 +18,6 @@ import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
-import org.apache.kafka.connect.data.Field;
 import org.apache.kafka.connect.data.Struct;
 import org.apache.kafka.connect.source.SourceRecord;
 import org.slf4j.Logger;
@@ -85,6 +83,7 @@ final class Reselect implements AutoCloseable {
         int count = 0;
         for (int i = 0; i < n; i++) {
             if (tuple.kind(i) != ColumnKind.UNCHANGED_TOAST) continue;
+            if (table.rowSchema.field(table.columns.get(i).name()) == null) continue; // left out by the column settings
             if (fallback != null && i < fallback.size() && fallback.hasValue(i)) continue;
             if (missing == null) missing = new int[n];
             missing[count++] = i;
@@ -175,8 +174,7 @@ final class Reselect implements AutoCloseable {
         for (int i = 0; i < rows.size(); i++) {
             if (values[i] == null) continue;
             Row row = rows.get(i);
-            List<Field> fields = row.schema().fields();
-            for (int j = 0; j < row.missing.length; j++) row.put(fields.get(row.missing[j]), values[i][j]);
+            for (int j = 0; j < row.missing.length; j++) row.put(t.columns.get(row.missing[j]).name(), values[i][j]);
         }
     }
 
@@ -197,7 +195,7 @@ final class Reselect implements AutoCloseable {
         }
         retryWait = true;
         retryAfter = System.nanoTime() + TIMEOUT.toNanos();
-        ConnectionConfig plain = config.connectionConfig().toBuilder().replication(ReplicationMode.NONE).build();
+        ConnectionConfig plain = config.dataConnectionConfig();
         c = ReplicationSetup.await(PgConnection.connect(plain), config, "connecting for reselect.unavailable.values", TIMEOUT);
         conn = c;
         if (closed) {

@@ -93,7 +93,7 @@ final class SnapshotReads implements AutoCloseable {
         CreateSlotOptions slot = CreateSlotOptions.logical(config.slotName(), "pgoutput").withTemporary(temporary);
         if (config.slotFailover() && !temporary) slot = slot.withFailover(true);
         SnapshotOptions options = SnapshotOptions.of(stream).withSlot(slot).withWorkers(config.snapshotMaxThreads())
-                .withKeepSlotOnFailure(true).withExistingSlot(existing);
+                .withKeepSlotOnFailure(true).withExistingSlot(existing).withWorkerConfig(config.dataConnectionConfig());
         long from = plan.action() == StartPlan.Action.SNAPSHOT_EXISTING_SLOT ? plan.streamFrom() : 0;
         SnapshotReads r = new SnapshotReads(new SnapshotPublisher(replication, InitialSnapshotMode.INITIAL_ONLY, options, FLOW),
                 records, config.maxBatchSize(), config.slotName(), from);

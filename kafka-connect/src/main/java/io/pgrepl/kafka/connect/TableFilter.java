@@ -1,27 +1,35 @@
 package io.pgrepl.kafka.connect;
 
+import io.pgrepl.kafka.connect.settings.RegexList;
 import java.util.List;
-import java.util.regex.Pattern;
 
 /**
- * table.include.list / table.exclude.list: regular expressions matched against the whole
- * {@code schema.table} name, as Debezium matches them. An empty include list includes everything.
+ * table.include.list / table.exclude.list and schema.include.list / schema.exclude.list: regular
+ * expressions matched against the whole {@code schema.table} (or schema) name, ignoring case, as
+ * Debezium matches them. An empty include list includes everything; a table must pass both kinds.
  */
 final class TableFilter {
-    private final List<Pattern> include;
-    private final List<Pattern> exclude;
+    private final RegexList include;
+    private final RegexList exclude;
+    private final RegexList schemaInclude;
+    private final RegexList schemaExclude;
 
     /** {@code schema.table} left out unless the include list names it (the signal table), or null. */
     private final String hidden;
 
     TableFilter(List<String> include, List<String> exclude) {
-        this(include.stream().map(String::trim).filter(s -> !s.isEmpty()).map(Pattern::compile).toList(),
-                exclude.stream().map(String::trim).filter(s -> !s.isEmpty()).map(Pattern::compile).toList(), null);
+        this(include, exclude, List.of(), List.of());
     }
 
-    private TableFilter(List<Pattern> include, List<Pattern> exclude, String hidden) {
+    TableFilter(List<String> include, List<String> exclude, List<String> schemaInclude, List<String> schemaExclude) {
+        this(RegexList.of(include), RegexList.of(exclude), RegexList.of(schemaInclude), RegexList.of(schemaExclude), null);
+    }
+
+    private TableFilter(RegexList include, RegexList exclude, RegexList schemaInclude, RegexList schemaExclude, String hidden) {
         this.include = include;
         this.exclude = exclude;
+        this.schemaInclude = schemaInclude;
+        this.schemaExclude = schemaExclude;
         this.hidden = hidden;
     }
 
@@ -31,17 +39,19 @@ final class TableFilter {
      * when the table is captured on purpose.
      */
     TableFilter hiding(String schema, String table) {
-        return new TableFilter(include, exclude, schema + "." + table);
+        return new TableFilter(include, exclude, schemaInclude, schemaExclude, schema + "." + table);
     }
 
     boolean isEmpty() {
-        return include.isEmpty() && exclude.isEmpty();
+        return include.isEmpty() && exclude.isEmpty() && schemaInclude.isEmpty() && schemaExclude.isEmpty();
     }
 
     boolean test(String schema, String table) {
         String name = schema + "." + table;
         if (name.equals(hidden) && include.isEmpty()) return false;
-        if (!include.isEmpty() && include.stream().noneMatch(p -> p.matcher(name).matches())) return false;
-        return exclude.stream().noneMatch(p -> p.matcher(name).matches());
+        if (!schemaInclude.isEmpty() && !schemaInclude.matches(schema)) return false;
+        if (schemaExclude.matches(schema)) return false;
+        if (!include.isEmpty() && !include.matches(name)) return false;
+        return !exclude.matches(name);
     }
 }

@@ -4,6 +4,7 @@ import io.pgrepl.codec.pgoutput.ColumnInfo;
 import io.pgrepl.codec.pgoutput.record.Relation;
 import java.util.ArrayList;
 import java.util.List;
+import io.pgrepl.kafka.connect.settings.TableShape;
 import java.util.Set;
 import org.apache.kafka.connect.data.Schema;
 import org.apache.kafka.connect.data.SchemaBuilder;
@@ -30,8 +31,27 @@ final class TableSchema {
      *                 the primary key's instead)
      */
     TableSchema(Relation relation, String topicPrefix, int version, ValueConverters converters, Set<String> keyNames) {
+        this(relation, topicPrefix, version, converters, keyNames, TableShape.NONE);
+    }
+
+    /**
+     * @param shape what the column settings make of the columns (excluded from the row, masked,
+     *              parameters; a message.key.columns key arrives as {@code keyNames}, its columns
+     *              outside the replica identity optional)
+     */
+    TableSchema(Relation relation, String topicPrefix, int version, ValueConverters converters, Set<String> keyNames,
+                TableShape shape) {
+        this(relation, topicPrefix + "." + relation.namespace() + "." + relation.name(), version, converters, keyNames, shape, true);
+    }
+
+    /**
+     * @param topic the table's topic (topic.naming.strategy's): also the start of the schemas' names
+     * @param named marks this constructor apart from the one that builds the topic
+     */
+    TableSchema(Relation relation, String topic, int version, ValueConverters converters, Set<String> keyNames,
+                TableShape shape, boolean named) {
         this.relation = relation;
-        this.topic = topicPrefix + "." + relation.namespace() + "." + relation.name();
+        this.topic = topic;
         this.version = version;
         String base = topic;
         List<ValueConverters.Column> cols = new ArrayList<>();
@@ -42,9 +62,11 @@ final class TableSchema {
             boolean key = keyNames == null ? ci.isKey() : keyNames.contains(ci.name());
             // Key columns are NOT NULL (a primary key, or an identity index PostgreSQL keeps NOT NULL):
             // required in the row too, as in Debezium's. Other NOT NULL columns stay optional (docs/kafka-connect.md).
-            ValueConverters.Column c = converters.column(ci, !key);
+            // A message.key.columns key may be any columns, NULL ones included: every field optional then.
+            boolean optional = !key || shape.keyColumns() != null;
+            ValueConverters.Column c = ColumnShaping.apply(converters.column(ci, optional), shape, i);
             cols.add(c);
-            row.field(ci.name(), c.schema());
+            if (shape.included(i)) row.field(ci.name(), c.schema());
             if (key) keys.add(i);
         }
         this.columns = List.copyOf(cols);
@@ -56,7 +78,8 @@ final class TableSchema {
             SchemaBuilder key = SchemaBuilder.struct().name(base + ".Key").version(version);
             for (int k : keyColumns) {
                 ColumnInfo ci = relation.columns().get(k);
-                key.field(ci.name(), converters.column(ci, false).schema());
+                boolean optional = shape.keyColumns() != null; // may be NULL, or missing from a delete's old tuple
+                key.field(ci.name(), ColumnShaping.apply(converters.column(ci, optional), shape, k).schema());
             }
             this.keySchema = key.build();
         }

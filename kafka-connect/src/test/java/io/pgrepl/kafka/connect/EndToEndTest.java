@@ -135,6 +135,7 @@ class EndToEndTest {
         sql(pg, TYPES_DDL.formatted(p));
         Map<String, String> cfg = connectorConfig(pg, p);
         cfg.put("slot.metrics.interval.ms", "500");
+        cfg.put("skipped.operations", "none"); // truncates too (Debezium's default skips them)
         connect.configureConnector(p, cfg);
         connect.assertions().assertConnectorAndExactlyNumTasksAreRunning(p, 1, "connector did not start");
         awaitSlotActive(pg, p + "_slot");
