@@ -287,6 +287,16 @@ final class ChangeRecords {
         schemas.put(rel.oid(), new Table(new TableSchema(rel, topic, v, converters, key, shape, true)));
     }
 
+    /**
+     * The columns the records of table {@code relOid} are keyed by (indexes into its relation: the
+     * replica identity, the primary key under FULL, or message.key.columns), or null when the table
+     * is not captured or has no key.
+     */
+    int[] keyColumns(int relOid) {
+        Table t = schemas.get(relOid);
+        return t == null || t.schema.keyColumns.length == 0 ? null : t.schema.keyColumns.clone();
+    }
+
     /** Null when the table is filtered out. */
     private Table table(int oid) {
         Table t = last;

@@ -20,11 +20,13 @@ final class IncrementalReads {
 
     private final ChangeRecords records;
     private final SnapshotNotifications notifications;
+    private final NotifiedKeys keys;
     private String state;
 
-    IncrementalReads(ChangeRecords records, SnapshotNotifications notifications, String resumed) {
+    IncrementalReads(ChangeRecords records, SnapshotNotifications notifications, NotifiedKeys keys, String resumed) {
         this.records = records;
         this.notifications = notifications;
+        this.keys = keys;
         this.state = resumed;
     }
 
@@ -47,7 +49,7 @@ final class IncrementalReads {
         TableProgress p = item.progress();
         if (notifications != null && p != null) {
             IncrementalStream.Read last = item.rows().isEmpty() ? null : item.rows().get(item.rows().size() - 1);
-            notifications.accept(p, last == null ? null : last.relation(), last == null ? null : keyText(last),
+            notifications.accept(p, last == null ? null : last.relation(), last == null ? null : keyText(last, keys),
                     EMPTY.equals(SignalOffsets.engineState(item.state())), before, out::add);
         }
         state = stored(item.state());
@@ -59,15 +61,26 @@ final class IncrementalReads {
         return out;
     }
 
-    /** A read's key as Debezium prints one in notifications: column texts joined by commas. */
-    static String keyText(IncrementalStream.Read r) {
+    /** A read's key as Debezium prints one in notifications: column texts, as the records show them, joined by commas. */
+    String keyText(IncrementalStream.Read r, NotifiedKeys keys) {
         RelationInfo rel = r.relation();
+        int[] columns = keyColumns(records, rel);
         StringBuilder b = new StringBuilder();
-        for (int k = 0; k < rel.keyColumnCount(); k++) {
-            String v = r.row().newTuple().text(rel.keyColumnIndex(k));
+        for (int k = 0; k < columns.length; k++) {
+            int column = columns[k];
+            String v = keys.text(rel, column, r.row().newTuple().text(column));
             b.append(k == 0 ? "" : ",").append(v == null ? MaximumKeys.NONE : v);
         }
         return b.toString();
+    }
+
+    /** The columns the table's records are keyed by; the relation's replica identity flags before its first record. */
+    static int[] keyColumns(ChangeRecords records, RelationInfo rel) {
+        int[] k = records.keyColumns(rel.oid());
+        if (k != null) return k;
+        k = new int[rel.keyColumnCount()];
+        for (int i = 0; i < k.length; i++) k[i] = rel.keyColumnIndex(i);
+        return k;
     }
 
     private static SourceRecord withOffset(SourceRecord r, Map<String, ?> offset) {

@@ -23,10 +23,15 @@ final class MaximumKeys {
     private static final Logger log = LoggerFactory.getLogger(MaximumKeys.class);
 
     private final PgreplConnectorConfig config;
+    private final NotifiedKeys keys;
+    private final java.util.function.Function<RelationInfo, int[]> keyColumns;
     private final Map<Integer, String> byRelation = new HashMap<>();
 
-    MaximumKeys(PgreplConnectorConfig config) {
+    /** {@code keyColumns}: the columns the table's records are keyed by, the key a notification names. */
+    MaximumKeys(PgreplConnectorConfig config, NotifiedKeys keys, java.util.function.Function<RelationInfo, int[]> keyColumns) {
         this.config = config;
+        this.keys = keys;
+        this.keyColumns = keyColumns;
     }
 
     /** The table's maximum key, looked up the first time this relation asks. Builder thread. */
@@ -35,11 +40,12 @@ final class MaximumKeys {
     }
 
     private String lookUp(RelationInfo rel) {
-        if (rel.keyColumnCount() == 0) return NONE;
+        int[] keyed = keyColumns.apply(rel);
+        if (keyed.length == 0) return NONE;
         StringBuilder cols = new StringBuilder();
         StringBuilder order = new StringBuilder();
-        for (int k = 0; k < rel.keyColumnCount(); k++) {
-            String c = Identifiers.quoteIdentifier(rel.column(rel.keyColumnIndex(k)).name());
+        for (int k = 0; k < keyed.length; k++) {
+            String c = Identifiers.quoteIdentifier(rel.column(keyed[k]).name());
             cols.append(k == 0 ? "" : ", ").append("k.").append(c).append("::text");
             // Qualified: a bare name in ORDER BY would mean the text output column, ordered as text.
             order.append(k == 0 ? "" : ", ").append("k.").append(c).append(" DESC");
@@ -54,7 +60,10 @@ final class MaximumKeys {
             if (rows.isEmpty()) return NONE;
             StringBuilder key = new StringBuilder();
             Row r = rows.get(0);
-            for (int i = 0; i < r.size(); i++) key.append(i == 0 ? "" : ",").append(r.get(i) == null ? NONE : r.get(i));
+            for (int i = 0; i < r.size(); i++) {
+                String v = keys.text(rel, keyed[i], r.get(i));
+                key.append(i == 0 ? "" : ",").append(v == null ? NONE : v);
+            }
             return key.toString();
         } catch (RuntimeException e) {
             log.warn("incremental snapshot notifications: could not read the maximum key of {}.{}: {}", rel.namespace(), rel.name(),

@@ -160,8 +160,9 @@ public final class PgreplSourceTask extends SourceTask {
         SlotGuardTask guard = slotGuard;
         if (guard != null) guard.snapshot(incremental.engine().guardControl()); // hold or abort reads before failing the task
         String topic = IncrementalSettings.notificationTopic(config);
+        NotifiedKeys keys = new NotifiedKeys(config.columnRules());
         incrementalReads = new IncrementalReads(records, topic == null ? null : new SnapshotNotifications(topic,
-                config.topicPrefix(), partition, new MaximumKeys(config)::of), resume);
+                config.topicPrefix(), partition, new MaximumKeys(config, keys, rel -> IncrementalReads.keyColumns(records, rel))::of), keys, resume);
         if (resume != null) log.info("slot {}: resuming incremental snapshots from the stored offsets", config.slotName());
         if (IncrementalSettings.kafkaChannel(config) && kafkaSignals == null) {
             kafkaSignals = KafkaSignals.start(config, incremental.engine(), incremental.nextSignal(), SignalOffsets.next(resume));

@@ -108,6 +108,9 @@ class ColumnSettingsTest {
         inc.put("snapshot.initial.method", "incremental");
         inc.put("incremental.snapshot.chunk.size", "1");
         inc.put("skipped.operations", "u");
+        // Notifications name keys (last_processed_key, maximum_key): a masked key must stay masked there too.
+        inc.put("notification.enabled.channels", "sink");
+        inc.put("notification.sink.topic.name", p + "i.notifications");
         connect.configureConnector(p + "c", copy);
         connect.configureConnector(p + "i", inc);
         connect.assertions().assertConnectorAndExactlyNumTasksAreRunning(p + "c", 1, "copy connector did not start");
@@ -127,7 +130,7 @@ class ColumnSettingsTest {
                 + "INSERT INTO " + t + " (id, email) VALUES (99, 'END')");
         String endHash = hash("END");
         List<Change> all = ConnectHarness.readUntil(connect, p + "[ci]\\..*", Map.of(),
-                l -> l.stream().filter(c -> c.value() != null && "c".equals(c.op()) && c.topic().endsWith("_People")
+                l -> l.stream().filter(c -> c.value() != null && c.topic().endsWith("_People") && "c".equals(c.op())
                         && endHash.equals(c.key().get("email"))).count() == 2, Duration.ofSeconds(120));
         connect.deleteConnector(p + "c");
         connect.deleteConnector(p + "i");
@@ -144,6 +147,20 @@ class ColumnSettingsTest {
             records++;
         }
         assertTrue(records > 10, "records read: " + records);
+        List<JsonNode> named = new ArrayList<>();
+        for (Change c : all) {
+            if (!c.topic().equals(p + "i.notifications")) continue;
+            JsonNode data = JSON.readTree(c.rawValue()).get("payload").get("additional_data");
+            if (data != null && data.has("last_processed_key") && !data.get("last_processed_key").asText().equals("<null>")) named.add(data);
+        }
+        assertFalse(named.isEmpty(), "notifications named a processed key");
+        Set<String> hashed = new java.util.HashSet<>(List.of(hash("END"), hash("mail5@SECRETMAIL"), "<null>"));
+        for (int id = 1; id <= 4; id++) hashed.add(hash("mail" + id + "@SECRETMAIL"));
+        for (JsonNode d : named) {
+            // The key is message.key.columns' email, hashed as in the records' keys.
+            assertTrue(hashed.contains(d.get("last_processed_key").asText()), d.toString());
+            assertTrue(hashed.contains(d.get("maximum_key").asText()), d.toString());
+        }
         Set<String> topics = new TreeSet<>();
         all.forEach(c -> topics.add(c.topic()));
         assertFalse(topics.stream().anyMatch(x -> x.contains("_hidden")), topics.toString());

@@ -47,7 +47,8 @@ final class ConnectHarness {
     /** One consumed record, key and value turned back into Connect data by the worker's own converter. */
     record Change(String topic, int partition, long offset, Struct key, Struct value, byte[] rawValue) {
         String op() {
-            return value == null ? null : value.getString("op");
+            // Null for records without an envelope (notifications, heartbeats).
+            return value == null || value.schema().field("op") == null ? null : value.getString("op");
         }
     }
 
