@@ -105,9 +105,12 @@ final class IncrementalSource extends TxSource implements SnapshotReadHandler {
         StringBuilder in = new StringBuilder();
         for (String p : s.publications) in.append(in.length() == 0 ? "" : ",").append(StreamCommand.literal(p));
         String rel = StreamCommand.literal(io.pgrepl.client.replication.Identifiers.quoteQualifiedName(s.signalTable));
-        // to_regclass (9.4+) is null, not an error, for a table that does not exist
+        // to_regclass (9.4+) is null, not an error, for a table that does not exist. Its names are compared, not
+        // each published row cast to regclass: 10 evaluates that cast on every table of the catalog (pg_toast's
+        // too), which a role without superuser may not look up.
         boolean published = !StreamCommand.await(conn.query("SELECT 1 FROM pg_catalog.pg_publication_tables WHERE pubname IN ("
-                + in + ") AND (quote_ident(schemaname) || '.' || quote_ident(tablename))::regclass = to_regclass(" + rel + ")")).rows().isEmpty();
+                + in + ") AND (schemaname, tablename) = (SELECT n.nspname, c.relname FROM pg_catalog.pg_class c"
+                + " JOIN pg_catalog.pg_namespace n ON n.oid = c.relnamespace WHERE c.oid = to_regclass(" + rel + "))")).rows().isEmpty();
         if (!published) {
             throw new IllegalStateException("--signal-table " + s.signalTable + " is not in the publications " + s.publications
                     + " (or does not exist): its rows would never reach the stream (ALTER PUBLICATION ... ADD TABLE it)");
