@@ -6,6 +6,7 @@ import io.pgrepl.client.Row;
 import io.pgrepl.client.snapshot.incremental.IncrementalOptions;
 import io.pgrepl.client.snapshot.incremental.IncrementalSnapshots;
 import io.pgrepl.client.snapshot.incremental.SnapshotReadHandler;
+import io.pgrepl.client.snapshot.incremental.SnapshotSignal;
 import io.pgrepl.client.snapshot.incremental.TableProgress;
 import io.pgrepl.client.snapshot.incremental.WatermarkMode;
 import io.pgrepl.codec.pgoutput.ColumnKind;
@@ -70,7 +71,11 @@ final class IncrementalSource extends TxSource implements SnapshotReadHandler {
         if (resume != null) o = o.withResumeState(resume); // the tables still to do, from their last stored chunk
         engine = IncrementalSnapshots.create(o, this);
         // Queued until the stream has started; with only --accept-signals there is nothing to read until a signal comes.
-        if (resume == null && !settings.snapshotTables.isEmpty()) engine.execute(settings.snapshotTables.toArray(String[]::new));
+        if (resume == null && !settings.snapshotTables.isEmpty()) {
+            if (settings.surrogateKey == null) engine.execute(settings.snapshotTables.toArray(String[]::new));
+            else engine.signal(new SnapshotSignal(SnapshotSignal.Type.EXECUTE, settings.snapshotTables, java.util.Map.of(),
+                    "incremental", null, null, settings.surrogateKey), "--surrogate-key");
+        }
         else if (settings.verbose) err.println("pgrepl: resuming the incremental snapshot from " + settings.snapshotState);
         return engine;
     }
@@ -165,7 +170,13 @@ final class IncrementalSource extends TxSource implements SnapshotReadHandler {
                 if (p.error() != null) json.ascii(",\"error\":").str(p.error());
                 json.ascii("}\n");
                 lines++;
-                if (p.status() == TableProgress.Status.FAILED) err.println("pgrepl: incremental snapshot of " + p.table() + " failed: " + p.error());
+                if (p.status() == TableProgress.Status.FAILED) {
+                    err.println("pgrepl: incremental snapshot of " + p.table() + " failed: " + p.error());
+                    if (p.error() != null && p.error().contains("no key to read it by")) {
+                        err.println("pgrepl: hint: read it by a unique, not-null column: --snapshot=incremental --snapshot-tables "
+                                + p.table() + " --surrogate-key COLUMN");
+                    }
+                }
             }
             default -> { }
         }
