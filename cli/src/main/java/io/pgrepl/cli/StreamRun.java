@@ -170,7 +170,7 @@ final class StreamRun {
         }
         acknowledge = ack;
         if (settings.snapshot) snapshot = new SnapshotSource(this, verbose, settings.format == StreamOptions.Format.PROTOCOL);
-        Signals.Registration signals = Main.ownsProcess ? Signals.install(this::requestStop) : null;
+        Signals.Registration signals = Main.ownsProcess ? Signals.install(verbose::warning, this::requestStop) : null;
         // Completes once streaming has started (after the snapshot with --snapshot), or with why not.
         CompletionStage<Void> started;
         if (snapshot != null) {
