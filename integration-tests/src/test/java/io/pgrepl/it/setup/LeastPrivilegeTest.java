@@ -2,7 +2,6 @@ package io.pgrepl.it.setup;
 
 import static io.pgrepl.it.setup.PageServer.CUSTOMERS;
 import static io.pgrepl.it.setup.PageServer.ORDERS;
-import static io.pgrepl.it.setup.PageServer.PAGE;
 import static io.pgrepl.it.snapshot.SnapshotSupport.await;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNotNull;
@@ -177,7 +176,7 @@ class LeastPrivilegeTest {
         s.sql("DELETE FROM shop.customers WHERE id = 9001");
 
         // pg_hba.conf: a `replication` line in place of the page's database does not admit a logical connection.
-        List<String> page = PAGE.lines("server-setup:pg_hba.conf");
+        List<String> page = s.documented.pageHba();
         s.writeHba(page.stream().map(l -> l.replaceFirst("^(host\\s+)\\S+", "$1replication")).toList());
         try {
             r = pgrepl("slot", "create", url, "lp_hba", "--logical", "pgoutput");
