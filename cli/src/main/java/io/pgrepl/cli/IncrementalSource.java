@@ -6,6 +6,7 @@ import io.pgrepl.client.Row;
 import io.pgrepl.client.snapshot.incremental.IncrementalOptions;
 import io.pgrepl.client.snapshot.incremental.IncrementalSnapshots;
 import io.pgrepl.client.snapshot.incremental.SnapshotReadHandler;
+import io.pgrepl.client.snapshot.incremental.SnapshotSignal;
 import io.pgrepl.client.snapshot.incremental.TableProgress;
 import io.pgrepl.client.snapshot.incremental.WatermarkMode;
 import io.pgrepl.codec.pgoutput.ColumnKind;
@@ -70,7 +71,11 @@ final class IncrementalSource extends TxSource implements SnapshotReadHandler {
         if (resume != null) o = o.withResumeState(resume); // the tables still to do, from their last stored chunk
         engine = IncrementalSnapshots.create(o, this);
         // Queued until the stream has started; with only --accept-signals there is nothing to read until a signal comes.
-        if (resume == null && !settings.snapshotTables.isEmpty()) engine.execute(settings.snapshotTables.toArray(String[]::new));
+        if (resume == null && !settings.snapshotTables.isEmpty()) {
+            if (settings.surrogateKey == null) engine.execute(settings.snapshotTables.toArray(String[]::new));
+            else engine.signal(new SnapshotSignal(SnapshotSignal.Type.EXECUTE, settings.snapshotTables, java.util.Map.of(),
+                    "incremental", null, null, settings.surrogateKey), "--surrogate-key");
+        }
         else if (settings.verbose) err.println("pgrepl: resuming the incremental snapshot from " + settings.snapshotState);
         return engine;
     }
@@ -105,9 +110,12 @@ final class IncrementalSource extends TxSource implements SnapshotReadHandler {
         StringBuilder in = new StringBuilder();
         for (String p : s.publications) in.append(in.length() == 0 ? "" : ",").append(StreamCommand.literal(p));
         String rel = StreamCommand.literal(io.pgrepl.client.replication.Identifiers.quoteQualifiedName(s.signalTable));
-        // to_regclass (9.4+) is null, not an error, for a table that does not exist
+        // to_regclass (9.4+) is null, not an error, for a table that does not exist. Its names are compared, not
+        // each published row cast to regclass: 10 evaluates that cast on every table of the catalog (pg_toast's
+        // too), which a role without superuser may not look up.
         boolean published = !StreamCommand.await(conn.query("SELECT 1 FROM pg_catalog.pg_publication_tables WHERE pubname IN ("
-                + in + ") AND (quote_ident(schemaname) || '.' || quote_ident(tablename))::regclass = to_regclass(" + rel + ")")).rows().isEmpty();
+                + in + ") AND (schemaname, tablename) = (SELECT n.nspname, c.relname FROM pg_catalog.pg_class c"
+                + " JOIN pg_catalog.pg_namespace n ON n.oid = c.relnamespace WHERE c.oid = to_regclass(" + rel + "))")).rows().isEmpty();
         if (!published) {
             throw new IllegalStateException("--signal-table " + s.signalTable + " is not in the publications " + s.publications
                     + " (or does not exist): its rows would never reach the stream (ALTER PUBLICATION ... ADD TABLE it)");
@@ -162,7 +170,13 @@ final class IncrementalSource extends TxSource implements SnapshotReadHandler {
                 if (p.error() != null) json.ascii(",\"error\":").str(p.error());
                 json.ascii("}\n");
                 lines++;
-                if (p.status() == TableProgress.Status.FAILED) err.println("pgrepl: incremental snapshot of " + p.table() + " failed: " + p.error());
+                if (p.status() == TableProgress.Status.FAILED) {
+                    err.println("pgrepl: incremental snapshot of " + p.table() + " failed: " + p.error());
+                    if (p.error() != null && p.error().contains("no key to read it by")) {
+                        err.println("pgrepl: hint: read it by a unique, not-null column: --snapshot=incremental --snapshot-tables "
+                                + p.table() + " --surrogate-key COLUMN");
+                    }
+                }
             }
             default -> { }
         }

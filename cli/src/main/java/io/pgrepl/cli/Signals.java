@@ -21,13 +21,14 @@ final class Signals {
         }
     }
 
-    static Registration install(Runnable firstSignal) {
+    /** {@code say}: where the "stopping" line goes (the stream's stderr, which erases its progress line first). */
+    static Registration install(java.util.function.Consumer<String> say, Runnable firstSignal) {
         Registration r = new Registration();
         for (String name : new String[] {"INT", "TERM"}) {
             int code = name.equals("INT") ? 130 : 143;
             Signal.handle(new Signal(name), s -> {
                 if (r.received.getAndIncrement() == 0) {
-                    System.err.println("pgrepl: stopping (signal " + name + "); again to exit at once");
+                    say.accept("pgrepl: stopping (signal " + name + "); again to exit at once");
                     firstSignal.run();
                 } else {
                     Runtime.getRuntime().halt(code);

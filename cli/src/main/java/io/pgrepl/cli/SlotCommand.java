@@ -25,7 +25,9 @@ final class SlotCommand implements Main.Command {
             Opts.Spec.value("logical", "PLUGIN", "a logical slot with this output plugin (pgoutput)", null),
             Opts.Spec.flag("physical", "a physical slot"),
             Opts.Spec.flag("temporary", "dropped when the session ends (useless from the command line except for tests)"),
-            Opts.Spec.value("snapshot", "export|use|nothing", "what to do with the slot's snapshot (logical)", "server default"),
+            Opts.Spec.value("snapshot", "export|use|nothing", "what to do with the slot's snapshot (logical); an exported"
+                    + " snapshot ends with the command, so its name is not printed (stream --create-slot --snapshot copies the"
+                    + " tables with it)", "server default"),
             Opts.Spec.flag("two-phase", "decode prepared transactions (PG 15+)"),
             Opts.Spec.flag("failover", "synchronise the slot to standbys (PG 17+)"),
             Opts.Spec.flag("reserve-wal", "reserve WAL at once (physical)"),
@@ -147,11 +149,16 @@ final class SlotCommand implements Main.Command {
                 out.println(Json.object().put("slot_name", name).put("exists", true));
                 return 0;
             }
+            // No snapshot_name: an exported snapshot lives only until this connection closes, which is
+            // before anyone could read the name.
             out.println(Json.object()
                     .put("slot_name", s.slotName())
                     .put("consistent_point", Lsn.format(s.consistentPoint()))
-                    .put("snapshot_name", s.snapshotName())
                     .put("output_plugin", s.outputPlugin()));
+            if (s.snapshotName() != null && snapshot == SnapshotMode.EXPORT) {
+                err.println("pgrepl slot: the slot's exported snapshot ended with this command's connection, so it cannot be"
+                        + " imported; to copy the tables as of the slot's start, use pgrepl stream --create-slot --snapshot");
+            }
         }
         return 0;
     }

@@ -5,8 +5,8 @@ import java.util.ArrayList;
 import java.util.List;
 
 /**
- * {@code pgrepl slot list} for a person at a terminal: psql's aligned layout, the lag in binary
- * units, the columns that fit what operators look at first. Scripts get the JSON (the default when
+ * {@code pgrepl slot list} for a person at a terminal: psql's aligned layout, the lag as {@link ByteSizes}
+ * (as top shows it), the columns that fit what operators look at first. Scripts get the JSON (the default when
  * stdout is not a terminal, or with --json), which has every field.
  */
 final class SlotTable {
@@ -22,7 +22,7 @@ final class SlotTable {
             rows.add(new String[] {
                 text(s.get("slot_name")), text(s.get("slot_type")), text(s.get("plugin")), text(s.get("database")),
                 Boolean.TRUE.equals(s.get("active")) ? "yes" + (pid == null ? "" : " (pid " + pid + ")") : "no",
-                s.get("lag_bytes") instanceof Long l ? bytes(l) : "", text(s.get("wal_status")),
+                s.get("lag_bytes") instanceof Long l ? ByteSizes.of(l) : "", text(s.get("wal_status")),
                 text(s.get("restart_lsn")), text(s.get("confirmed_flush_lsn"))});
         }
         int[] width = new int[HEADERS.length];
@@ -35,7 +35,7 @@ final class SlotTable {
         java.util.Arrays.fill(rule, "");
         out.println(line(rule, width, '-', "-+-"));
         for (String[] r : rows) out.println(line(r, width, ' ', " | "));
-        out.println("(" + rows.size() + (rows.size() == 1 ? " slot)" : " slots)"));
+        out.println("(" + Counts.of(rows.size(), "slot", "slots") + ")");
     }
 
     private static String line(String[] cells, int[] width, char pad, String sep) {
@@ -49,18 +49,5 @@ final class SlotTable {
 
     private static String text(Object v) {
         return v == null ? "" : CliErrors.shown(v.toString());
-    }
-
-    /** As pg_size_pretty does: bytes up to 10 kB, then kB, MB, GB, TB, rounded. */
-    static String bytes(long n) {
-        if (Math.abs(n) < 10 * 1024) return n + " bytes";
-        String[] units = {"kB", "MB", "GB", "TB", "PB"};
-        double v = n;
-        int u = -1;
-        do {
-            v /= 1024;
-            u++;
-        } while (Math.abs(v) >= 10 * 1024 && u < units.length - 1);
-        return Math.round(v) + " " + units[u];
     }
 }

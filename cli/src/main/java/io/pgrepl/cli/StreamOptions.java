@@ -38,6 +38,9 @@ final class StreamOptions {
                     + " key ranges (connections) per table", "4"),
             Opts.Spec.value("snapshot-tables", "T1[,T2]", "with --snapshot=incremental: the tables to read (schema.table)",
                     "every table of the publications"),
+            Opts.Spec.value("surrogate-key", "COLUMN", "with --snapshot=incremental and --snapshot-tables: read those tables"
+                    + " by this unique, not-null column instead of their key (a table with no primary key or replica identity"
+                    + " index)", null),
             Opts.Spec.value("chunk-size", "N", "with --snapshot=incremental: rows per chunk", "1024"),
             Opts.Spec.value("snapshot-state", "FILE", "with --snapshot=incremental: keep its progress in FILE (replaced atomically"
                     + " as positions are confirmed) and resume from it on the next start with the same slot", null),
@@ -111,6 +114,8 @@ final class StreamOptions {
     boolean incremental;
     /** --snapshot-tables; empty: every table of the publications. */
     final List<String> snapshotTables = new ArrayList<>();
+    /** --surrogate-key, or null: the column the --snapshot-tables are read by. */
+    String surrogateKey;
     int chunkSize = 1024;
     /** --snapshot-state, or null. */
     Path snapshotState;
@@ -198,6 +203,7 @@ final class StreamOptions {
                 s.snapshotTables.add(name.trim());
             }
         }
+        s.surrogateKey = p.get("surrogate-key");
         s.chunkSize = p.intValue("chunk-size", 1024, 1, 1_000_000);
         if (p.has("snapshot-state")) s.snapshotState = Path.of(p.get("snapshot-state"));
         s.snapshotWorkers = p.intValue("snapshot-workers", 4, 1, 64);
@@ -256,6 +262,11 @@ final class StreamOptions {
         if (s.ifNotExists && !s.createSlot) throw new UsageException("--if-not-exists needs --create-slot");
         if (p.has("snapshot-workers") && !s.snapshot && !s.incrementalReads()) throw new UsageException("--snapshot-workers needs --snapshot");
         if (p.has("snapshot-tables") && !s.incremental) throw new UsageException("--snapshot-tables needs --snapshot=incremental");
+        // One column for every table named: a surrogate key for all the publications' tables would rarely exist in each.
+        if (s.surrogateKey != null && (!s.incremental || s.snapshotTables.isEmpty())) {
+            throw new UsageException("--surrogate-key needs --snapshot=incremental and --snapshot-tables (the tables to read by it)");
+        }
+        if (s.surrogateKey != null && s.surrogateKey.isBlank()) throw new UsageException("--surrogate-key needs a column name");
         for (String o : List.of("chunk-size", "snapshot-state")) {
             if (!s.incrementalReads() && p.has(o)) throw new UsageException("--" + o + " needs --snapshot=incremental or --accept-signals");
         }

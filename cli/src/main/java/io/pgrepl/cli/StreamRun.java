@@ -170,7 +170,7 @@ final class StreamRun {
         }
         acknowledge = ack;
         if (settings.snapshot) snapshot = new SnapshotSource(this, verbose, settings.format == StreamOptions.Format.PROTOCOL);
-        Signals.Registration signals = Main.ownsProcess ? Signals.install(this::requestStop) : null;
+        Signals.Registration signals = Main.ownsProcess ? Signals.install(verbose::warning, this::requestStop) : null;
         // Completes once streaming has started (after the snapshot with --snapshot), or with why not.
         CompletionStage<Void> started;
         if (snapshot != null) {
@@ -187,7 +187,8 @@ final class StreamRun {
             if (e != null) queue.add(END);
             else (reconnecting != null ? reconnecting.completion() : single.completion()).whenComplete((x, y) -> queue.add(END));
         });
-        TxJson txJson = new TxJson(Boolean.TRUE.equals(settings.binary), settings.columnTypes);
+        TxJson txJson = new TxJson(Boolean.TRUE.equals(settings.binary), settings.columnTypes,
+                settings.signalTable == null ? null : settings.signalTable.contains(".") ? settings.signalTable : "public." + settings.signalTable);
         boolean reachedEnd = false;
         boolean outputClosed = false;
         long lastFsync = System.nanoTime();
@@ -231,7 +232,7 @@ final class StreamRun {
             outputClosed = true;
             if (settings.verbose) verbose.warning("pgrepl: stdout closed by its reader; stopping");
         } finally {
-            verbose.end();
+            verbose.clear(); // the summary or the error takes the progress line's place
             if (signals != null) signals.stopping();
         }
         if (snapshot != null && !snapshotWritten) {
@@ -325,7 +326,7 @@ final class StreamRun {
             txJson.write(e, output.stream());
             if (e instanceof Transaction t) {
                 t.close(); // its spill file, if any, is no longer needed
-                verbose.transaction(txJson.changesWritten());
+                verbose.transaction(txJson.changesWritten(), txJson.signalsWritten());
             }
             ackLsn = e.ackLsn();
             unflushed = e;

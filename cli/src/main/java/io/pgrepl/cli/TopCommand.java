@@ -110,8 +110,8 @@ final class TopCommand implements Main.Command {
             if (failure.get() != null) view.status(failure.get());
             int[] size = term.size();
             String version = now == null || now.isEmpty() ? "" : " PG " + now.get(0).serverMajor();
-            term.draw(view.render("pgrepl top  " + where + version + "  " + (shown == null ? "connecting" : shown.size()
-                    + " slots") + "  " + LocalTime.now().truncatedTo(ChronoUnit.SECONDS), size[0], size[1]));
+            term.draw(view.render("pgrepl top  " + where + version + "  " + (shown == null ? "connecting"
+                    : Counts.of(shown.size(), "slot", "slots")) + "  " + LocalTime.now().truncatedTo(ChronoUnit.SECONDS), size[0], size[1]));
             int k = term.nextKey(250);
             if (k == -2) return 0;
             if (k >= 0 && !view.key(k)) return 0;

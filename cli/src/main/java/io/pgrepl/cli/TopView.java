@@ -204,15 +204,7 @@ final class TopView {
     }
 
     static String bytes(Long b) {
-        if (b == null) return "-";
-        double v = b;
-        String[] units = {"B", "kB", "MB", "GB", "TB"};
-        int u = 0;
-        while (Math.abs(v) >= 1024 && u < units.length - 1) {
-            v /= 1024;
-            u++;
-        }
-        return u == 0 ? b + " B" : String.format(Locale.ROOT, "%.1f %s", v, units[u]);
+        return ByteSizes.of(b);
     }
 
     private static String seconds(Double s) {

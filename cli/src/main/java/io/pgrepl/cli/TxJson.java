@@ -2,6 +2,7 @@ package io.pgrepl.cli;
 
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.Unpooled;
+import io.pgrepl.client.snapshot.incremental.SnapshotSignals;
 import io.pgrepl.client.tx.NonTransactionalMessage;
 import io.pgrepl.client.tx.Transaction;
 import io.pgrepl.client.tx.TwoPhaseOutcome;
@@ -75,7 +76,13 @@ final class TxJson {
     }
 
     TxJson(boolean binary, StreamOptions.ColumnTypes types) {
+        this(binary, types, null);
+    }
+
+    /** {@code signalTable}: --signal-table ({@code schema.table}, unquoted), whose rows are signals, not changes; or null. */
+    TxJson(boolean binary, StreamOptions.ColumnTypes types, String signalTable) {
         this.binary = binary;
+        this.signalTable = signalTable;
         this.typesPerChange = types == StreamOptions.ColumnTypes.CHANGE;
         this.relationLines = types == StreamOptions.ColumnTypes.RELATION;
     }
@@ -113,6 +120,14 @@ final class TxJson {
 
     /** Change lines written for the current transaction. */
     private int changes;
+    /** Signal lines of the current transaction: pgrepl's logical messages and rows of the signal table. */
+    private int signals;
+    private final String signalTable;
+
+    /** Signal lines of the last transaction written, counted apart from its changes. */
+    int signalsWritten() {
+        return signals;
+    }
 
     /** Change lines of the last transaction written (its Relation and Type records print none). */
     int changesWritten() {
@@ -122,6 +137,7 @@ final class TxJson {
     private boolean transaction(Transaction tx, OutputStream out) throws IOException {
         int mark = o.length();
         changes = 0;
+        signals = 0;
         o.ascii("{\"type\":\"begin\",\"xid\":").num(tx.xid()).ascii(",\"commit_lsn\":").lsn(tx.commitLsn())
                 .ascii(",\"end_lsn\":").lsn(tx.endLsn()).ascii(",\"commit_time\":").str(time(tx.commitTimeMicros()));
         if (tx.gid() != null) o.ascii(",\"gid\":").str(tx.gid());
@@ -132,7 +148,7 @@ final class TxJson {
             change(tx, r);
             o.drainIfFull(out);
         }
-        if (changes == 0) {
+        if (changes == 0 && signals == 0) {
             // Nothing of the publications in it (servers before 15 send such transactions): no lines.
             o.truncate(mark);
             return false;
@@ -169,7 +185,8 @@ final class TxJson {
                     .ascii(",\"restart_identity\":").ascii((t.options() & 2) != 0 ? "true" : "false");
         } else if (r instanceof Message m) {
             message(m, tx.xid()); // the message's own xid field is sent only inside a streamed transaction
-            changes++;
+            if (SnapshotSignals.MESSAGE_PREFIX.equals(m.prefix())) signals++;
+            else changes++;
             return;
         } else if (r instanceof Relation rel) {
             // In stream order: changes after it use it. The same definition sent again (each new
@@ -190,7 +207,12 @@ final class TxJson {
             return; // Origin: on the begin line
         }
         o.ascii("}\n");
-        changes++;
+        if (r instanceof Insert i && isSignalTable(tx.relation(i.relationOid()))) signals++;
+        else changes++;
+    }
+
+    private boolean isSignalTable(Relation rel) {
+        return signalTable != null && rel != null && signalTable.equals(schema(rel) + "." + rel.name());
     }
 
     /** {@code xid} -1: not transactional. */

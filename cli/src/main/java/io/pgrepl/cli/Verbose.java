@@ -12,7 +12,8 @@ import java.io.PrintStream;
  * "reconnected at X" and, when it moves, "confirmed up to X"; a progress line every second when
  * stderr is a terminal (redrawn in place), or every status interval with -v otherwise. During a
  * --snapshot the snapshot's own progress takes the progress line's place (every second); its rows
- * are not counted as changes. When progress is shown, a last line on stop says how many changes
+ * are not counted as changes, and signal lines (pgrepl's logical messages, rows of --signal-table)
+ * are counted apart from them. When progress is shown, a last line on stop says how many changes
  * were printed and up to where the slot is confirmed (where the next run resumes).
  *
  * <p>"stderr is a terminal" is asked of stderr itself ({@link Terminal}), not of
@@ -27,6 +28,10 @@ final class Verbose {
     private long lastConfirmCheck = System.nanoTime();
     private long printed;
     private long printedAtLast;
+    /** Signal lines (pgrepl's messages, signal-table rows): not changes, counted apart. */
+    private long signals;
+    /** Visible width of the progress line drawn last (terminal), to erase it. */
+    private int drawnWidth;
     private long confirmed;
     private boolean firstStart = true;
     private boolean progressShown;
@@ -62,8 +67,9 @@ final class Verbose {
         for (int i = text.indexOf('\n'); i >= 0; i = text.indexOf('\n', i + 1)) printed++;
     }
 
-    void transaction(int changes) {
+    void transaction(int changes, int signalLines) {
         printed += changes;
+        signals += signalLines;
     }
 
     /** Whether progress is shown: on a terminal, or with -v. */
@@ -79,8 +85,7 @@ final class Verbose {
         String s = String.format("pgrepl: snapshot %s%d/%d tables, %d rows%s, %.0f rows/s", p.finished() ? "done: " : "",
                 p.tablesDone(), p.tablesTotal(), p.rowsDone(), expected, p.rowsPerSecond());
         if (terminal) {
-            err.print("\r" + s + "   ");
-            progressShown = true;
+            draw(s);
             if (p.finished()) end();
         } else {
             err.println(s);
@@ -108,14 +113,14 @@ final class Verbose {
             StreamMetrics m = s.metrics();
             double secs = (now - lastProgress) / 1e9;
             String p = String.format("pgrepl: %d changes, %.0f/s", printed, (printed - printedAtLast) / secs);
+            if (signals > 0) p += ", " + Counts.of(signals, "signal", "signals");
             // The lag only once the server has said where its WAL ends and something was confirmed:
             // before that the difference means nothing.
             if (m != null && m.serverWalEnd() != 0 && m.flushedLsn() != 0) {
-                p += ", " + SlotTable.bytes(m.lagBytes()) + " of WAL not yet confirmed";
+                p += ", " + ByteSizes.of(m.lagBytes()) + " of WAL not yet confirmed";
             }
             if (terminal) {
-                err.print("\r" + p + "   ");
-                progressShown = true;
+                draw(p);
             } else {
                 err.println(p);
             }
@@ -124,12 +129,29 @@ final class Verbose {
         }
     }
 
+    /** Redraws the progress line in place. */
+    private void draw(String s) {
+        err.print("\r" + s + " ".repeat(Math.max(0, drawnWidth - s.length())));
+        drawnWidth = s.length();
+        progressShown = true;
+    }
+
+    /** A line of its own: the progress line drawn before it is erased first (it is redrawn at the next tick). */
     private void line(String s) {
-        if (progressShown) {
-            err.println();
-            progressShown = false;
-        }
+        clear();
         err.println(s);
+    }
+
+    /**
+     * Erases the progress line, with whatever the terminal echoed after it (a {@code ^C}), and
+     * leaves the cursor at the start of the empty line.
+     */
+    synchronized void clear() {
+        if (!progressShown) return;
+        err.print("\r" + " ".repeat(drawnWidth + 4) + "\r");
+        err.flush();
+        progressShown = false;
+        drawnWidth = 0;
     }
 
     /**
@@ -139,12 +161,15 @@ final class Verbose {
     synchronized void stopped(long confirmed) {
         if (!showsProgress()) return;
         long at = confirmed != 0 ? confirmed : slotConfirmedLsn;
-        line("pgrepl: stopped after " + printed + (printed == 1 ? " change" : " changes")
+        line("pgrepl: stopped after " + Counts.of(printed, "change", "changes")
+                + (signals == 0 ? "" : " and " + Counts.of(signals, "signal", "signals"))
                 + (at == 0 ? "; nothing confirmed" : "; slot " + settings.slot + " confirmed up to " + Lsn.format(at)));
     }
 
+    /** Keeps the progress line drawn last (the snapshot's "done" line) and moves below it. */
     synchronized void end() {
         if (progressShown) err.println();
         progressShown = false;
+        drawnWidth = 0;
     }
 }

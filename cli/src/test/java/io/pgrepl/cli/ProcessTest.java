@@ -171,7 +171,7 @@ class ProcessTest {
             assertTrue(lines.get(0).startsWith(" slot_name "), table);
             assertTrue(lines.get(0).matches(" slot_name +\\| type +\\| plugin +\\| database +\\| active +\\| lag +\\| wal_status .*"), table);
             assertTrue(lines.get(1).matches("-+(\\+-+)+"), table);
-            assertTrue(lines.stream().anyMatch(l -> l.matches(" tbl_slot +\\| logical \\| pgoutput \\| postgres +\\| no +\\| \\d+ bytes .*")), table);
+            assertTrue(lines.stream().anyMatch(l -> l.matches(" tbl_slot +\\| logical \\| pgoutput \\| postgres +\\| no +\\| (\\d+ B|\\d+\\.\\d [kMG]B) .*")), table);
             assertTrue(lines.get(lines.size() - 1).matches("\\(\\d+ slots?\\)"), table);
             // The same on a pipe: JSON, as scripts had it
             Process p = cli("slot", "list", Cli.url(server)).start();

@@ -144,8 +144,7 @@ final class SnapshotRun {
                     for (SnapshotTable table : list) {
                         if (!table.hasReplicaIdentity()) {
                             handler.onWarning(new SnapshotWarning(SnapshotWarning.Kind.NO_REPLICA_IDENTITY, table.qualifiedName(),
-                                    "table " + table.qualifiedName() + " has no replica identity: its updates and deletes"
-                                            + " will not stream"));
+                                    noReplicaIdentity(table)));
                         }
                     }
                 }
@@ -367,5 +366,19 @@ final class SnapshotRun {
 
     SlotCreated slot() {
         return slot;
+    }
+
+    /**
+     * The server refuses such a table's UPDATE and DELETE while a publication publishes them (it has
+     * no key to write for the old row); the remedies are PostgreSQL's, with what each costs.
+     */
+    static String noReplicaIdentity(SnapshotTable table) {
+        String t = io.pgrepl.client.replication.Identifiers.quoteIdentifier(table.relation().schema()) + "."
+                + io.pgrepl.client.replication.Identifiers.quoteIdentifier(table.relation().name());
+        return "table " + table.qualifiedName() + " has no replica identity, so the server refuses its updates and deletes"
+                + " while a publication publishes them; give it one: a primary key, or ALTER TABLE " + t
+                + " REPLICA IDENTITY USING INDEX name (a unique, non-partial, non-deferrable index on NOT NULL columns;"
+                + " no extra WAL), or ALTER TABLE " + t + " REPLICA IDENTITY FULL (every update and delete writes the whole"
+                + " old row to the WAL)";
     }
 }

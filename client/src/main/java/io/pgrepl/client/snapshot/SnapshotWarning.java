@@ -6,7 +6,7 @@ package io.pgrepl.client.snapshot;
 public record SnapshotWarning(Kind kind, String table, String message) {
     /** What the snapshot went on despite. */
     public enum Kind {
-        /** Published without a usable replica identity: its updates and deletes will not stream. */
+        /** Published without a usable replica identity: the server refuses its updates and deletes while they are published. */
         NO_REPLICA_IDENTITY,
         /** Dropped while the snapshot ran: skipped. */
         TABLE_DROPPED

@@ -102,9 +102,17 @@ class SnapshotFeaturesTest {
         assertEquals(List.of("[]", "[]"), root.sorted("public.nocols"));
         assertTrue(root.end.tables().containsAll(List.of("public.p", "public.g", "public.e", "public.nocols", "public.noid")));
         assertEquals(List.of(new SnapshotWarning(SnapshotWarning.Kind.NO_REPLICA_IDENTITY, "public.noid",
-                        "table public.noid has no replica identity: its updates and deletes will not stream"),
+                        "table public.noid has no replica identity, so the server refuses its updates and deletes while a"
+                                + " publication publishes them; give it one: a primary key, or ALTER TABLE \"public\".\"noid\" REPLICA"
+                                + " IDENTITY USING INDEX name (a unique, non-partial, non-deferrable index on NOT NULL columns;"
+                                + " no extra WAL), or ALTER TABLE \"public\".\"noid\" REPLICA IDENTITY FULL (every update and delete"
+                                + " writes the whole old row to the WAL)"),
                 new SnapshotWarning(SnapshotWarning.Kind.NO_REPLICA_IDENTITY, "public.nocols",
-                        "table public.nocols has no replica identity: its updates and deletes will not stream")).stream()
+                        "table public.nocols has no replica identity, so the server refuses its updates and deletes while a"
+                                + " publication publishes them; give it one: a primary key, or ALTER TABLE \"public\".\"nocols\" REPLICA"
+                                + " IDENTITY USING INDEX name (a unique, non-partial, non-deferrable index on NOT NULL columns;"
+                                + " no extra WAL), or ALTER TABLE \"public\".\"nocols\" REPLICA IDENTITY FULL (every update and delete"
+                                + " writes the whole old row to the WAL)")).stream()
                 .sorted(java.util.Comparator.comparing(SnapshotWarning::table)).toList(),
                 root.warnings.stream().sorted(java.util.Comparator.comparing(SnapshotWarning::table)).toList());
         Collector leaves = copy(s, "p_slot2", "p_leaves");
