@@ -152,7 +152,7 @@ public final class DrainClient {
 
     /**
      * The reactive face as a careful subscriber uses it: one ChangeEvent (record with copied values) per
-     * message, request(1) after each (issue 22's case), every column read.
+     * message, request(1) after each (the careful subscriber's case), every column read.
      */
     private static long[] reactive(String host, int port, String user, String password, String slot, String pub,
                                    int proto, long end) throws Exception {

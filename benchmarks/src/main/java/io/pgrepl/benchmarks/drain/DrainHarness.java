@@ -37,7 +37,7 @@ public final class DrainHarness {
     /** Every row's text column starts with it: rows are counted in any client's output by this marker. */
     static final String ROW_MARKER = "row:";
     static final List<String> ALL_CLIENTS = List.of("handler", "reactive", "flow", "reactor", "cli", "pgjdbc", "recvlogical");
-    /** Java faces; {@code flow_direct} and {@code reactor_direct} deliver on the event loop (issue 22, ninth session), run only when listed. */
+    /** Java faces; {@code flow_direct} and {@code reactor_direct} deliver on the event loop ({@code withEventLoopDelivery()}), run only when listed. */
     static final List<String> JAVA_FACES = List.of("handler", "reactive", "flow", "reactor", "pgjdbc", "flow_direct", "reactor_direct");
     /**
      * The JVM flags of the {@code ./pgrepl} launcher (minus its CDS archive, which belongs to the CLI's

@@ -14,7 +14,7 @@ import io.pgrepl.codec.pgoutput.TupleView;
 
 /**
  * The {@code flow} drain client: the Flow face's recycled views ({@link ReactiveReplication#views}),
- * {@code request(1)} in each onNext (issue 22's case), every column read in place as the handler
+ * {@code request(1)} in each onNext (the careful subscriber's case), every column read in place as the handler
  * client reads it, each commit acknowledged.
  */
 final class FlowDrain {

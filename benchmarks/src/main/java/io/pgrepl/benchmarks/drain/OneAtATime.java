@@ -5,7 +5,7 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.Flow;
 import java.util.concurrent.TimeUnit;
 
-/** The careful subscriber both Flow clients are: {@code request(1)} after each item (issue 22's case). */
+/** The careful subscriber both Flow clients are: {@code request(1)} after each item. */
 final class OneAtATime {
     /** Reads one item into the running {rows, sum}; true at the commit that ends the drain. */
     interface Consumer<T> {

@@ -15,7 +15,7 @@ import reactor.adapter.JdkFlowAdapter;
  * adapter, read by a synchronous operator chain (no {@code limitRate}/{@code publishOn}: the
  * publisher's bounded queue is the only buffer, and Reactor's demand drives it directly), every
  * column read, each commit acknowledged; {@code takeUntil} the end commit cancels, which stops the
- * stream. Before issue 22's allocation round it read copied {@code ChangeEvent}s behind
+ * stream. Before the views (2026-12-02) it read copied {@code ChangeEvent}s behind
  * {@code limitRate(256)}.
  */
 final class ReactorDrain {
