@@ -23,7 +23,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /** The OAuth, standby-primary and slot-guard settings turned into client objects (no server needed). */
-class Issue20SettingsTest {
+class OAuthStandbyGuardSettingsTest {
     private static final OAuthBearerTokenSource.Request REQUEST =
             new OAuthBearerTokenSource.Request("db", 5432, "cdc", "app", true);
 
