@@ -129,7 +129,7 @@ final class DrainReport {
         out.printf("   %-44s %8.2fx   target %s%n", name, f.applyAsDouble(sa) / f.applyAsDouble(sb), target);
     }
 
-    /** Every run, one line each: the input of benchmarks/chart.py. */
+    /** Every run, one line each: the input of benchmarks/charts.py --drain. */
     static void writeTsv(Outcome o, Path file) throws IOException {
         StringBuilder b = new StringBuilder("# server\t").append(o.serverVersion()).append("\trows\t").append(o.rows()).append('\n');
         b.append("client\tphase\tround\trows\twall_s\tuser_s\tsys_s\tpeak_rss_kb\n");
