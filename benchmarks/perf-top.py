@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """Per-thread CPU profile of one process from a system-wide `perf record -g` (see benchmarks/RESULTS.md,
-"Fourth session"). JFR sees only Java frames of Java threads; perf also sees the kernel (socket reads,
+"Profiling tools"). JFR sees only Java frames of Java threads; perf also sees the kernel (socket reads,
 epoll, ACKs) and the JIT compiler threads, which is where a drain's CPU went.
 
 Usage: perf script -i perf.data -F pid,tid,comm,ip,sym,dso > perf.txt

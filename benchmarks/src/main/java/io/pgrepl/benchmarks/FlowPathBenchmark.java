@@ -14,7 +14,7 @@ import java.util.function.Consumer;
 import org.openjdk.jmh.annotations.*;
 
 /**
- * The Flow face's hand-off (issue 22): items made on an event loop, one "socket read" of
+ * The Flow face's hand-off: items made on an event loop, one "socket read" of
  * {@value #BATCH} items at a time, to a subscriber on its own thread that requests one at a time.
  * Scores are per item (a read's items from the first push to the last onNext, divided by its
  * size). {@code sink} is the path the publisher uses ({@link ReadBatchSink}: offer, one flush per
@@ -40,8 +40,8 @@ public class FlowPathBenchmark {
     static final int BATCH = 160;
 
     /**
-     * The subscriber's thread: {@code deliveryThread} is the publisher's default since issue 22's
-     * third round ({@link DeliveryThread}: parks, unparked directly); {@code threadPool} the
+     * The subscriber's thread: {@code deliveryThread} is the publisher's default since 2026-12-02
+     * ({@link DeliveryThread}: parks, unparked directly); {@code threadPool} the
      * one-thread {@code ThreadPoolExecutor} it replaced.
      */
     @Param({"deliveryThread", "threadPool"})

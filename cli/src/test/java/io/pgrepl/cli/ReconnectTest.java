@@ -20,7 +20,7 @@ import org.junit.jupiter.api.Test;
 
 /**
  * {@code pgrepl stream --reconnect} when the walsender is terminated in the middle of a streamed
- * transaction (issue 11, defect 3) with an ordinary transaction committed between its chunks:
+ * transaction with an ordinary transaction committed between its chunks:
  * the json format prints the transaction once, whole; the protocol format prints an
  * {@code abandoned} line for the chunks already printed, then the whole transaction again. One
  * workload, two CLIs (one per format) on two slots; every wait is on a condition.
@@ -75,8 +75,8 @@ class ReconnectTest {
     /**
      * A streamed transaction A is open (chunks already sent) when an ordinary transaction B commits
      * between its chunks; then both walsenders are terminated and A commits. json prints A once,
-     * whole; protocol prints B once, an abandoned line naming A (B's commit must not end A:
-     * issue 19, defect 10), then A again from its start.
+     * whole; protocol prints B once, an abandoned line naming A (B's commit must not end A),
+     * then A again from its start.
      */
     @Test
     void terminatedWalsenderMidTransactionLeavesNoPartialOutput() throws Exception {

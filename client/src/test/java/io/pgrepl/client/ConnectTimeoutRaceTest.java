@@ -17,7 +17,7 @@ import java.util.concurrent.atomic.AtomicBoolean;
 import org.junit.jupiter.api.Test;
 
 /**
- * Issue 11, defect 4: whoever loses the race between the end of authentication and a timeout
+ * Whoever loses the race between the end of authentication and a timeout
  * closes the channel, so no authenticated connection is left open behind a failed future. The
  * backend is a FAKE ({@link FakeBackend}): no real server holds AuthenticationOk back on demand.
  */

@@ -15,7 +15,7 @@ import org.apache.kafka.connect.util.clusters.EmbeddedConnectCluster;
 
 /**
  * pgrepl's Kafka Connect source connector and Debezium's PostgreSQL connector in one real in-process
- * KRaft broker and Connect worker, one after the other, on the same backlog (issue 10).
+ * KRaft broker and Connect worker, one after the other, on the same backlog.
  *
  * <p>Streaming: table {@code t(id int PRIMARY KEY, a int, b bigint, c text, d timestamptz)}, one
  * publication; one pgoutput slot per connector per round, all created <em>before</em> the rows are

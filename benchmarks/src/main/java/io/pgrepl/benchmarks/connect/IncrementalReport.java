@@ -6,7 +6,7 @@ import java.util.List;
 import java.util.Optional;
 
 /**
- * {@link IncrementalSideBySide}'s output: every leg as measured, and the ratios issue 18's targets are
+ * {@link IncrementalSideBySide}'s output: every leg as measured, and the ratios the goals are
  * stated in, each taken within one round and one chunk size (legs that ran minutes apart on the same
  * box), never across rounds.
  */

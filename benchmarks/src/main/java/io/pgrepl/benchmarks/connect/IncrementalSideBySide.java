@@ -23,7 +23,7 @@ import org.apache.kafka.connect.runtime.rest.entities.ConfigInfos;
 import org.apache.kafka.connect.util.clusters.EmbeddedConnectCluster;
 
 /**
- * Issue 18's benchmark: an incremental snapshot of one 1M-row, 5-column table on one PostgreSQL 17
+ * The incremental snapshot benchmark: an incremental snapshot of one 1M-row, 5-column table on one PostgreSQL 17
  * server, by Debezium 3.6.1's connector and by pgrepl, side by side in one run, legs alternating.
  * <ul>
  *   <li>{@code debezium}: Debezium's PostgreSQL connector on an in-process Connect worker and KRaft broker

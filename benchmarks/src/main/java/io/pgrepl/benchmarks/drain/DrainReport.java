@@ -12,7 +12,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.function.ToDoubleFunction;
 
-/** The harness's figures: a table per phase (medians over rounds), the issue's ratios, and a TSV of every run. */
+/** The harness's figures: a table per phase (medians over rounds), the ratios to the goals, and a TSV of every run. */
 final class DrainReport {
     private DrainReport() {}
 
@@ -56,18 +56,18 @@ final class DrainReport {
                 out.printf("%-12s %5d %8.2f %8.2f %8.2f %8.2f %12.1f%n", s.client, s.runs, s.wall, s.user, s.sys, s.cpu, s.rssMb);
             }
         }
-        out.printf("%nRatios (targets of issue 8; figures, never asserted)%n");
+        out.printf("%nRatios (figures, never asserted)%n");
         ratio(out, "1. handler CPU/row vs pgjdbc raw read", drain, "handler", "pgjdbc", Summary::cpu, "<= 0.50");
         ratio(out, "1. handler rows/s vs pg_recvlogical", drain, "recvlogical", "handler", Summary::wall, ">= 0.95");
         ratio(out, "2. CLI CPU vs pgjdbc", drain, "cli", "pgjdbc", Summary::cpu, "<= 1.00");
         if (drain.containsKey("cli")) out.printf("   %-44s %8.1f MB   target <= 128 MB%n", "2. CLI peak RSS", drain.get("cli").rssMb);
         ratio(out, "3. reactive CPU vs handler", drain, "reactive", "handler", Summary::cpu, "<= 1.30");
-        ratio(out, "   flow (views) CPU vs handler (issue 22)", drain, "flow", "handler", Summary::cpu, "<= 1.30");
-        ratio(out, "   reactor CPU vs handler (issue 22)", drain, "reactor", "handler", Summary::cpu, "<= 1.30");
+        ratio(out, "   flow (views) CPU vs handler", drain, "flow", "handler", Summary::cpu, "<= 1.30");
+        ratio(out, "   reactor CPU vs handler", drain, "reactor", "handler", Summary::cpu, "<= 1.30");
         ratio(out, "   flow_direct (event loop) CPU vs handler", drain, "flow_direct", "handler", Summary::cpu, "<= 1.30");
         ratio(out, "   reactor_direct (event loop) CPU vs handler", drain, "reactor_direct", "handler", Summary::cpu, "<= 1.30");
         for (String f : List.of("reactive", "flow", "reactor", "flow_direct", "reactor_direct")) {
-            if (drain.containsKey(f)) out.printf("   %-44s %8.1f MB   target < 128 MB (issue 22)%n", f + " peak RSS", drain.get(f).rssMb);
+            if (drain.containsKey(f)) out.printf("   %-44s %8.1f MB   target < 128 MB%n", f + " peak RSS", drain.get(f).rssMb);
         }
         out.printf("   with the launcher's flags (FACE_lf):%n");
         ratio(out, "   handler_lf CPU vs pgjdbc (defaults)", drain, "handler_lf", "pgjdbc", Summary::cpu, "(info)");
@@ -129,7 +129,7 @@ final class DrainReport {
         out.printf("   %-44s %8.2fx   target %s%n", name, f.applyAsDouble(sa) / f.applyAsDouble(sb), target);
     }
 
-    /** Every run, one line each: the input of benchmarks/chart.py. */
+    /** Every run, one line each: the input of benchmarks/charts.py --drain. */
     static void writeTsv(Outcome o, Path file) throws IOException {
         StringBuilder b = new StringBuilder("# server\t").append(o.serverVersion()).append("\trows\t").append(o.rows()).append('\n');
         b.append("client\tphase\tround\trows\twall_s\tuser_s\tsys_s\tpeak_rss_kb\n");

@@ -16,7 +16,7 @@ import io.pgrepl.codec.pgoutput.CommitMessage;
 import org.junit.jupiter.api.Test;
 
 /**
- * Issue 19, defect 9: the de-duplication floor must not carry over a promotion past the point
+ * The de-duplication floor must not carry over a promotion past the point
  * where the old timeline ended. FAKE walsender, because no real pair of servers produces on
  * demand a promotion after the client acknowledged WAL the standby never received (it needs a
  * failover without synchronized_standby_slots, timed inside one transaction's replication).

@@ -41,7 +41,7 @@ import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.Test;
 
 /**
- * {@link FlowOptions#withEventLoopDelivery()} on a real walsender (issue 22, ninth session): every
+ * {@link FlowOptions#withEventLoopDelivery()} on a real walsender: every
  * signal runs on the connection's event loop, in server order, never beyond demand; a request made
  * inside onNext is served flat, one made on another thread resumes delivery on the loop (not on the
  * requesting thread); with no demand the rest waits in the bounded queue and socket reading pauses,
@@ -230,7 +230,7 @@ class EventLoopDeliveryTest {
     }
 
     /**
-     * Event-loop delivery's fast path (issue 22, tenth session): with demand and nothing queued a
+     * Event-loop delivery's fast path: with demand and nothing queued a
      * view is lent over the socket read's own bytes, never copied or queued (the peak stays 0). The
      * same slot data read on the default delivery thread (copies) gives equal {@code toEvent()}s, a
      * 100 kB value spanning reads included; demand stays exact with request(1) from onNext; a view

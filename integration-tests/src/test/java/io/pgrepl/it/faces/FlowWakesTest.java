@@ -25,8 +25,8 @@ import java.util.concurrent.atomic.AtomicReference;
 import org.junit.jupiter.api.Test;
 
 /**
- * The Flow face on a real walsender wakes the subscriber's thread per socket read, not per change
- * (issue 22): a one-at-a-time subscriber drains a 10,000-row backlog in order, never gets more than
+ * The Flow face on a real walsender wakes the subscriber's thread per socket read, not per change:
+ * a one-at-a-time subscriber drains a 10,000-row backlog in order, never gets more than
  * it requested, and its executor runs far fewer times than there are changes.
  */
 @PgTest

@@ -19,7 +19,7 @@ import org.junit.jupiter.params.provider.MethodSource;
  */
 class NetworkFaultTest {
     /**
-     * Rows inserted per run, plus updates and deletes: the issue's 50,000. The class costs 2.4x its
+     * Rows inserted per run, plus updates and deletes: 50,000. The class costs 2.4x its
      * time at 20,000 (228.7 s against 96.3 s, side by side on a 2-core box at load 18-24; about 80 s
      * against CI's 34 s), paid for by SlowConsumerTest running newest and oldest instead of the whole
      * matrix. {@code -Dpgrepl.fault.rows=N} changes it.

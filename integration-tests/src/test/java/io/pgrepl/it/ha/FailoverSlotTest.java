@@ -32,7 +32,7 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Issue 11's headline, on PostgreSQL 17 and 18: a logical stream from a failover slot on a primary
+ * Failover, on PostgreSQL 17 and 18: a logical stream from a failover slot on a primary
  * with a physical standby (sync_replication_slots on the standby, synchronized_standby_slots on
  * the primary). The primary is stopped abruptly (immediate) with transactions in flight and the
  * standby promoted; {@link ReconnectingLogicalStream}, given both hosts with

@@ -45,7 +45,7 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Logical decoding on a hot standby (issue 20 section 1), on PostgreSQL 16 (the first with it), 17
+ * Logical decoding on a hot standby, on PostgreSQL 16 (the first with it), 17
  * (failover slots, invalidation_reason) and 18, one primary and one standby per major, in this order:
  * <ol>
  *   <li>slots created on the standby with {@link StandbySlots} (the primary is asked for

@@ -26,7 +26,7 @@ import java.util.concurrent.atomic.AtomicLong;
 import org.junit.jupiter.api.Test;
 
 /**
- * The issue's exactness test for incremental snapshots with message watermarks: a table of ~100
+ * The exactness test for incremental snapshots with message watermarks: a table of ~100
  * chunks is snapshotted while a workload inserts, updates, deletes, changes keys (mostly just
  * ahead of the chunk being read, where they race it) and, halfway, truncates and refills the table
  * in one transaction. The table rebuilt from changes and reads, in arrival order, must equal the

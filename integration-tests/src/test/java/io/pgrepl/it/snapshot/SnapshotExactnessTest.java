@@ -31,7 +31,7 @@ import java.util.concurrent.atomic.AtomicLong;
 import org.junit.jupiter.api.Test;
 
 /**
- * The issue's exactness test: while a workload inserts, updates (keys included) and deletes, a
+ * The exactness test of the initial snapshot: while a workload inserts, updates (keys included) and deletes, a
  * snapshot is taken and the stream follows; the target rebuilt from reads, then changes in order,
  * must equal every source table at the end, row for row and value for value, the expected values
  * being what the server returns for the final tables (text output, or the send functions' bytes).

@@ -57,7 +57,7 @@ public final class PgreplConnectorConfig extends AbstractConfig {
     public static final String STATUS_UPDATE_INTERVAL_MS = "status.update.interval.ms";
     public static final String SLOT_METRICS_INTERVAL_MS = "slot.metrics.interval.ms";
 
-    // --- OAuth, a standby's primary and the slot guard (issue 20); defined in one static block below ---
+    // --- OAuth, a standby's primary and the slot guard; defined in one static block below ---
     public static final String DATABASE_OAUTH_TOKEN_FILE = "database.oauth.token.file";
     public static final String DATABASE_OAUTH_TOKEN_PROVIDER_CLASS = "database.oauth.token.provider.class";
     /** Prefix of the settings handed to the provider's {@code configure} (without the prefix). */
@@ -174,7 +174,7 @@ public final class PgreplConnectorConfig extends AbstractConfig {
                     "How often the confirmed position is reported to the server (standby status updates); "
                             + "the server also asks for one when wal_sender_timeout nears."));
 
-    // OAuth, a standby's primary and the slot guard (issue 20): one block, so that other settings
+    // OAuth, a standby's primary and the slot guard: one block, so that other settings
     // added to the chain above merge without touching it.
     static {
         DatabaseSettings.define(CONFIG_DEF);

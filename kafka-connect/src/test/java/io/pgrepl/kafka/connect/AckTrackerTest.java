@@ -142,7 +142,7 @@ class AckTrackerTest {
     }
 
     /**
-     * Defect 11 of issue 19: the work per call must not grow with the transactions in flight. The
+     * The work per call must not grow with the transactions in flight. The
      * tracker counts the entries it looks at; 20,000 one-record transactions in flight, then
      * acknowledged newest first (the order that hurts a search from the head most).
      */

@@ -17,7 +17,7 @@ import java.util.Set;
  * own bookkeeping: which records reached the topic and the raw keys of the stored offset.
  *
  * <p>An initial snapshot of {@link #READS} rows at the consistent point comes first; a restart
- * during it resumes after the last committed read (the rule defect 1 of issue 19 asks for).
+ * during it resumes after the last committed read.
  */
 final class DeliveryModel {
     static final int READS = 4;

@@ -14,7 +14,7 @@ import net.jqwik.api.state.ActionChain;
 import net.jqwik.api.state.Transformer;
 
 /**
- * Issue 19's fast proof of the delivery rules: random sequences of database commits, produce,
+ * A fast proof of the delivery rules: random sequences of database commits, produce,
  * producer acknowledgements (in any order), Connect offset commits (in two halves, so
  * acknowledgements can arrive while one is in flight), heartbeats, worker restarts (records in
  * flight land or not), restarts during the initial snapshot, and reconnects, run through

@@ -74,7 +74,7 @@ class ExactlyOnceTest {
     }
 
     /**
-     * Issue 19, defect 3: heartbeats every second, a producer transaction timeout of 10 s and a
+     * Heartbeats every second, a producer transaction timeout of 10 s and a
      * database idle for longer. Each heartbeat must commit its Kafka transaction (a read_committed
      * consumer sees them), the task stays RUNNING, and the next change arrives.
      */
@@ -157,7 +157,7 @@ class ExactlyOnceTest {
     }
 
     /**
-     * Issue 19, defect 2's limit on records waiting for Kafka (max.unacknowledged.records): with
+     * The limit on records waiting for Kafka (max.unacknowledged.records): with
      * transaction.boundary=connector Connect acknowledges records only when their Kafka transaction
      * commits, so a PostgreSQL transaction ten times the limit, handed over in parts, must not wait
      * for acknowledgements inside itself (it did, forever; the Connect soak found it).

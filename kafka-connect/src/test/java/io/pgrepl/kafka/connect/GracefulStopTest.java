@@ -27,7 +27,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestInstance;
 
 /**
- * Issue 19, defect 2: a task stopped during a fast initial copy commits its last offsets. Kafka is
+ * A task stopped during a fast initial copy commits its last offsets. Kafka is
  * made slower than the copy for real (a broker quota on the task producer's client id), so records
  * pile up between poll() and Kafka's acknowledgement, as on a busy cluster. Connect then stops the
  * task ({@code PUT /connectors/gs/stop}): its final offset commit first waits for every record handed
@@ -63,10 +63,11 @@ class GracefulStopTest {
 
     /*
      * Why the stop outlasted 5 s (samples every 250 ms of the task thread, the producer's metrics and
-     * the connector's own count; figures in benchmarks/RESULTS.md, ninth session): under the quota the
+     * the connector's own count; figures in benchmarks/RESULTS.md, "Kafka Connect: stopping under a
+     * broker quota"): under the quota the
      * producer alternates seconds of about 1,800 acknowledgements with a payback of one throttled
      * request (24 records) a second. With max.unacknowledged.records alone, 119 records outlasted 5 s
-     * in such a payback. With the pace of the last second, the eighth session's fix, the throttled
+     * in such a payback. With the pace of the last second (the pacing of df5f15e), the throttled
      * seconds were never remembered (the records allowed went out and came back together, so none
      * waited throughout them), and a stop that came right after a fast spell found up to 1,900 records
      * waiting and took 4.5 s and more. Now the pace of the throttled seconds is remembered for 16 s and
@@ -136,8 +137,8 @@ class GracefulStopTest {
     /*
      * The worst moment for a stop: right after a spell at full speed, when the quota's payback begins
      * (one request a second) and everything let through during the spell still waits. The stop of
-     * the eighth session's pacing failed there (1 run in 9, with 1,344 records waiting). Aiming at it
-     * is not shown to force that failure: the one run of the eighth session's pacing with this stop
+     * the pacing of df5f15e failed there (1 run in 9, with 1,344 records waiting). Aiming at it
+     * is not shown to force that failure: the one run of the pacing of df5f15e with this stop
      * passed. With no spell seen within the timeout the stop comes anyway.
      */
     private boolean awaitTheEndOfAFastSpell(String topic, Duration timeout) throws Exception {

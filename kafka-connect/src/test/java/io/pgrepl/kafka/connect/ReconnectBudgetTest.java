@@ -10,7 +10,7 @@ import java.util.concurrent.atomic.AtomicLong;
 import org.junit.jupiter.api.Test;
 
 /**
- * Issue 19, defect 6: the task gave up after ten failures (about 37 s of backoff) even while the
+ * The task gave up after ten failures (about 37 s of backoff) even while the
  * slot was only held by a walsender that had not noticed its dead peer. A held slot is waited for
  * up to its own deadline without counting; other failures still give up after ten in a row.
  */

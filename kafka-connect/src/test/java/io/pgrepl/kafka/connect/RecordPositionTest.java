@@ -25,7 +25,7 @@ import org.apache.kafka.connect.source.SourceRecord;
 import org.junit.jupiter.api.Test;
 
 /**
- * Defect 8 of issue 19: a record's position inside its transaction must not depend on the
+ * A record's position inside its transaction must not depend on the
  * connector's configuration, or a restart that also changes tombstones.on.delete, the table
  * filter or the messages topic skips or repeats records of the transaction it stopped in. Each
  * case converts one transaction under one configuration, "stores" the offset of a record, and

@@ -32,7 +32,7 @@ import org.junit.jupiter.params.provider.MethodSource;
 import org.junit.jupiter.api.TestInstance;
 
 /**
- * Issue 19, defect 1: the worker running two initial snapshots is SIGKILLed while one copy is in
+ * The worker running two initial snapshots is SIGKILLed while one copy is in
  * its middle (a table thirty times larger than the other's) and the other has just handed over
  * its last read, with deletes, updates and inserts running all along.
  * Another worker takes both tasks over. Every table rebuilt from its topic, reads and changes in
@@ -74,7 +74,7 @@ class SnapshotKillTest {
     }
 
     /*
-     * The newest and the oldest major (issue 19's rule for the kill tests): the copy's exported
+     * The newest and the oldest major (the rule for the kill tests): the copy's exported
      * snapshot, the slot kept across the kill and the stream from the first copy's consistent
      * point all depend on the server. One Kafka cluster for both; names carry the major, so the
      * second run's topics and offsets are its own.

@@ -27,7 +27,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestInstance;
 
 /**
- * Issue 20's Connect settings on a real worker, one Kafka cluster and one PostgreSQL 18 primary
+ * The OAuth, standby-primary and slot-guard settings on a real worker, one Kafka cluster and one PostgreSQL 18 primary
  * (with the kit's OAuth validator module when a C compiler is there) and its hot standby for the
  * class: streaming from the standby with the slot created there through the primary's
  * pg_log_standby_snapshot(); the slot guard failing the task before the slot is lost; a token file

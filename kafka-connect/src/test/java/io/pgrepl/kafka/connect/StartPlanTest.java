@@ -12,7 +12,7 @@ import java.util.Map;
 import org.apache.kafka.connect.errors.ConnectException;
 import org.junit.jupiter.api.Test;
 
-/** The start rules alone: offsets and slot positions in, an action out (issue 19, defects 1, 4, 5). */
+/** The start rules alone: offsets and slot positions in, an action out. */
 class StartPlanTest {
     private static final long C1 = 0x1_0000_0000L;
     private static final Map<String, Object> STREAMING = Position.offset(C1 + 500, 3);
@@ -78,7 +78,7 @@ class StartPlanTest {
         assertEquals(Action.SNAPSHOT_NEW_SLOT, plan(SnapshotMode.NEVER, SlotLostHandling.SNAPSHOT, STREAMING, null).action());
     }
 
-    /** Defect 4: the re-snapshot's new slot, with the old slot's offsets still stored, means copy again. */
+    /** The re-snapshot's new slot, with the old slot's offsets still stored, means copy again. */
     @Test
     void whenNeededCopiesAgainForASlotNewerThanTheOffsets() {
         StartPlan p = plan(SnapshotMode.WHEN_NEEDED, SlotLostHandling.FAIL, STREAMING, idle(C1 + 10_000));

@@ -29,7 +29,7 @@ import org.junit.jupiter.params.provider.MethodSource;
 /**
  * The task driven directly (no worker) against a real PostgreSQL 18, starting from the offsets a
  * crash or a stop would have left: how long stop() takes, what start() does with offsets and a
- * slot that disagree (issue 19, defects 1, 2, 4, 5, 7).
+ * slot that disagree.
  */
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
 class TaskLifecycleTest {

@@ -9,7 +9,7 @@ import java.util.concurrent.atomic.AtomicLong;
 import org.junit.jupiter.api.Test;
 
 /**
- * The limits on what waits for Kafka (issue 19, defect 2): a count, a start allowance until twelve
+ * The limits on what waits for Kafka: a count, a start allowance until twelve
  * seconds have told Kafka's pace, then the time Kafka would need at its slowest pace of the last 16
  * seconds. A hand-driven clock makes the pace exact; expected rooms are worked out from the numbers
  * here, not from the code.

@@ -33,7 +33,7 @@ import org.junit.jupiter.api.TestInstance;
  * nothing is missing, a record is sent twice only if the offset committed before the kill does not
  * cover it (its transaction and index), and the slot's confirmed_flush_lsn, sampled throughout and
  * right after the kill, never covered a transaction that the committed offsets did not. This is the
- * real form of issue 10's "task killed mid-stream" (EndToEndTest and ExactlyOnceTest stop or restart
+ * real form of "task killed mid-stream" (EndToEndTest and ExactlyOnceTest stop or restart
  * the task through Connect, which lets it flush its offsets first).
  */
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)

@@ -20,7 +20,7 @@ import org.apache.kafka.clients.admin.OffsetSpec;
 import org.apache.kafka.common.TopicPartition;
 
 /**
- * The Connect soak (issue 19): pgrepl's connector in exactly-once mode ({@code exactly.once.source.support=enabled},
+ * The Connect soak: pgrepl's connector in exactly-once mode ({@code exactly.once.source.support=enabled},
  * {@code transaction.boundary=connector} and the converters of the shipped example config, heartbeats every
  * second, a producer {@code transaction.timeout.ms} of {@code --transaction-timeout-ms}) on two distributed
  * Connect workers, each a JVM of its own ({@link SoakWorker}), and one KRaft broker in a JVM of its own ({@link SoakBroker}). An initial
