@@ -174,7 +174,7 @@ final class IncrementalSource extends TxSource implements SnapshotReadHandler {
                     err.println("pgrepl: incremental snapshot of " + p.table() + " failed: " + p.error());
                     if (p.error() != null && p.error().contains("no key to read it by")) {
                         err.println("pgrepl: hint: read it by a unique, not-null column: --snapshot=incremental --snapshot-tables "
-                                + p.table() + " --surrogate-key COLUMN");
+                                + shellWord(p.table()) + " --surrogate-key COLUMN");
                     }
                 }
             }
@@ -201,5 +201,10 @@ final class IncrementalSource extends TxSource implements SnapshotReadHandler {
     void close() {
         if (engine != null) engine.close();
         super.close();
+    }
+
+    /** {@code word} as one shell word: in single quotes when it holds anything but letters, digits, {@code _ . $ -}. */
+    static String shellWord(String word) {
+        return word.matches("[A-Za-z0-9_.$-]+") ? word : "'" + word.replace("'", "'\\''") + "'";
     }
 }

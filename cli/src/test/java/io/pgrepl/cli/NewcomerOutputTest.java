@@ -43,14 +43,15 @@ class NewcomerOutputTest {
                 + " CREATE PUBLICATION nk_pub FOR TABLE \"No Key\" WITH (publish = 'insert')");
         server.sql("postgres", "SELECT pg_create_logical_replication_slot('nk', 'pgoutput')");
         Cli.Result r = Cli.run("stream", Cli.url(server), "-S", "nk", "-P", "nk_pub", "--snapshot=incremental",
-                "--snapshot-tables", "public.No Key", "--idle-exit", "2");
-        assertEquals("failed", end(r.lines(), "public.No Key").get("status").asText(), r.out());
+                "--snapshot-tables", "public.\"No Key\"", "--idle-exit", "2");
+        assertEquals("failed", end(r.lines(), "public.\"No Key\"").get("status").asText(), r.out());
+        // The name as PostgreSQL reads it, quoted for the shell: the hint can be pasted as it is.
         assertTrue(r.err().contains("pgrepl: hint: read it by a unique, not-null column: --snapshot=incremental"
-                + " --snapshot-tables public.No Key --surrogate-key COLUMN"), r.err());
+                + " --snapshot-tables 'public.\"No Key\"' --surrogate-key COLUMN"), r.err());
 
         r = Cli.run("stream", Cli.url(server), "-S", "nk", "-P", "nk_pub", "--snapshot=incremental",
-                "--snapshot-tables", "public.No Key", "--surrogate-key", "code", "--idle-exit", "2");
-        JsonNode done = end(r.lines(), "public.No Key");
+                "--snapshot-tables", "public.\"No Key\"", "--surrogate-key", "code", "--idle-exit", "2");
+        JsonNode done = end(r.lines(), "public.\"No Key\"");
         assertEquals("completed", done.get("status").asText(), r.out() + r.err());
         assertEquals(3, done.get("rows").asLong());
         List<String> codes = r.lines().stream().filter(n -> n.get("type").asText().equals("read"))
