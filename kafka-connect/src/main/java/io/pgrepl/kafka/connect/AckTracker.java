@@ -109,9 +109,9 @@ final class AckTracker {
         drain();
     }
 
-    /** The ticket of a record's source offset: its lsn_commit, 0 without one. */
+    /** The ticket of a record's source offset: its transaction's end LSN, 0 without one. */
     static long ticket(java.util.Map<String, ?> offset) {
-        return offset != null && offset.get(Position.LSN_COMMIT) instanceof Number n ? n.longValue() : 0;
+        return Position.txEnd(offset);
     }
 
     /** One more record of the open transaction {@code endLsn} is on its way to Kafka. */

@@ -83,6 +83,8 @@ final class ChangeRecords {
     private long xid;
     private long commitMicros;
     private long previousCommit;
+    /** The end LSN of the last transaction wholly built (0: none known yet): Debezium's lsn_commit in the offsets (see {@link Position}). */
+    private long committed;
     /** Records of the transaction so far, skipped ones included (what a legacy offset counts). */
     private int index;
     /** Ordinal of the current row change in the transaction (-1: none yet), and messages since it. */
@@ -152,7 +154,17 @@ final class ChangeRecords {
     Position through() {
         if (lastPart < 0) return null;
         if (!passed && lastSkip != null && lastSkip.legacy() && lastSkip.endLsn() == endLsn) return lastSkip;
-        return Position.of(endLsn, change, lastPart);
+        return Position.of(endLsn, change, lastPart, committed);
+    }
+
+    /** Streaming resumes after {@code position}: its last whole transaction is what the first offsets name to Debezium. */
+    void resumeAfter(Position position) {
+        committed = position.commit();
+    }
+
+    /** Every change of the current transaction (or standalone message) was built: later offsets name it to Debezium. */
+    void end() {
+        committed = endLsn;
     }
 
     /** A row change starts: the next ordinal, whatever becomes of it. */
@@ -433,7 +445,7 @@ final class ChangeRecords {
 
     /** The offset of record {@code part} of the current row change. */
     private Map<String, Object> offset(int part) {
-        Map<String, Object> o = Position.offset(endLsn, change, part);
+        Map<String, Object> o = Position.record(endLsn, change, part, committed, xid, commitMicros);
         return incrementalState == null ? o : Position.withState(o, incrementalState);
     }
 

@@ -92,7 +92,7 @@ final class Handover {
 
     /** The initial snapshot is complete: streaming hands over from its consistent point {@code from}. */
     void snapshotDone(long from) {
-        written = new Position(from, -1);
+        written = new Position(from, -1).withCommit(from);
         lastSentMillis = System.currentTimeMillis();
     }
 
@@ -150,7 +150,8 @@ final class Handover {
         lastHeartbeatMillis = lastSentMillis;
         long reached = Lsn.max(passed, idlePosition());
         boolean advanced = Long.compareUnsigned(reached, written.endLsn()) > 0;
-        if (advanced) written = written.max(new Position(reached, -1));
+        // Every transaction ending at or below `reached` was handed over: Debezium may resume after it.
+        if (advanced) written = written.max(new Position(reached, -1).withCommit(reached));
         SourceRecord r = records.heartbeat(written == Position.START ? null : written, handedState);
         // Connect commits offsets in order, so the heartbeat holds back whatever is opened after it;
         // registered first, it is what the position it carries waits for: that position is
@@ -229,11 +230,12 @@ final class Handover {
     /** Kafka acknowledged {@code record} (Connect's commitRecord). */
     void acknowledged(SourceRecord record) {
         Map<String, ?> offset = record.sourceOffset();
-        if (record.valueSchema() == ChangeRecords.HEARTBEAT_VALUE || (offset != null && offset.containsKey(Position.SNAPSHOT))) {
+        if (record.valueSchema() == ChangeRecords.HEARTBEAT_VALUE || Position.isRead(offset)) {
             acks.untrackedAcknowledged(AckTracker.ticket(offset)); // they hold back later transactions' offsets
             return;
         }
-        if (offset != null && offset.get(Position.LSN_COMMIT) instanceof Number lsn) acks.acknowledged(lsn.longValue());
+        long lsn = Position.txEnd(offset);
+        if (lsn != 0) acks.acknowledged(lsn);
     }
 
     /** Offsets were committed: confirm what they cover ({@link AckTracker#offsetsCommitted}). */

@@ -92,10 +92,12 @@ public final class PgreplSourceTask extends SourceTask {
         Map<String, Object> stored = context.offsetStorageReader().offset(partition);
         boolean interrupted = Position.snapshotInterrupted(stored);
         Position resume = interrupted ? Position.START : Position.fromOffset(stored);
-        log.info("pgrepl task for slot {} resuming after {} (record {}){}", config.slotName(), Lsn.format(resume.endLsn()),
-                resume.index(), interrupted ? "; its initial snapshot was interrupted" : "");
+        Takeover takeover = Takeover.of(stored, config);
+        log.info("pgrepl task for slot {} resuming after {}{}", config.slotName(), resume.describe(),
+                interrupted ? "; its initial snapshot was interrupted" : "");
         PgConnection c = ReplicationSetup.connect(config);
         try {
+            if (takeover != null) takeover.check(c);
             ReplicationSetup.ensurePublication(c, config);
             if (records == null) {
                 records = new ChangeRecords(config, partition, ReplicationSetup.currentDatabase(c, config),
@@ -104,7 +106,11 @@ public final class PgreplSourceTask extends SourceTask {
             if (handover == null) handover = new Handover(context, records, config.heartbeatIntervalMs());
             Handover h = handover;
             h.written(resume);
-            if (IncrementalSettings.enabled(config)) startIncremental(c, stored);
+            records.resumeAfter(resume);
+            if (IncrementalSettings.enabled(config)) {
+                startIncremental(c, stored);
+                if (takeover != null) takeover.resumeIncremental(incremental.engine());
+            }
             ReplicationSetup.SlotInfo slot = ReplicationSetup.slot(c, config);
             if (slot != null) ReplicationSetup.requireLogicalPgoutput(slot, config);
             StartPlan plan = StartPlan.decide(config.snapshotMode(), config.slotLostHandling(), stored,
@@ -141,6 +147,7 @@ public final class PgreplSourceTask extends SourceTask {
                                 + " then streaming from " + Lsn.format(plan.streamFrom()) : "");
             }
             h.written(Position.START);
+            records.resumeAfter(Position.START);
             conn = c;
             snapshotReads = SnapshotReads.start(c, config, streamOptions(c), plan, records);
             log.info("initial snapshot of publication {} started (slot {}, {} worker(s))", config.publicationName(),
@@ -178,6 +185,7 @@ public final class PgreplSourceTask extends SourceTask {
         List<String> tables = IncrementalSetup.initialTables(c, config);
         log.info("slot {}: {}; initial load by incremental snapshot of {} table(s)", config.slotName(), plan.why(), tables.size());
         handover.written(Position.START);
+        records.resumeAfter(Position.START);
         incremental.engine().execute(tables.toArray(String[]::new)); // queued until the stream has started
         conn = c;
         startStreaming(c);
@@ -254,6 +262,7 @@ public final class PgreplSourceTask extends SourceTask {
             long from = snapshotReads.streamFrom();
             snapshotReads = null;
             handover.snapshotDone(from);
+            records.resumeAfter(handover.written());
             log.info("initial snapshot done: {} rows of {} table(s); streaming from {}", r.rows(), r.tables().size(),
                     Lsn.format(from));
             if (config.snapshotMode() == PgreplConnectorConfig.SnapshotMode.INITIAL_ONLY) {

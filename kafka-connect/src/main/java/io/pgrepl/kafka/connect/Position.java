@@ -1,5 +1,6 @@
 package io.pgrepl.kafka.connect;
 
+import java.util.HashMap;
 import java.util.Map;
 
 /**
@@ -18,13 +19,23 @@ import java.util.Map;
  * they take the ordinal of the row change before them (-1 before any) and parts from
  * {@link #PART_MESSAGES} on.
  *
+ * <p>{@code commit} is the end LSN of the last transaction wholly at or before this position (0:
+ * not known). It is what Debezium's connector reads back from the same offset ({@code lsn} and
+ * {@code lsn_commit}, see {@link DebeziumOffsets}), so that connector, started on offsets pgrepl
+ * wrote, resumes after that transaction: its skip has no finer unit that pgrepl could write, because
+ * pgoutput's per-change WAL positions do not reach the records.
+ *
  * <p>Offsets stored before this format (no {@code event_part}) are {@code legacy}: their index
  * counts the records emitted in the transaction, and they are still honoured that way (exact
  * unless the configuration changed in the same restart). The first record written after the
- * upgrade stores the new format.
+ * upgrade stores the new format. Offsets that named the transaction's end {@code lsn_commit}
+ * (before Debezium's meaning of that key was written beside pgrepl's) are read as well.
  */
-record Position(long endLsn, int index, int part, boolean legacy) {
-    static final String LSN_COMMIT = "lsn_commit";
+record Position(long endLsn, int index, int part, boolean legacy, long commit) {
+    /** pgrepl's own: the end LSN of the record's transaction. */
+    static final String TX_END = "pgrepl_lsn";
+    /** Debezium's: the last transaction wholly processed (pgrepl writes {@link #commit} there). */
+    static final String LSN_COMMIT = DebeziumOffsets.LSN_COMMIT;
     static final String EVENT = "event";
     /** Present in offsets of the configuration-independent format (see the class comment). */
     static final String EVENT_PART = "event_part";
@@ -39,50 +50,90 @@ record Position(long endLsn, int index, int part, boolean legacy) {
     /** Covers every record of change {@code index}. */
     static final int ALL_PARTS = Integer.MAX_VALUE;
 
-    /** Marks the offset of an initial snapshot's read; true while the copy is under way. */
-    static final String SNAPSHOT = "snapshot";
-    static final String SNAPSHOT_LSN = "snapshot_lsn";
-    /** {@code snapshot} of an incremental snapshot's read or notification: not a transaction's record. */
+    /**
+     * pgrepl's mark of a record outside any transaction: {@link #READ} for an initial snapshot's
+     * read (the copy did not finish while it is the last stored), {@link #LAST} for the copy's last
+     * read, {@link #INCREMENTAL} for an incremental snapshot's read or notification.
+     */
+    static final String SNAPSHOT = "pgrepl_snapshot";
+    static final String READ = "read";
+    static final String LAST = "last";
     static final String INCREMENTAL = "incremental";
+    static final String SNAPSHOT_LSN = "snapshot_lsn";
     /** The incremental snapshots' resumable state as of the record (absent when none runs). */
     static final String INCREMENTAL_STATE = "incremental_state";
+    /** Before Debezium's keys were written beside pgrepl's, the mark was {@code snapshot} (true, "last", "incremental"). */
+    private static final String OLD_SNAPSHOT = DebeziumOffsets.SNAPSHOT;
 
     /** A position in the record-count format (legacy offsets; index -1 covers nothing of {@code endLsn} either way). */
     Position(long endLsn, int index) {
-        this(endLsn, index, ALL_PARTS, true);
+        this(endLsn, index, ALL_PARTS, true, 0);
     }
 
     /** Record {@code part} of row change {@code index} of the transaction ending at {@code endLsn}. */
     static Position of(long endLsn, int index, int part) {
-        return new Position(endLsn, index, part, false);
+        return new Position(endLsn, index, part, false, 0);
+    }
+
+    /** The same, with {@code commit} as the last transaction wholly covered. */
+    static Position of(long endLsn, int index, int part, long commit) {
+        return new Position(endLsn, index, part, false, commit);
+    }
+
+    /**
+     * Everything up to and including the transaction ending at {@code lsn} and nothing after: what
+     * a Debezium offset, or a heartbeat at a position the stream has passed, covers.
+     */
+    static Position through(long lsn) {
+        return new Position(lsn, Integer.MAX_VALUE, ALL_PARTS, false, lsn);
+    }
+
+    /** This position with {@code commit} as the last transaction wholly covered. */
+    Position withCommit(long c) {
+        return new Position(endLsn, index, part, legacy, c);
     }
 
     static Map<String, Object> offset(long endLsn, int index) {
-        return Map.of(LSN_COMMIT, endLsn, EVENT, index);
+        return new Position(endLsn, index).toOffset();
     }
 
     /** The offset of record {@code part} of row change {@code index} (the configuration-independent format). */
     static Map<String, Object> offset(long endLsn, int index, int part) {
-        return Map.of(LSN_COMMIT, endLsn, EVENT, index, EVENT_PART, part);
+        return of(endLsn, index, part).toOffset();
+    }
+
+    /**
+     * The offset of a streamed record: pgrepl's position, and Debezium's keys for {@code commit}
+     * (with the transaction's id and commit time, as Debezium stores them).
+     */
+    static Map<String, Object> record(long endLsn, int index, int part, long commit, long xid, long commitMicros) {
+        // Immutable maps: one per record, so the smallest and fastest to build.
+        if (commit == 0) return Map.of(TX_END, endLsn, EVENT, index, EVENT_PART, part);
+        return Map.of(TX_END, endLsn, EVENT, index, EVENT_PART, part, DebeziumOffsets.LSN, commit, LSN_COMMIT, commit,
+                DebeziumOffsets.TX_ID, xid, DebeziumOffsets.TS_USEC, commitMicros);
     }
 
     /** {@code offset} with the incremental snapshots' {@code state} added (none: {@code offset} itself). */
     static Map<String, Object> withState(Map<String, Object> offset, String state) {
         if (state == null || offset == null) return offset;
-        Map<String, Object> m = new java.util.HashMap<>(offset);
+        Map<String, Object> m = new HashMap<>(offset);
         m.put(INCREMENTAL_STATE, state);
+        DebeziumOffsets.putIncremental(m, state);
         return m;
     }
 
     /**
      * The offset of an incremental snapshot's read (or notification) handed over after everything
      * up to {@code at}: restarting from it resumes the stream after {@code at} and the snapshots at
-     * {@code state}. Kafka acknowledges it outside any transaction ({@code snapshot=incremental}).
+     * {@code state}. Kafka acknowledges it outside any transaction ({@code pgrepl_snapshot=incremental}).
      */
     static Map<String, Object> incrementalRead(Position at, String state) {
-        Map<String, Object> m = new java.util.HashMap<>(at.toOffset());
+        Map<String, Object> m = new HashMap<>(at.toOffset());
         m.put(SNAPSHOT, INCREMENTAL);
-        if (state != null) m.put(INCREMENTAL_STATE, state);
+        if (state != null) {
+            m.put(INCREMENTAL_STATE, state);
+            DebeziumOffsets.putIncremental(m, state);
+        }
         return m;
     }
 
@@ -91,17 +142,28 @@ record Position(long endLsn, int index, int part, boolean legacy) {
         return offset != null && offset.get(INCREMENTAL_STATE) instanceof String s ? s : null;
     }
 
-    /** This position as a source offset, in its own format. */
+    /** This position as a source offset, in its own format, with Debezium's keys for {@link #commit}. */
     Map<String, Object> toOffset() {
-        return legacy ? offset(endLsn, index) : offset(endLsn, index, part);
+        Map<String, Object> m = new HashMap<>(8);
+        m.put(TX_END, endLsn);
+        m.put(EVENT, index);
+        if (!legacy) m.put(EVENT_PART, part);
+        DebeziumOffsets.putCommit(m, commit, 0, 0);
+        return m;
     }
 
     /**
      * The offset of read {@code index} of a snapshot taken at {@code consistentPoint}. It has no
-     * lsn_commit: a task that restarts from it knows the copy did not finish and redoes it.
+     * position: a task that restarts from it knows the copy did not finish and redoes it (and so
+     * does Debezium's connector: for it the offset is of an initial snapshot not completed).
      */
     static Map<String, Object> snapshotRead(long consistentPoint, int index) {
-        return Map.of(SNAPSHOT, true, SNAPSHOT_LSN, consistentPoint, EVENT, index);
+        Map<String, Object> m = new HashMap<>(8);
+        m.put(SNAPSHOT, READ);
+        m.put(SNAPSHOT_LSN, consistentPoint);
+        m.put(EVENT, index);
+        DebeziumOffsets.putSnapshotUnfinished(m);
+        return m;
     }
 
     /**
@@ -109,12 +171,37 @@ record Position(long endLsn, int index, int part, boolean legacy) {
      * consistent point (index -1: nothing of a transaction ending there is covered).
      */
     static Map<String, Object> snapshotDone(long consistentPoint) {
-        return Map.of(LSN_COMMIT, consistentPoint, EVENT, -1, SNAPSHOT, "last");
+        Map<String, Object> m = new Position(consistentPoint, -1, ALL_PARTS, true, consistentPoint).toOffset();
+        m.put(SNAPSHOT, LAST);
+        return m;
     }
 
-    /** True for the offset of a snapshot read that was not the last: the copy was interrupted. */
+    /** True when Kafka acknowledges {@code offset}'s record outside any transaction (a snapshot's read). */
+    static boolean isRead(Map<String, ?> offset) {
+        return offset != null && offset.containsKey(SNAPSHOT);
+    }
+
+    /** The end LSN of the transaction of the record that wrote {@code offset}; 0 without one (a copy's read). */
+    static long txEnd(Map<String, ?> offset) {
+        return offset != null && offset.get(TX_END) instanceof Number n ? n.longValue() : 0;
+    }
+
+    /** True for pgrepl's offset of a snapshot read that was not the last: the copy was interrupted. */
     static boolean snapshotInterrupted(Map<String, Object> offset) {
-        return offset != null && Boolean.TRUE.equals(offset.get(SNAPSHOT)) && !(offset.get(LSN_COMMIT) instanceof Number);
+        if (offset == null) return false;
+        if (READ.equals(offset.get(SNAPSHOT))) return true;
+        // Written before Debezium's keys: snapshot=true and no position.
+        return pgreplOld(offset) && Boolean.TRUE.equals(offset.get(OLD_SNAPSHOT)) && !(offset.get(LSN_COMMIT) instanceof Number);
+    }
+
+    /** True for an offset pgrepl wrote (either of its formats); false for Debezium's, or none. */
+    static boolean pgrepl(Map<String, ?> offset) {
+        return offset != null && (offset.containsKey(TX_END) || offset.containsKey(SNAPSHOT) || pgreplOld(offset));
+    }
+
+    /** pgrepl's offsets from before the Debezium keys: Debezium never writes {@code event}. */
+    private static boolean pgreplOld(Map<String, ?> offset) {
+        return !offset.containsKey(TX_END) && offset.containsKey(EVENT);
     }
 
     /**
@@ -126,13 +213,20 @@ record Position(long endLsn, int index, int part, boolean legacy) {
         return offset != null && offset.get(SNAPSHOT_LSN) instanceof Number n ? n.longValue() : 0;
     }
 
-    /** From a stored offset; {@link #START} when there is none. */
+    /**
+     * From a stored offset, pgrepl's or Debezium's ({@link DebeziumOffsets#position}); {@link #START}
+     * when there is none, or it holds no streaming position.
+     */
     static Position fromOffset(Map<String, Object> offset) {
-        if (offset == null || !(offset.get(LSN_COMMIT) instanceof Number lsn)) return START;
+        if (offset == null) return START;
+        if (!pgrepl(offset)) return DebeziumOffsets.position(offset);
+        Object end = offset.containsKey(TX_END) ? offset.get(TX_END) : offset.get(LSN_COMMIT);
+        if (!(end instanceof Number lsn)) return START;
+        long commit = offset.containsKey(TX_END) && offset.get(LSN_COMMIT) instanceof Number c ? c.longValue() : 0;
         Object e = offset.get(EVENT);
         int index = e instanceof Number n ? n.intValue() : Integer.MAX_VALUE;
-        if (offset.get(EVENT_PART) instanceof Number part) return of(lsn.longValue(), index, part.intValue());
-        return new Position(lsn.longValue(), index);
+        if (offset.get(EVENT_PART) instanceof Number part) return new Position(lsn.longValue(), index, part.intValue(), false, commit);
+        return new Position(lsn.longValue(), index, ALL_PARTS, true, commit);
     }
 
     /** Legacy rule: true when record {@code idx} (emitted-record count) of the transaction ending at {@code lsn} is covered. */
@@ -156,8 +250,16 @@ record Position(long endLsn, int index, int part, boolean legacy) {
     /**
      * The later of two positions. Of a legacy and a new-format position in the same transaction
      * the new one wins: new-format positions are built only for records after the legacy one.
+     * The later one's {@code commit} goes with it, or the other's when it has none.
      */
     Position max(Position o) {
+        Position m = later(o);
+        Position other = m == this ? o : this;
+        if (m.commit == 0 && other.commit != 0) return m.withCommit(other.commit);
+        return m;
+    }
+
+    private Position later(Position o) {
         int c = Long.compareUnsigned(endLsn, o.endLsn);
         if (c != 0) return c > 0 ? this : o;
         if (legacy != o.legacy) return legacy ? o : this;
@@ -168,6 +270,7 @@ record Position(long endLsn, int index, int part, boolean legacy) {
     String describe() {
         String lsn = io.pgrepl.codec.Lsn.format(endLsn);
         if (legacy) return lsn + "@" + index;
+        if (index == Integer.MAX_VALUE) return lsn + " (whole)";
         return lsn + "#" + index + (part == ALL_PARTS ? "" : "." + part);
     }
 }

@@ -29,6 +29,13 @@ import org.apache.kafka.connect.errors.ConnectException;
  * records) and turns off the stream's idle keepalive confirmation. A slot that is gone, or
  * confirmed past {@code S}, lost changes (or is another slot of the same name): the task fails
  * unless slot.lost.handling=snapshot, or snapshot.mode=when_needed, asks for a new copy.
+ *
+ * <p>Debezium's offsets (a takeover: the same connector name, so the same Connect offsets) are read
+ * as the same rules need them ({@link DebeziumOffsets}): a streaming offset as the transaction its
+ * {@code lsn_commit} names, checked against the slot like pgrepl's; an initial snapshot it did not
+ * finish as a copy to take again beside the slot, streaming from the slot's confirmed position (the
+ * same argument as above: Debezium confirms nothing during its copy); a blocking snapshot it did not
+ * finish is refused (which tables it was reading is not in its offsets).
  */
 record StartPlan(Action action, long streamFrom, String why) {
     enum Action {
@@ -51,6 +58,9 @@ record StartPlan(Action action, long streamFrom, String why) {
 
     static StartPlan decide(SnapshotMode mode, SlotLostHandling handling, Map<String, Object> stored, Slot slot,
                             String slotName) {
+        String debeziumCopy = stored == null || Position.pgrepl(stored) ? null : DebeziumOffsets.unfinishedSnapshot(stored);
+        if (debeziumCopy != null) return debeziumCopy(debeziumCopy, mode, slot, slotName);
+        if (stored != null && !Position.pgrepl(stored) && !DebeziumOffsets.streaming(stored)) stored = null; // no position in it
         boolean interrupted = Position.snapshotInterrupted(stored);
         boolean snapshotDone = stored != null && !interrupted;
         if (mode == SnapshotMode.INITIAL_ONLY) {
@@ -80,6 +90,29 @@ record StartPlan(Action action, long streamFrom, String why) {
             return new StartPlan(Action.SNAPSHOT_EXISTING_SLOT, first, "the previous copy was interrupted");
         }
         return snapshotAgain(mode, handling, slot, slot == null ? 0 : slot.confirmedFlush(), lost, slotName);
+    }
+
+    /** Debezium's offsets hold a snapshot of {@code type} it did not finish. */
+    private static StartPlan debeziumCopy(String type, SnapshotMode mode, Slot slot, String slotName) {
+        String what = "the stored offsets are Debezium's, written during a" + (type.equals("INITIAL") ? "n" : "") + " "
+                + type.toLowerCase(java.util.Locale.ROOT) + " snapshot it did not finish";
+        if (!type.equals("INITIAL")) {
+            throw new ConnectException(what + ", and they do not say which tables it was reading. Let Debezium finish it,"
+                    + " or reset the connector's offsets and start with snapshot.mode=initial (every table is copied again)");
+        }
+        if (mode == SnapshotMode.NEVER || mode == SnapshotMode.NO_DATA) {
+            throw new ConnectException(what + ": its topics hold part of a copy, and snapshot.mode="
+                    + mode.name().toLowerCase(java.util.Locale.ROOT) + " would never complete it. Set snapshot.mode=initial"
+                    + " (or when_needed): the tables are copied again and streaming continues from the slot's position");
+        }
+        if (mode == SnapshotMode.INITIAL_ONLY) {
+            return slot == null ? new StartPlan(Action.SNAPSHOT_TEMPORARY, 0, what)
+                    : new StartPlan(Action.SNAPSHOT_BESIDE_SLOT, 0, what);
+        }
+        if (slot == null) return new StartPlan(Action.SNAPSHOT_NEW_SLOT, 0, what + ", and its slot is gone");
+        requireIdle(slot, slotName);
+        return new StartPlan(Action.SNAPSHOT_EXISTING_SLOT, slot.confirmedFlush(), what + ": the slot is kept, the tables are"
+                + " copied again beside it and streaming continues from its position");
     }
 
     /** Why the slot cannot serve everything after {@code covered}; null if it can. */

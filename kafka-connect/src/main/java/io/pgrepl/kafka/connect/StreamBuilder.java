@@ -11,8 +11,10 @@ import io.pgrepl.codec.MalformedMessageException;
 import io.pgrepl.codec.pgoutput.record.PgOutputRecord;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.Iterator;
 import java.util.List;
+import java.util.Map;
 import java.util.NoSuchElementException;
 import java.util.concurrent.BlockingQueue;
 import java.util.concurrent.TimeUnit;
@@ -138,13 +140,14 @@ final class StreamBuilder {
             do {
                 List<SourceRecord> chunk = new ArrayList<>();
                 while (chunk.size() < max && changes.hasNext()) records.accept(changes.next(), built, chunk::add);
-                Position through = records.through();
-                if (through != null) built = built.max(through);
                 boolean last = !changes.hasNext();
                 if (last) {
                     current = null;
                     t.close();
+                    completed(lsn, chunk);
                 }
+                Position through = records.through();
+                if (through != null) built = built.max(through);
                 deliver(new Chunk(lsn, first, last, true, chunk, through, null, false, state));
                 first = false;
             } while (current == t);
@@ -153,12 +156,29 @@ final class StreamBuilder {
             records.beginStandalone(lsn);
             List<SourceRecord> chunk = new ArrayList<>(1);
             records.accept(m.message(), built, chunk::add);
+            completed(lsn, chunk);
             Position through = records.through();
             built = built.max(through);
             // A message outside any transaction is a transaction of its own in Kafka too.
             deliver(new Chunk(lsn, true, true, true, chunk, through, null, false, state));
         }
         // Two-phase outcomes do not occur: two_phase is not requested.
+    }
+
+    /**
+     * The transaction ending at {@code lsn} was built whole: its last record's offset (Connect's
+     * last committed one after a graceful stop, typically) names it as done for Debezium too
+     * ({@link Position}), and so do the offsets built after it.
+     */
+    private void completed(long lsn, List<SourceRecord> chunk) {
+        records.end();
+        if (chunk.isEmpty()) return;
+        int last = chunk.size() - 1;
+        SourceRecord r = chunk.get(last);
+        Map<String, Object> offset = new HashMap<>(r.sourceOffset());
+        DebeziumOffsets.putCommit(offset, lsn, 0, 0);
+        chunk.set(last, new SourceRecord(r.sourcePartition(), offset, r.topic(), r.kafkaPartition(), r.keySchema(), r.key(),
+                r.valueSchema(), r.value(), r.timestamp(), r.headers()));
     }
 
     /** Waits for room ahead of poll() (the stream waits meanwhile: its prefetch is bounded too). */

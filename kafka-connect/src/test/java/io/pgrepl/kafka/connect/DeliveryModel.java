@@ -148,7 +148,7 @@ final class DeliveryModel {
             return;
         }
         reachTopic(s);
-        if (s.offset().get(Position.LSN_COMMIT) instanceof Number lsn) acks.acknowledged(lsn.longValue());
+        if (s.offset().get(Position.TX_END) instanceof Number lsn) acks.acknowledged(lsn.longValue());
     }
 
     /** Connect's offset commit, first half: the offsets of the acknowledged prefix are snapshotted and flushed. */
@@ -224,7 +224,7 @@ final class DeliveryModel {
     /** True when the stored offset covers record {@code id} ("r:i" a snapshot read, "lsn:j" a change). */
     boolean storedCovers(String id) {
         if (stored == null) return false;
-        boolean storedIsRead = !(stored.get(Position.LSN_COMMIT) instanceof Number);
+        boolean storedIsRead = !(stored.get(Position.TX_END) instanceof Number);
         if (id.startsWith("r:")) {
             if (!storedIsRead) return true; // the copy finished
             return Integer.parseInt(id.substring(2)) <= ((Number) stored.get(Position.EVENT)).intValue();
@@ -232,7 +232,7 @@ final class DeliveryModel {
         if (storedIsRead) return false;
         long lsn = Long.parseLong(id.substring(0, id.indexOf(':')));
         int j = Integer.parseInt(id.substring(id.indexOf(':') + 1));
-        long sLsn = ((Number) stored.get(Position.LSN_COMMIT)).longValue();
+        long sLsn = ((Number) stored.get(Position.TX_END)).longValue();
         int sEvent = ((Number) stored.get(Position.EVENT)).intValue();
         return lsn < sLsn || (lsn == sLsn && j <= sEvent);
     }

@@ -450,11 +450,11 @@ class EndToEndTest {
         connect.deleteConnector(p);
     }
 
-    /** The stored offset's lsn_commit, read through the worker's REST API. */
+    /** The stored offset's transaction end, read through the worker's REST API. */
     long committedLsn(String connector) {
         var offsets = connect.connectorOffsets(connector).offsets();
         if (offsets.isEmpty()) return 0;
-        Object lsn = offsets.get(0).offset().get(Position.LSN_COMMIT);
+        Object lsn = offsets.get(0).offset().get(Position.TX_END);
         return lsn == null ? 0 : ((Number) lsn).longValue();
     }
 

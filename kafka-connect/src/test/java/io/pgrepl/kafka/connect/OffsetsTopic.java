@@ -52,9 +52,9 @@ final class OffsetsTopic implements AutoCloseable {
                 try {
                     JsonNode key = JSON.readTree(r.key());
                     JsonNode value = JSON.readTree(r.value());
-                    if (!value.has(Position.LSN_COMMIT)) continue; // snapshot reads
+                    if (!value.has(Position.TX_END)) continue; // snapshot reads
                     read.add(new Committed(r.offset(), r.timestamp(), key.get(0).asText(),
-                            value.get(Position.LSN_COMMIT).asLong(), value.get(Position.EVENT).asInt()));
+                            value.get(Position.TX_END).asLong(), value.get(Position.EVENT).asInt()));
                 } catch (IOException e) {
                     throw new UncheckedIOException(e);
                 }

@@ -249,7 +249,7 @@ class TaskLifecycleTest {
 
     private static long readPoint(SourceRecord r) {
         Object p = r.sourceOffset().get(Position.SNAPSHOT_LSN);
-        return ((Number) (p != null ? p : r.sourceOffset().get(Position.LSN_COMMIT))).longValue();
+        return ((Number) (p != null ? p : r.sourceOffset().get(Position.TX_END))).longValue();
     }
 
     /** Creates {@code name}, writes, drops and creates it again; returns the first one's confirmed position. */
