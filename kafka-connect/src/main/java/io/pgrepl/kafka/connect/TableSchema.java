@@ -11,12 +11,12 @@ import org.apache.kafka.connect.data.SchemaBuilder;
 /**
  * One table's Connect schemas, built from a pgoutput Relation message: the key (replica identity
  * columns), the row ({@code Value}) and Debezium's envelope. A later Relation with other columns
- * gives a new TableSchema with the next {@link #version()}.
+ * gives a new TableSchema. The {@code Key} and {@code Value} structs carry no version, as
+ * Debezium's carry none: a schema is told apart by its fields.
  */
 final class TableSchema {
     final Relation relation;
     final String topic;
-    final int version;
     final List<ValueConverters.Column> columns;
     /** Indexes (into columns) of the replica identity columns; empty: no key. */
     final int[] keyColumns;
@@ -29,14 +29,13 @@ final class TableSchema {
      *                 identity (for REPLICA IDENTITY FULL that is every column, so the caller gives
      *                 the primary key's instead)
      */
-    TableSchema(Relation relation, String topicPrefix, int version, ValueConverters converters, Set<String> keyNames) {
+    TableSchema(Relation relation, String topicPrefix, ValueConverters converters, Set<String> keyNames) {
         this.relation = relation;
         this.topic = topicPrefix + "." + relation.namespace() + "." + relation.name();
-        this.version = version;
         String base = topic;
         List<ValueConverters.Column> cols = new ArrayList<>();
         List<Integer> keys = new ArrayList<>();
-        SchemaBuilder row = SchemaBuilder.struct().name(base + ".Value").version(version).optional();
+        SchemaBuilder row = SchemaBuilder.struct().name(base + ".Value").optional();
         for (int i = 0; i < relation.columns().size(); i++) {
             ColumnInfo ci = relation.columns().get(i);
             boolean key = keyNames == null ? ci.isKey() : keyNames.contains(ci.name());
@@ -53,7 +52,7 @@ final class TableSchema {
         if (keyColumns.length == 0) {
             this.keySchema = null;
         } else {
-            SchemaBuilder key = SchemaBuilder.struct().name(base + ".Key").version(version);
+            SchemaBuilder key = SchemaBuilder.struct().name(base + ".Key");
             for (int k : keyColumns) {
                 ColumnInfo ci = relation.columns().get(k);
                 key.field(ci.name(), converters.column(ci, false).schema());
