@@ -8,7 +8,7 @@ import java.util.stream.Collectors;
  * A table of every type the codec decodes, for the parity tests: each built-in scalar with and
  * without type modifiers, arrays of them (one multi-dimensional), domains (one over a typmod'd type),
  * an enum and its array, a composite, ranges, multiranges and numeric infinities (PostgreSQL 14+),
- * hstore, infinities of dates and timestamps,
+ * extension types (hstore, ltree, citext), infinities of dates and timestamps,
  * NULLs (row 2 is NULL everywhere), a TOASTed value, and names that need quoting (a schema with a
  * dot, a mixed-case table, columns with spaces, dots and non-ASCII letters). Rows 1 to 3 are
  * loaded by {@link #setup}; {@link #copy} inserts the same values again under ids + offset. The
@@ -92,6 +92,9 @@ public final class TypedTable {
                 new Col("pt", "point", "'(1.5,-2)'", "'(0,0)'"),
                 new Col("tsv", "tsvector", "'a fat cat'", "''"),
                 new Col("hs", "public.hstore", "'\"a\"=>\"1\", \"b\"=>NULL'", "''"),
+                new Col("lt", "public.ltree", "'Top.Science.Astronomy'", "''"),
+                new Col("alt", "public.ltree[]", "'{a.b,c}'", "'{}'"),
+                new Col("ci", "public.citext", "'MiXeD'", "''"),
                 new Col("mood", "\"Sales.Q1\".\"Mood\"", "'happy'", "'sad'"),
                 new Col("moods", "\"Sales.Q1\".\"Mood\"[]", "'{sad,happy}'", "'{}'"),
                 new Col("dnum", "\"Sales.Q1\".money83", "3.141", "-0.001"),
@@ -143,7 +146,8 @@ public final class TypedTable {
         String r1 = cols.stream().map(Col::row1).collect(Collectors.joining(", "));
         String r2 = cols.stream().map(c -> "NULL").collect(Collectors.joining(", "));
         String r3 = cols.stream().map(Col::row3).collect(Collectors.joining(", "));
-        return "CREATE EXTENSION IF NOT EXISTS hstore WITH SCHEMA public;"
+        return "CREATE EXTENSION IF NOT EXISTS hstore WITH SCHEMA public; CREATE EXTENSION IF NOT EXISTS ltree WITH SCHEMA public;"
+                + " CREATE EXTENSION IF NOT EXISTS citext WITH SCHEMA public;"
                 + " DROP SCHEMA IF EXISTS \"Sales.Q1\" CASCADE; CREATE SCHEMA \"Sales.Q1\";"
                 + " CREATE TYPE \"Sales.Q1\".\"Mood\" AS ENUM ('sad', 'ok', 'happy');"
                 + " CREATE DOMAIN \"Sales.Q1\".money83 AS numeric(8,3);"

@@ -17,11 +17,16 @@ import java.util.concurrent.ConcurrentHashMap;
 final class CatalogTypes {
     /** OIDs below this are built-in types. */
     static final int FIRST_NORMAL_OID = 16384;
-    /** Arrays (typcategory 'A', with an element) and every type that is not built in. */
-    private static final String ALL = "SELECT t.oid, t.typtype, t.typname, t.typelem, t.typcategory = 'A', t.typbasetype,"
+    /**
+     * A true array type: its element's array type (int2vector and oidvector have an element too,
+     * but are not the array type of it, and their text is no array literal).
+     */
+    private static final String IS_ARRAY = "EXISTS (SELECT 1 FROM pg_catalog.pg_type el WHERE el.oid = t.typelem AND el.typarray = t.oid)";
+    /** Arrays and every type that is not built in. */
+    private static final String ALL = "SELECT t.oid, t.typtype, t.typname, t.typelem, " + IS_ARRAY + ", t.typbasetype,"
             + " t.typtypmod, (SELECT string_agg(e.enumlabel, ',' ORDER BY e.enumsortorder) FROM pg_catalog.pg_enum e"
             + " WHERE e.enumtypid = t.oid) FROM pg_catalog.pg_type t";
-    private static final String WHICH = " WHERE t.oid >= " + FIRST_NORMAL_OID + " OR (t.typcategory = 'A' AND t.typelem <> 0)";
+    private static final String WHICH = " WHERE t.oid >= " + FIRST_NORMAL_OID + " OR " + IS_ARRAY;
 
     /**
      * One type.
