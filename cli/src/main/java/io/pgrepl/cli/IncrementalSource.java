@@ -40,7 +40,7 @@ final class IncrementalSource extends TxSource implements SnapshotReadHandler {
     private final StreamOptions settings;
     private final PrintStream err;
     private final JsonBytes json = new JsonBytes();
-    private final ReadHeads heads = new ReadHeads();
+    private final ReadHeads heads;
     private final Set<String> startedTables = new HashSet<>();
     private int lines;
     private IncrementalSnapshots engine;
@@ -56,6 +56,7 @@ final class IncrementalSource extends TxSource implements SnapshotReadHandler {
         super(run, checkpoint);
         this.checkpoint = checkpoint;
         this.run = run;
+        this.heads = new ReadHeads(run::typeName);
         this.settings = settings;
         this.err = err;
     }

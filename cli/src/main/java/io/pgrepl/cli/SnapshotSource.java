@@ -34,7 +34,7 @@ final class SnapshotSource implements SnapshotHandler {
     /** --format json: the read lines. */
     private final JsonBytes json = new JsonBytes();
     /** Per relation (the library keeps one per table): its rendered {@code "schema"...key_columns} part and column keys. */
-    private final ReadHeads heads = new ReadHeads();
+    private final ReadHeads heads;
 
     /** --format protocol: the read lines. */
     private final StringBuilder text = new StringBuilder(CHUNK + 1024);
@@ -45,6 +45,7 @@ final class SnapshotSource implements SnapshotHandler {
 
     SnapshotSource(StreamRun run, Verbose verbose, boolean protocol) {
         this.run = run;
+        this.heads = new ReadHeads(run::typeName);
         this.verbose = verbose;
         this.protocol = protocol;
     }

@@ -19,6 +19,7 @@ import io.pgrepl.codec.Lsn;
 import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
+import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.ExecutionException;
@@ -148,6 +149,15 @@ final class StreamRun {
         queue.add(WAKE);
     }
 
+    /** Types named as pgoutput's Type messages name them, for snapshot reads' lines ({@link UserTypeNames}). */
+    private volatile Map<Integer, String> userTypeNames = Map.of();
+
+    /** A column type's name in read lines: as the stream's lines name it. */
+    String typeName(int oid) {
+        String n = userTypeNames.get(oid);
+        return n != null ? n : TypeNames.name(oid);
+    }
+
     /**
      * Streams until a stop condition; returns the exit code. {@code conn} null: reconnecting
      * (without --snapshot; with it the snapshot runs on {@code conn} first).
@@ -169,6 +179,9 @@ final class StreamRun {
             handler = new ProtocolSource(this);
         }
         acknowledge = ack;
+        if (config != null && settings.format == StreamOptions.Format.JSON && (settings.snapshot || settings.incrementalReads())) {
+            userTypeNames = UserTypeNames.load(config);
+        }
         if (settings.snapshot) snapshot = new SnapshotSource(this, verbose, settings.format == StreamOptions.Format.PROTOCOL);
         Signals.Registration signals = Main.ownsProcess ? Signals.install(verbose::warning, this::requestStop) : null;
         // Completes once streaming has started (after the snapshot with --snapshot), or with why not.

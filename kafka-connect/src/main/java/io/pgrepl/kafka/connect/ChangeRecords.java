@@ -75,7 +75,6 @@ final class ChangeRecords {
     private Table last;
     /** The relation {@link #read} last saw, by identity: its schema is current without comparing columns. */
     private RelationInfo lastRead;
-    private final Map<String, Integer> versions = new HashMap<>();
 
     /** The transaction being converted: set by {@link #begin}. */
     private long endLsn;
@@ -103,11 +102,10 @@ final class ChangeRecords {
     /** Put into every offset while incremental snapshots run (see {@link IncrementalStream}). */
     private String incrementalState;
 
-    ChangeRecords(PgreplConnectorConfig config, Map<String, ?> partition, String db, EnumTypes enums,
+    ChangeRecords(PgreplConnectorConfig config, Map<String, ?> partition, String db, CatalogTypes types,
                   IntFunction<Set<String>> primaryKeys) {
         this.config = config;
-        this.converters = new ValueConverters(config.decimalMode(), config.binaryMode(), config.timePrecisionMode(),
-                enums::labels, enums::enumOfArray);
+        this.converters = new ValueConverters(ValueConverters.Modes.of(config), types);
         String signal = IncrementalSettings.signalTable(config);
         String[] st = signal == null ? null : IncrementalSetup.split(signal);
         this.filter = st == null ? config.tableFilter() : config.tableFilter().hiding(st[0], st[1]);
@@ -289,14 +287,12 @@ final class ChangeRecords {
             schemas.remove(rel.oid());
             return;
         }
-        String name = rel.namespace() + "." + rel.name();
-        int v = versions.merge(name, 1, Integer::sum);
         if (columnRules.needsTypeNames()) typeNames.load(rel.columns().stream().map(ColumnInfo::typeOid).toList());
         TableShape shape = columnRules.table(rel.namespace(), rel.name(), rel.columns(), typeNames::name);
         Set<String> key = shape.keyColumns() != null ? Set.copyOf(shape.keyColumns())
                 : rel.replicaIdentity() == 'f' ? primaryKeys.apply(rel.oid()) : null;
         String topic = naming.table(config.topicPrefix(), rel.namespace(), rel.name());
-        schemas.put(rel.oid(), new Table(new TableSchema(rel, topic, v, converters, key, shape, true)));
+        schemas.put(rel.oid(), new Table(new TableSchema(rel, topic, converters, key, shape, true)));
     }
 
     /**

@@ -45,6 +45,8 @@ public final class PgreplConnectorConfig extends AbstractConfig {
     public static final String DECIMAL_HANDLING_MODE = "decimal.handling.mode";
     public static final String BINARY_HANDLING_MODE = "binary.handling.mode";
     public static final String TIME_PRECISION_MODE = "time.precision.mode";
+    public static final String INTERVAL_HANDLING_MODE = "interval.handling.mode";
+    public static final String HSTORE_HANDLING_MODE = "hstore.handling.mode";
     public static final String STREAMING = "streaming";
     public static final String MAX_BATCH_SIZE = "max.batch.size";
     public static final String POLL_INTERVAL_MS = "poll.interval.ms";
@@ -83,9 +85,15 @@ public final class PgreplConnectorConfig extends AbstractConfig {
 
     public enum DecimalMode { PRECISE, DOUBLE, STRING }
 
-    public enum BinaryMode { BYTES, BASE64, HEX }
+    public enum BinaryMode { BYTES, BASE64, BASE64_URL_SAFE, HEX }
 
-    public enum TimePrecisionMode { ADAPTIVE_TIME_MICROSECONDS, ADAPTIVE, CONNECT }
+    public enum TimePrecisionMode { ADAPTIVE, ADAPTIVE_TIME_MICROSECONDS, ISOSTRING, CONNECT, MICROSECONDS, NANOSECONDS }
+
+    /** interval.handling.mode: Debezium's MicroDuration (numeric) or ISO-8601 text (string). */
+    public enum IntervalMode { NUMERIC, STRING }
+
+    /** hstore.handling.mode: a JSON object as text (json) or a map (map), as Debezium's. */
+    public enum HstoreMode { JSON, MAP }
 
     /** A topic name Kafka accepts (legal characters; length checked by the broker). */
     private static final Pattern TOPIC_CHARS = Pattern.compile("[a-zA-Z0-9._-]+");
@@ -134,9 +142,14 @@ public final class PgreplConnectorConfig extends AbstractConfig {
             .define(DECIMAL_HANDLING_MODE, Type.STRING, "precise", enumValidator(DecimalMode.class), Importance.MEDIUM,
                     "precise (Decimal), double or string.")
             .define(BINARY_HANDLING_MODE, Type.STRING, "bytes", enumValidator(BinaryMode.class), Importance.LOW,
-                    "bytes, base64 or hex.")
-            .define(TIME_PRECISION_MODE, Type.STRING, "adaptive_time_microseconds", enumValidator(TimePrecisionMode.class),
-                    Importance.MEDIUM, "adaptive_time_microseconds, adaptive or connect.")
+                    "bytea as bytes, base64, base64-url-safe or hex.")
+            .define(TIME_PRECISION_MODE, Type.STRING, "adaptive", enumValidator(TimePrecisionMode.class),
+                    Importance.MEDIUM, "date, time and timestamp as Debezium's: adaptive (the unit the column's precision"
+                            + " needs), adaptive_time_microseconds, isostring, connect, microseconds or nanoseconds.")
+            .define(INTERVAL_HANDLING_MODE, Type.STRING, "numeric", enumValidator(IntervalMode.class), Importance.LOW,
+                    "interval as numeric (MicroDuration, microseconds) or string (ISO-8601 Interval).")
+            .define(HSTORE_HANDLING_MODE, Type.STRING, "json", enumValidator(HstoreMode.class), Importance.LOW,
+                    "hstore as json (a JSON object as text) or map.")
             .define(STREAMING, Type.STRING, "on", ConfigDef.ValidString.in("off", "on", "parallel"), Importance.LOW,
                     "pgoutput streaming of large in-progress transactions (14+; parallel 16+).")
             .define(MAX_BATCH_SIZE, Type.INT, 2048, ConfigDef.Range.between(1, 1_000_000), Importance.LOW,
@@ -325,6 +338,8 @@ public final class PgreplConnectorConfig extends AbstractConfig {
     public DecimalMode decimalMode() { return mode(DecimalMode.class, DECIMAL_HANDLING_MODE); }
     public BinaryMode binaryMode() { return mode(BinaryMode.class, BINARY_HANDLING_MODE); }
     public TimePrecisionMode timePrecisionMode() { return mode(TimePrecisionMode.class, TIME_PRECISION_MODE); }
+    public IntervalMode intervalMode() { return mode(IntervalMode.class, INTERVAL_HANDLING_MODE); }
+    public HstoreMode hstoreMode() { return mode(HstoreMode.class, HSTORE_HANDLING_MODE); }
     public int maxBatchSize() { return getInt(MAX_BATCH_SIZE); }
     public int pollIntervalMs() { return getInt(POLL_INTERVAL_MS); }
     public int maxUnacknowledgedRecords() { return getInt(MAX_UNACKNOWLEDGED_RECORDS); }
@@ -342,11 +357,13 @@ public final class PgreplConnectorConfig extends AbstractConfig {
     }
 
     private <E extends Enum<E>> E mode(Class<E> type, String key) {
-        return Enum.valueOf(type, getString(key).trim().toUpperCase(Locale.ROOT));
+        // Debezium spells some values with dashes (base64-url-safe)
+        return Enum.valueOf(type, getString(key).trim().toUpperCase(Locale.ROOT).replace('-', '_'));
     }
 
     private static <E extends Enum<E>> ConfigDef.Validator enumValidator(Class<E> type) {
         String[] names = Arrays.stream(type.getEnumConstants()).map(e -> e.name().toLowerCase(Locale.ROOT))
+                .flatMap(n -> n.equals("base64_url_safe") ? java.util.stream.Stream.of(n, "base64-url-safe") : java.util.stream.Stream.of(n))
                 .toArray(String[]::new);
         return ConfigDef.CaseInsensitiveValidString.in(names);
     }

@@ -101,7 +101,7 @@ public final class PgreplSourceTask extends SourceTask {
             ReplicationSetup.ensurePublication(c, config);
             if (records == null) {
                 records = new ChangeRecords(config, partition, ReplicationSetup.currentDatabase(c, config),
-                        EnumTypes.load(c, config), new PrimaryKeys(config)::of);
+                        CatalogTypes.load(c, config), new PrimaryKeys(config)::of);
             }
             if (handover == null) handover = new Handover(context, records, config.heartbeatIntervalMs());
             Handover h = handover;

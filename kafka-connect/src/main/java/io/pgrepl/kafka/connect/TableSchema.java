@@ -12,12 +12,12 @@ import org.apache.kafka.connect.data.SchemaBuilder;
 /**
  * One table's Connect schemas, built from a pgoutput Relation message: the key (replica identity
  * columns), the row ({@code Value}) and Debezium's envelope. A later Relation with other columns
- * gives a new TableSchema with the next {@link #version()}.
+ * gives a new TableSchema. The {@code Key} and {@code Value} structs carry no version, as
+ * Debezium's carry none: a schema is told apart by its fields.
  */
 final class TableSchema {
     final Relation relation;
     final String topic;
-    final int version;
     final List<ValueConverters.Column> columns;
     /** Indexes (into columns) of the replica identity columns; empty: no key. */
     final int[] keyColumns;
@@ -30,8 +30,8 @@ final class TableSchema {
      *                 identity (for REPLICA IDENTITY FULL that is every column, so the caller gives
      *                 the primary key's instead)
      */
-    TableSchema(Relation relation, String topicPrefix, int version, ValueConverters converters, Set<String> keyNames) {
-        this(relation, topicPrefix, version, converters, keyNames, TableShape.NONE);
+    TableSchema(Relation relation, String topicPrefix, ValueConverters converters, Set<String> keyNames) {
+        this(relation, topicPrefix, converters, keyNames, TableShape.NONE);
     }
 
     /**
@@ -39,24 +39,23 @@ final class TableSchema {
      *              parameters; a message.key.columns key arrives as {@code keyNames}, its columns
      *              outside the replica identity optional)
      */
-    TableSchema(Relation relation, String topicPrefix, int version, ValueConverters converters, Set<String> keyNames,
+    TableSchema(Relation relation, String topicPrefix, ValueConverters converters, Set<String> keyNames,
                 TableShape shape) {
-        this(relation, topicPrefix + "." + relation.namespace() + "." + relation.name(), version, converters, keyNames, shape, true);
+        this(relation, topicPrefix + "." + relation.namespace() + "." + relation.name(), converters, keyNames, shape, true);
     }
 
     /**
      * @param topic the table's topic (topic.naming.strategy's): also the start of the schemas' names
      * @param named marks this constructor apart from the one that builds the topic
      */
-    TableSchema(Relation relation, String topic, int version, ValueConverters converters, Set<String> keyNames,
+    TableSchema(Relation relation, String topic, ValueConverters converters, Set<String> keyNames,
                 TableShape shape, boolean named) {
         this.relation = relation;
         this.topic = topic;
-        this.version = version;
         String base = topic;
         List<ValueConverters.Column> cols = new ArrayList<>();
         List<Integer> keys = new ArrayList<>();
-        SchemaBuilder row = SchemaBuilder.struct().name(base + ".Value").version(version).optional();
+        SchemaBuilder row = SchemaBuilder.struct().name(base + ".Value").optional();
         for (int i = 0; i < relation.columns().size(); i++) {
             ColumnInfo ci = relation.columns().get(i);
             boolean key = keyNames == null ? ci.isKey() : keyNames.contains(ci.name());
@@ -75,7 +74,7 @@ final class TableSchema {
         if (keyColumns.length == 0) {
             this.keySchema = null;
         } else {
-            SchemaBuilder key = SchemaBuilder.struct().name(base + ".Key").version(version);
+            SchemaBuilder key = SchemaBuilder.struct().name(base + ".Key");
             for (int k : keyColumns) {
                 ColumnInfo ci = relation.columns().get(k);
                 boolean optional = shape.keyColumns() != null; // may be NULL, or missing from a delete's old tuple

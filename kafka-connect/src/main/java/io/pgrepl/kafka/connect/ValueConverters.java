@@ -1,19 +1,18 @@
 package io.pgrepl.kafka.connect;
 
+import io.netty.buffer.Unpooled;
 import io.pgrepl.codec.pgoutput.ColumnInfo;
-import io.pgrepl.codec.value.PgInterval;
 import io.pgrepl.codec.value.PgType;
 import io.pgrepl.codec.value.PgValues;
-import io.netty.buffer.Unpooled;
 import io.pgrepl.kafka.connect.PgreplConnectorConfig.BinaryMode;
 import io.pgrepl.kafka.connect.PgreplConnectorConfig.DecimalMode;
+import io.pgrepl.kafka.connect.PgreplConnectorConfig.HstoreMode;
+import io.pgrepl.kafka.connect.PgreplConnectorConfig.IntervalMode;
 import io.pgrepl.kafka.connect.PgreplConnectorConfig.TimePrecisionMode;
 import java.math.BigDecimal;
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 import java.time.Instant;
-import java.time.LocalDate;
-import java.time.LocalDateTime;
 import java.time.LocalTime;
 import java.time.OffsetTime;
 import java.time.ZoneOffset;
@@ -24,47 +23,41 @@ import java.util.HexFormat;
 import java.util.List;
 import java.util.UUID;
 import java.util.function.Function;
-import java.util.function.IntFunction;
-import java.util.function.IntUnaryOperator;
-import org.apache.kafka.connect.data.Date;
 import org.apache.kafka.connect.data.Decimal;
 import org.apache.kafka.connect.data.Schema;
 import org.apache.kafka.connect.data.SchemaBuilder;
 import org.apache.kafka.connect.data.Struct;
-import org.apache.kafka.connect.data.Time;
-import org.apache.kafka.connect.data.Timestamp;
 
 /**
  * PostgreSQL types to Connect schemas and values, following Debezium's PostgreSQL connector's
  * defaults and logical names (its PostgresValueConverter), so records are interchangeable. The
- * input is what {@link io.pgrepl.codec.value.PgValues#decode} gives for the text format.
- * Differences from Debezium are listed in docs/kafka-connect.md.
+ * input is what {@link io.pgrepl.codec.value.PgValues#decode} gives for the text format; a type
+ * the codec does not know (a domain, an array of one, an extension type) arrives as its text and is
+ * decoded here after the catalog says what it is ({@link CatalogTypes}). Differences from Debezium
+ * are listed in docs/kafka-connect.md.
  */
 final class ValueConverters {
-    static final String DATE = "io.debezium.time.Date";
-    static final String TIME_MS = "io.debezium.time.Time";
-    static final String MICRO_TIME = "io.debezium.time.MicroTime";
-    static final String TIMESTAMP_MS = "io.debezium.time.Timestamp";
-    static final String MICRO_TIMESTAMP = "io.debezium.time.MicroTimestamp";
     static final String ZONED_TIMESTAMP = "io.debezium.time.ZonedTimestamp";
     static final String ZONED_TIME = "io.debezium.time.ZonedTime";
-    static final String MICRO_DURATION = "io.debezium.time.MicroDuration";
     static final String UUID_NAME = "io.debezium.data.Uuid";
     static final String JSON_NAME = "io.debezium.data.Json";
     static final String VARIABLE_SCALE_DECIMAL = "io.debezium.data.VariableScaleDecimal";
     static final String ENUM_NAME = "io.debezium.data.Enum";
     static final String BITS_NAME = "io.debezium.data.Bits";
     static final String XML_NAME = "io.debezium.data.Xml";
+    static final String TSVECTOR_NAME = "io.debezium.data.Tsvector";
+    static final String LTREE_NAME = "io.debezium.data.Ltree";
     /** Built-in OIDs the codec has no constant for. */
     static final int MONEY = 790;
     static final int XML = 142;
     static final int BIT = 1560;
     static final int VARBIT = 1562;
+    static final int POINT = 600;
+    static final int TSVECTOR = 3614;
     /** Debezium's money.fraction.digits default: money is a Decimal of this scale. */
     static final int MONEY_SCALE = 2;
-    private static final long MICROS_PER_DAY = 86_400_000_000L;
-    /** Debezium's MicroDuration: a month is 365.25 / 12 = 30.4375 days, a whole number of microseconds. */
-    static final long MICROS_PER_MONTH_AVG = 30 * MICROS_PER_DAY + MICROS_PER_DAY * 7 / 16;
+    /** The length Debezium gives an unbounded varbit (its JDBC column size). */
+    static final int UNBOUNDED_BITS = Integer.MAX_VALUE;
 
     static final Schema VARIABLE_SCALE_DECIMAL_SCHEMA = SchemaBuilder.struct().name(VARIABLE_SCALE_DECIMAL)
             .version(1).doc("Variable scaled decimal")
@@ -77,52 +70,86 @@ final class ValueConverters {
         }
     }
 
+    /** The handling modes that shape schemas and values. */
+    record Modes(DecimalMode decimal, BinaryMode binary, TimePrecisionMode time, IntervalMode interval, HstoreMode hstore) {
+        static Modes of(PgreplConnectorConfig c) {
+            return new Modes(c.decimalMode(), c.binaryMode(), c.timePrecisionMode(), c.intervalMode(), c.hstoreMode());
+        }
+    }
+
     private final DecimalMode decimalMode;
     private final BinaryMode binaryMode;
     private final TimePrecisionMode timeMode;
-    /** An enum type's labels, comma-separated in sort order; null for a type that is not an enum. */
-    private final IntFunction<String> enumLabels;
-    /** The enum type whose array type this is; 0 for any other type. */
-    private final IntUnaryOperator enumOfArray;
+    private final IntervalMode intervalMode;
+    private final HstoreMode hstoreMode;
+    private final CatalogTypes types;
 
-    ValueConverters(DecimalMode decimalMode, BinaryMode binaryMode, TimePrecisionMode timeMode,
-                    IntFunction<String> enumLabels, IntUnaryOperator enumOfArray) {
-        this.decimalMode = decimalMode;
-        this.binaryMode = binaryMode;
-        this.timeMode = timeMode;
-        this.enumLabels = enumLabels;
-        this.enumOfArray = enumOfArray;
+    ValueConverters(Modes modes, CatalogTypes types) {
+        this.decimalMode = modes.decimal();
+        this.binaryMode = modes.binary();
+        this.timeMode = modes.time();
+        this.intervalMode = modes.interval();
+        this.hstoreMode = modes.hstore();
+        this.types = types;
     }
 
     Column column(ColumnInfo c, boolean optional) {
-        int oid = c.typeOid();
+        return mapping(c.typeOid(), c.typmod(), optional).withName(c.name());
+    }
+
+    /**
+     * Type {@code oid} with modifier {@code typmod}: a domain as its base type (with the domain's
+     * modifier when the column has none), an array as an ARRAY of its element's mapping (the
+     * column's modifier is the elements'), anything else by {@link #scalar}.
+     */
+    private Column mapping(int oid, int typmod, boolean optional) {
         int element = PgType.elementOf(oid);
-        // The codec knows no user type, so an enum array arrives as its text: parsed here as text[] is.
-        int enumElement = element == 0 && oid >= EnumTypes.FIRST_NORMAL_OID ? enumOfArray.applyAsInt(oid) : 0;
-        boolean enumArray = enumElement != 0;
-        if (enumArray) element = enumElement;
-        SchemaBuilder b;
-        Function<Object, Object> f;
-        if (element != 0) {
-            Column e = scalar(element, -1, true);
-            b = SchemaBuilder.array(e.schema());
-            Function<Object, Object> ef = e.convert();
-            f = v -> {
-                List<Object> out = new ArrayList<>();
-                flatten(enumArray ? textArray((String) v) : (List<?>) v, ef, out);
-                return out;
-            };
-            if (optional) b.optional();
-            return new Column(c.name(), oid, b.build(), f);
+        if (element != 0) return array(oid, element, typmod, false, optional);
+        CatalogTypes.Type t = types.get(oid);
+        if (t != null && t.kind() == 'd') {
+            Column base = mapping(t.base(), typmod < 0 ? t.baseTypmod() : typmod, optional);
+            // The codec does not know the domain: its value arrives as text, decoded here as the base type's.
+            Function<Object, Object> f = fromText(t.base(), base.convert());
+            return new Column(null, oid, base.schema(), f);
         }
-        return scalar(oid, c.typmod(), optional).withName(c.name());
+        if (t != null && t.element() != 0) return array(oid, t.element(), typmod, true, optional);
+        return scalar(oid, typmod, t, optional);
+    }
+
+    /**
+     * An ARRAY of {@code element}'s mapping; multi-dimensional arrays are flattened in row-major
+     * order (Connect's ARRAY has one element schema). {@code asText}: the codec does not know the
+     * array type, so the value is its text, split as text[] is and each element decoded here.
+     */
+    private Column array(int oid, int element, int typmod, boolean asText, boolean optional) {
+        Column e = mapping(element, typmod, true);
+        Function<Object, Object> ef = asText ? fromText(resolved(element), e.convert()) : e.convert();
+        SchemaBuilder b = SchemaBuilder.array(e.schema());
+        if (optional) b.optional();
+        return new Column(null, oid, b.build(), v -> {
+            List<Object> out = new ArrayList<>();
+            flatten(asText ? textArray((String) v) : (List<?>) v, ef, out);
+            return out;
+        });
+    }
+
+    /** A domain's base type, through domains over domains. */
+    private int resolved(int oid) {
+        CatalogTypes.Type t = types.get(oid);
+        return t != null && t.kind() == 'd' ? resolved(t.base()) : oid;
+    }
+
+    /** {@code convert} applied to text decoded as type {@code oid} (text stays text for types the codec does not know). */
+    private Function<Object, Object> fromText(int oid, Function<Object, Object> convert) {
+        int base = resolved(oid);
+        if (base != oid) return fromText(base, convert);
+        return v -> convert.apply(v instanceof String s ? PgValues.decode(oid, false, Unpooled.wrappedBuffer(s.getBytes(StandardCharsets.UTF_8))) : v);
     }
 
     private static List<?> textArray(String text) {
         return (List<?>) PgValues.decode(PgType.TEXT_ARRAY, false, Unpooled.wrappedBuffer(text.getBytes(StandardCharsets.UTF_8)));
     }
 
-    /** Multi-dimensional arrays are flattened in row-major order (Connect's ARRAY has one element schema). */
     private static void flatten(List<?> list, Function<Object, Object> ef, List<Object> out) {
         for (Object o : list) {
             if (o instanceof List<?> inner) flatten(inner, ef, out);
@@ -130,7 +157,8 @@ final class ValueConverters {
         }
     }
 
-    private Column scalar(int oid, int typmod, boolean optional) {
+    /** {@code t}: the catalog's entry for a type that is not built in, else null. */
+    private Column scalar(int oid, int typmod, CatalogTypes.Type t, boolean optional) {
         SchemaBuilder b;
         Function<Object, Object> f = v -> v;
         switch (oid) {
@@ -147,14 +175,21 @@ final class ValueConverters {
                 return money(optional);
             }
             case XML -> b = SchemaBuilder.string().name(XML_NAME).version(1);
+            case TSVECTOR -> b = SchemaBuilder.string().name(TSVECTOR_NAME).version(1);
+            case POINT -> {
+                b = GeometricPoint.builder();
+                if (optional) b.optional();
+                Schema s = b.build();
+                return new Column(null, oid, s, v -> GeometricPoint.of(s, (String) v));
+            }
             case BIT, VARBIT -> {
                 if (typmod == 1) {
                     // bit(1) is a flag, as Debezium maps it
                     b = SchemaBuilder.bool();
                     f = v -> ((String) v).indexOf('1') >= 0;
                 } else {
-                    b = SchemaBuilder.bytes().name(BITS_NAME).parameter("length", Integer.toString(typmod))
-                            .version(1);
+                    int length = typmod < 0 ? UNBOUNDED_BITS : typmod;
+                    b = SchemaBuilder.bytes().name(BITS_NAME).parameter("length", Integer.toString(length)).version(1);
                     f = v -> ByteBuffer.wrap(bits((String) v));
                 }
             }
@@ -173,46 +208,25 @@ final class ValueConverters {
                         b = SchemaBuilder.string();
                         f = v -> Base64.getEncoder().encodeToString((byte[]) v);
                     }
+                    case BASE64_URL_SAFE -> {
+                        b = SchemaBuilder.string();
+                        f = v -> Base64.getUrlEncoder().encodeToString((byte[]) v);
+                    }
                     default -> {
                         b = SchemaBuilder.string();
                         f = v -> HexFormat.of().formatHex((byte[]) v);
                     }
                 }
             }
-            case PgType.DATE -> {
-                if (timeMode == TimePrecisionMode.CONNECT) {
-                    b = Date.builder();
-                    f = v -> new java.util.Date(clampDays((LocalDate) v) * 86_400_000L);
-                } else {
-                    b = SchemaBuilder.int32().name(DATE).version(1);
-                    f = v -> (int) clampDays((LocalDate) v);
-                }
-            }
-            case PgType.TIME -> {
-                int p = typmod < 0 ? 6 : typmod;
-                if (timeMode == TimePrecisionMode.CONNECT) {
-                    b = Time.builder();
-                    f = v -> new java.util.Date(microOfDay((LocalTime) v) / 1000);
-                } else if (timeMode == TimePrecisionMode.ADAPTIVE && p <= 3) {
-                    b = SchemaBuilder.int32().name(TIME_MS).version(1);
-                    f = v -> (int) (microOfDay((LocalTime) v) / 1000);
-                } else {
-                    b = SchemaBuilder.int64().name(MICRO_TIME).version(1);
-                    f = v -> microOfDay((LocalTime) v);
-                }
-            }
-            case PgType.TIMESTAMP -> {
-                int p = typmod < 0 ? 6 : typmod;
-                if (timeMode == TimePrecisionMode.CONNECT) {
-                    b = Timestamp.builder();
-                    f = v -> new java.util.Date(Math.floorDiv(epochMicros((LocalDateTime) v), 1000));
-                } else if (p <= 3) {
-                    b = SchemaBuilder.int64().name(TIMESTAMP_MS).version(1);
-                    f = v -> Math.floorDiv(epochMicros((LocalDateTime) v), 1000);
-                } else {
-                    b = SchemaBuilder.int64().name(MICRO_TIMESTAMP).version(1);
-                    f = v -> epochMicros((LocalDateTime) v);
-                }
+            case PgType.DATE, PgType.TIME, PgType.TIMESTAMP, PgType.INTERVAL -> {
+                TemporalConverters.Mapping m = switch (oid) {
+                    case PgType.DATE -> TemporalConverters.date(timeMode);
+                    case PgType.TIME -> TemporalConverters.time(timeMode, typmod);
+                    case PgType.TIMESTAMP -> TemporalConverters.timestamp(timeMode, typmod);
+                    default -> TemporalConverters.interval(intervalMode);
+                };
+                b = m.schema();
+                f = m.convert();
             }
             case PgType.TIMESTAMPTZ -> {
                 // Debezium pads the fraction to the declared precision (typmod; -1 means the default, 6)
@@ -224,21 +238,28 @@ final class ValueConverters {
                 b = SchemaBuilder.string().name(ZONED_TIME).version(1);
                 f = v -> zonedTime((OffsetTime) v);
             }
-            case PgType.INTERVAL -> {
-                b = SchemaBuilder.int64().name(MICRO_DURATION).version(1);
-                f = v -> microDuration((PgInterval) v);
-            }
             case PgType.PG_LSN -> {
                 // A string of the position in bytes, as before pg_lsn decoded to Lsn (records keep their form)
                 b = SchemaBuilder.string();
                 f = v -> Long.toUnsignedString(((io.pgrepl.codec.Lsn) v).value());
             }
             default -> {
-                // text, varchar, bpchar, name, char and every type without a mapping: the text form
-                String labels = oid >= EnumTypes.FIRST_NORMAL_OID ? enumLabels.apply(oid) : null;
+                // text, varchar, bpchar, name, char, and every type without a mapping: the text form
                 b = SchemaBuilder.string();
-                if (labels != null) b.name(ENUM_NAME).parameter("allowed", labels).version(1);
                 f = String::valueOf;
+                if (t != null && t.enumLabels() != null) {
+                    b.name(ENUM_NAME).parameter("allowed", t.enumLabels()).version(1);
+                } else if (t != null && t.kind() == 'b' && t.name().equals("hstore")) {
+                    if (hstoreMode == HstoreMode.MAP) {
+                        b = SchemaBuilder.map(Schema.STRING_SCHEMA, Schema.OPTIONAL_STRING_SCHEMA);
+                        f = v -> Hstore.parse((String) v);
+                    } else {
+                        b.name(JSON_NAME).version(1);
+                        f = v -> Hstore.json((String) v);
+                    }
+                } else if (t != null && t.kind() == 'b' && t.name().equals("ltree")) {
+                    b.name(LTREE_NAME).version(1);
+                }
             }
         }
         if (optional) b.optional();
@@ -323,33 +344,9 @@ final class ValueConverters {
         return set.toByteArray();
     }
 
+    /** NaN and ±Infinity in string mode, named as Debezium's SpecialValueDecimal names them. */
     private static String doubleName(Double d) {
-        return d.isNaN() ? "NaN" : d > 0 ? "Infinity" : "-Infinity";
-    }
-
-    private static long clampDays(LocalDate d) {
-        if (d.equals(LocalDate.MAX)) return Integer.MAX_VALUE;
-        if (d.equals(LocalDate.MIN)) return Integer.MIN_VALUE;
-        return d.toEpochDay();
-    }
-
-    /** 24:00:00 (LocalTime.MAX from the decoder) is a whole day, as PostgreSQL means it. */
-    static long microOfDay(LocalTime t) {
-        if (t.equals(LocalTime.MAX)) return MICROS_PER_DAY;
-        return t.toNanoOfDay() / 1000;
-    }
-
-    /** Infinities and values beyond a long's range saturate at Long.MAX_VALUE / MIN_VALUE. */
-    static long epochMicros(LocalDateTime t) {
-        if (t.equals(LocalDateTime.MAX)) return Long.MAX_VALUE;
-        if (t.equals(LocalDateTime.MIN)) return Long.MIN_VALUE;
-        long days = t.toLocalDate().toEpochDay();
-        long micros = t.toLocalTime().toNanoOfDay() / 1000;
-        try {
-            return Math.addExact(Math.multiplyExact(days, MICROS_PER_DAY), micros);
-        } catch (ArithmeticException e) {
-            return days > 0 ? Long.MAX_VALUE : Long.MIN_VALUE;
-        }
+        return d.isNaN() ? "NAN" : d > 0 ? "POSITIVE_INFINITY" : "NEGATIVE_INFINITY";
     }
 
     static String zonedTime(OffsetTime t) {
@@ -358,22 +355,5 @@ final class ValueConverters {
             return "24:00:00" + (t.getOffset().equals(ZoneOffset.UTC) ? "Z" : t.getOffset().getId());
         }
         return DateTimeFormatter.ISO_OFFSET_TIME.format(t.withOffsetSameInstant(ZoneOffset.UTC));
-    }
-
-    /**
-     * Debezium's MicroDuration (int64): months at 365.25/12 days, days at 24 h. Computed exactly
-     * (Debezium goes through a double, which differs beyond 2^53 µs, about 285 years); infinite
-     * intervals and sums beyond a long saturate at Long.MAX_VALUE / MIN_VALUE.
-     */
-    static long microDuration(PgInterval v) {
-        if (v.equals(PgInterval.POSITIVE_INFINITY)) return Long.MAX_VALUE;
-        if (v.equals(PgInterval.NEGATIVE_INFINITY)) return Long.MIN_VALUE;
-        try {
-            return Math.addExact(Math.addExact(Math.multiplyExact((long) v.months(), MICROS_PER_MONTH_AVG),
-                    Math.multiplyExact((long) v.days(), MICROS_PER_DAY)), v.micros());
-        } catch (ArithmeticException e) {
-            double approx = (double) v.months() * MICROS_PER_MONTH_AVG + (double) v.days() * MICROS_PER_DAY + v.micros();
-            return approx > 0 ? Long.MAX_VALUE : Long.MIN_VALUE;
-        }
     }
 }

@@ -45,7 +45,7 @@ final class ConnectHarness {
     }
 
     /** One consumed record, key and value turned back into Connect data by the worker's own converter. */
-    record Change(String topic, int partition, long offset, Struct key, Struct value, byte[] rawValue) {
+    record Change(String topic, int partition, long offset, Struct key, Struct value, byte[] rawValue, byte[] rawKey) {
         String op() {
             // Null for records without an envelope (notifications, heartbeats).
             return value == null || value.schema().field("op") == null ? null : value.getString("op");
@@ -93,7 +93,7 @@ final class ConnectHarness {
                     SchemaAndValue v = r.value() == null ? SchemaAndValue.NULL : values.toConnectData(r.topic(), r.value());
                     // Keys of the messages topic are strings (the prefix): only struct keys are kept.
                     out.add(new Change(r.topic(), r.partition(), r.offset(), k.value() instanceof Struct s ? s : null,
-                            (Struct) v.value(), r.value()));
+                            (Struct) v.value(), r.value(), r.key()));
                 }
                 // Topics are fetched in no particular order: once done, read on until a few polls bring nothing.
                 if (quietPolls == 0 && done.test(out)) return out;

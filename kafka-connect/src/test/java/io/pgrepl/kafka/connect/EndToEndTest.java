@@ -415,7 +415,7 @@ class EndToEndTest {
 
     /** Columns added and dropped while streaming: each Relation that changes them gives the next schema version. */
     @Test
-    void schemaChangeDuringStreamingGivesNewSchemaVersions() throws Exception {
+    void schemaChangeDuringStreamingGivesNewSchemas() throws Exception {
         PgServer pg = server(18);
         String p = "ddl";
         sql(pg, "CREATE TABLE ddl_t (id int PRIMARY KEY, a text)");
@@ -444,7 +444,8 @@ class EndToEndTest {
             versions.add(after.schema().version());
         }
         assertEquals(List.of(List.of("id", "a"), List.of("id", "a", "b"), List.of("id", "b"), List.of("id", "b")), fields);
-        assertEquals(List.of(1, 2, 3, 3), versions);
+        // As Debezium's, the Value schemas carry no version: their fields tell them apart.
+        assertEquals(java.util.Arrays.asList(null, null, null, null), versions);
         assertEquals(Map.of(2, Map.of("id", 2, "b", 20), 3, Map.of("id", 3, "b", 3), 1, Map.of("id", 1, "a", "one")),
                 rebuilt(all, "ddl.public.ddl_t"));
         connect.deleteConnector(p);

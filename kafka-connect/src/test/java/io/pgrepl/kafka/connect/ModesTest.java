@@ -185,9 +185,9 @@ class ModesTest {
         assertEquals(tsMillis * 1000 + 12, ms.get("ts"));
         assertEquals("io.debezium.time.Date", ms.schema().field("d").schema().name());
         assertEquals((int) days, ms.get("d"));
-        // adaptive_time_microseconds (default): time(3) as MicroTime too
-        assertEquals("io.debezium.time.MicroTime", p.schema().field("tm3").schema().name());
-        assertEquals(tm3Millis * 1000, p.get("tm3"));
+        // adaptive is the default, as Debezium's: time(3) as Time
+        assertEquals("io.debezium.time.Time", p.schema().field("tm3").schema().name());
+        assertEquals((int) tm3Millis, p.get("tm3"));
 
         // Debezium's names: enums with their labels in order, bits, xml
         Schema e = p.schema().field("e").schema();

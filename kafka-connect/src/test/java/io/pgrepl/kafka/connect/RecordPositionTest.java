@@ -14,7 +14,6 @@ import io.pgrepl.codec.pgoutput.record.PgOutputRecord;
 import io.pgrepl.codec.pgoutput.record.Relation;
 import io.pgrepl.codec.pgoutput.record.Tuple;
 import io.pgrepl.codec.pgoutput.record.Update;
-import java.lang.reflect.Constructor;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -71,9 +70,8 @@ class RecordPositionTest {
 
     /** Converts the transaction as the task's builder does (one change per chunk), skipping what {@code from} covers. */
     private static List<SourceRecord> convert(PgreplConnectorConfig config, Position from) throws Exception {
-        Constructor<EnumTypes> c = EnumTypes.class.getDeclaredConstructor(PgreplConnectorConfig.class);
-        c.setAccessible(true); // built-in types only: no catalog needed
-        ChangeRecords records = new ChangeRecords(config, Map.of("server", "pfx"), "db", c.newInstance(config), oid -> null);
+        // built-in types only: no catalog needed
+        ChangeRecords records = new ChangeRecords(config, Map.of("server", "pfx"), "db", CatalogTypes.of(), oid -> null);
         records.begin(END, END - 8, 7, 0);
         List<SourceRecord> out = new ArrayList<>();
         Position built = from;

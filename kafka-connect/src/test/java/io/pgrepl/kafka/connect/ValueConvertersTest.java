@@ -9,6 +9,8 @@ import io.pgrepl.codec.value.PgInterval;
 import io.pgrepl.codec.value.PgType;
 import io.pgrepl.kafka.connect.PgreplConnectorConfig.BinaryMode;
 import io.pgrepl.kafka.connect.PgreplConnectorConfig.DecimalMode;
+import io.pgrepl.kafka.connect.PgreplConnectorConfig.HstoreMode;
+import io.pgrepl.kafka.connect.PgreplConnectorConfig.IntervalMode;
 import io.pgrepl.kafka.connect.PgreplConnectorConfig.TimePrecisionMode;
 import java.math.BigDecimal;
 import java.nio.ByteBuffer;
@@ -26,9 +28,10 @@ import org.junit.jupiter.api.Test;
 class ValueConvertersTest {
     private static final int MOOD = 20_000;
     private static final int MOOD_ARRAY = 20_001;
-    private final ValueConverters precise = new ValueConverters(DecimalMode.PRECISE, BinaryMode.BYTES,
-            TimePrecisionMode.ADAPTIVE_TIME_MICROSECONDS, oid -> oid == MOOD ? "sad,ok,happy" : null,
-            oid -> oid == MOOD_ARRAY ? MOOD : 0);
+    private final ValueConverters precise = new ValueConverters(new ValueConverters.Modes(DecimalMode.PRECISE,
+            BinaryMode.BYTES, TimePrecisionMode.ADAPTIVE_TIME_MICROSECONDS, IntervalMode.NUMERIC, HstoreMode.JSON),
+            CatalogTypes.of(new CatalogTypes.Type(MOOD, 'e', "mood", 0, 0, -1, "sad,ok,happy"),
+                    new CatalogTypes.Type(MOOD_ARRAY, 'b', "_mood", MOOD, 0, -1, null)));
 
     private ValueConverters.Column column(int oid, int typmod) {
         return precise.column(new ColumnInfo(0, "c", oid, typmod), true);
@@ -119,5 +122,76 @@ class ValueConvertersTest {
         assertEquals("2000-01-01T00:00:00Z", column(PgType.TIMESTAMPTZ, 0).convert().apply(whole));
         assertEquals("infinity", column(PgType.TIMESTAMPTZ, -1).convert().apply(Instant.MAX));
         assertEquals("-infinity", column(PgType.TIMESTAMPTZ, 6).convert().apply(Instant.MIN));
+    }
+
+    private static ValueConverters modes(DecimalMode d, TimePrecisionMode t, IntervalMode i, HstoreMode h, CatalogTypes types) {
+        return new ValueConverters(new ValueConverters.Modes(d, BinaryMode.BYTES, t, i, h), types);
+    }
+
+    @Test
+    void infiniteTimestampsAreDebeziumsValuesInEveryUnit() {
+        // Debezium 3.6.1's values for 'infinity' and '-infinity' (its snapshot and its stream agree)
+        ValueConverters a = modes(DecimalMode.PRECISE, TimePrecisionMode.ADAPTIVE, IntervalMode.NUMERIC, HstoreMode.JSON, CatalogTypes.of());
+        assertEquals(9_223_372_036_825_200_000L, a.column(new ColumnInfo(0, "c", PgType.TIMESTAMP, -1), true).convert()
+                .apply(java.time.LocalDateTime.MAX));
+        assertEquals(-9_223_372_036_832_400L, a.column(new ColumnInfo(0, "c", PgType.TIMESTAMP, 0), true).convert()
+                .apply(java.time.LocalDateTime.MIN));
+        ValueConverters m = modes(DecimalMode.PRECISE, TimePrecisionMode.MICROSECONDS, IntervalMode.NUMERIC, HstoreMode.JSON, CatalogTypes.of());
+        assertEquals(-9_223_372_036_832_400_000L, m.column(new ColumnInfo(0, "c", PgType.TIMESTAMP, 0), true).convert()
+                .apply(java.time.LocalDateTime.MIN));
+    }
+
+    @Test
+    void adaptiveTimeFollowsTheDeclaredPrecisionAndArraysTakeTheColumnsModifier() {
+        ValueConverters a = modes(DecimalMode.PRECISE, TimePrecisionMode.ADAPTIVE, IntervalMode.NUMERIC, HstoreMode.JSON, CatalogTypes.of());
+        ValueConverters.Column tm2 = a.column(new ColumnInfo(0, "c", PgType.TIME, 2), true);
+        assertEquals("io.debezium.time.Time", tm2.schema().name());
+        assertEquals(86_399_990, tm2.convert().apply(java.time.LocalTime.parse("23:59:59.99")));
+        // numeric(10,2)[]: atttypmod (10 << 16 | 2) + 4 is the elements'
+        ValueConverters.Column na = a.column(new ColumnInfo(0, "c", PgType.NUMERIC_ARRAY, (10 << 16 | 2) + 4), true);
+        assertEquals("org.apache.kafka.connect.data.Decimal", na.schema().valueSchema().name());
+        assertEquals("2", na.schema().valueSchema().parameters().get("scale"));
+        assertEquals(Arrays.asList(new BigDecimal("1.50"), null), na.convert().apply(Arrays.asList(new BigDecimal("1.5"), null)));
+    }
+
+    @Test
+    void aDomainIsItsBaseTypeWithTheDomainsModifierAndItsArrayAnArrayOfThat() {
+        int money83 = 30_000;
+        int money83Array = 30_001;
+        CatalogTypes types = CatalogTypes.of(new CatalogTypes.Type(money83, 'd', "money83", 0, PgType.NUMERIC, (8 << 16 | 3) + 4, null),
+                new CatalogTypes.Type(money83Array, 'b', "_money83", money83, 0, -1, null));
+        ValueConverters a = modes(DecimalMode.PRECISE, TimePrecisionMode.ADAPTIVE, IntervalMode.NUMERIC, HstoreMode.JSON, types);
+        ValueConverters.Column d = a.column(new ColumnInfo(0, "c", money83, -1), true);
+        assertEquals("3", d.schema().parameters().get("scale"));
+        assertEquals("8", d.schema().parameters().get("connect.decimal.precision"));
+        // the codec does not know the domain: its value is text
+        assertEquals(new BigDecimal("3.141"), d.convert().apply("3.141"));
+        ValueConverters.Column arr = a.column(new ColumnInfo(0, "c", money83Array, -1), true);
+        assertEquals(Arrays.asList(new BigDecimal("1.500"), null), arr.convert().apply("{1.5,NULL}"));
+    }
+
+    @Test
+    void hstorePointIntervalTextAndNumericSpecialsAsDebeziumWritesThem() {
+        int hstore = 40_000;
+        CatalogTypes types = CatalogTypes.of(new CatalogTypes.Type(hstore, 'b', "hstore", 0, 0, -1, null));
+        ValueConverters json = modes(DecimalMode.STRING, TimePrecisionMode.ADAPTIVE, IntervalMode.STRING, HstoreMode.JSON, types);
+        // Debezium 3.6.1's JSON of '"a"=>"1", "b"=>NULL' and of ''
+        assertEquals("{\"a\":\"1\",\"b\":null}", json.column(new ColumnInfo(0, "c", hstore, -1), true).convert().apply("\"a\"=>\"1\", \"b\"=>NULL"));
+        assertEquals("{}", json.column(new ColumnInfo(0, "c", hstore, -1), true).convert().apply(""));
+        ValueConverters map = modes(DecimalMode.STRING, TimePrecisionMode.ADAPTIVE, IntervalMode.STRING, HstoreMode.MAP, types);
+        java.util.Map<String, String> m = new java.util.HashMap<>();
+        m.put("k \"q\"", null);
+        assertEquals(m, map.column(new ColumnInfo(0, "c", hstore, -1), true).convert().apply("\"k \\\"q\\\"\"=>NULL"));
+        // point (1.5,-2): Debezium's WKB of it
+        org.apache.kafka.connect.data.Struct pt = (org.apache.kafka.connect.data.Struct) json.column(
+                new ColumnInfo(0, "c", ValueConverters.POINT, -1), true).convert().apply("(1.5,-2)");
+        assertEquals("AQEAAAAAAAAAAAD4PwAAAAAAAADA", java.util.Base64.getEncoder().encodeToString(pt.getBytes("wkb")));
+        // interval.handling.mode=string
+        assertEquals("P1Y2M3DT4H5M6.789S", json.column(new ColumnInfo(0, "c", PgType.INTERVAL, -1), true).convert()
+                .apply(new PgInterval(14, 3, 14_706_789_000L)));
+        assertEquals("P0Y0M-1DT0H0M0S", json.column(new ColumnInfo(0, "c", PgType.INTERVAL, -1), true).convert()
+                .apply(new PgInterval(0, -1, 0)));
+        // decimal.handling.mode=string: NaN as Debezium names it
+        assertEquals("NAN", json.column(new ColumnInfo(0, "c", PgType.NUMERIC, -1), true).convert().apply(Double.NaN));
     }
 }
