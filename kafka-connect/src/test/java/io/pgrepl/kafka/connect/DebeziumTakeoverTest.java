@@ -231,7 +231,7 @@ class DebeziumTakeoverTest {
                     if (!seen.add(r.topic() + "/" + r.partition() + "/" + r.offset())) continue;
                     var k = r.key() == null ? null : keys.toConnectData(r.topic(), r.key()).value();
                     var v = r.value() == null ? null : values.toConnectData(r.topic(), r.value()).value();
-                    all.add(new Change(r.topic(), r.partition(), r.offset(), (Struct) k, (Struct) v, r.value()));
+                    all.add(new Change(r.topic(), r.partition(), r.offset(), (Struct) k, (Struct) v, r.value(), r.key()));
                 }
             }
             return all;
