@@ -35,7 +35,7 @@ import org.postgresql.replication.PGReplicationStream;
  * RSS are its own: it streams a slot from its start to a given commit end LSN, acknowledging each
  * commit, then prints {@code rows=N sum=S} on stderr and exits.
  *
- * <pre>java -cp benchmarks.jar io.pgrepl.benchmarks.drain.DrainClient handler|reactive|flow|reactor|flow_direct|reactor_direct|pgjdbc HOST PORT USER PASSWORD SLOT PUBLICATION PROTO END_LSN</pre>
+ * <pre>java -cp benchmarks.jar io.pgrepl.benchmarks.drain.DrainClient handler|reactive|flow|reactor|reactive_direct|flow_direct|reactor_direct|pgjdbc HOST PORT USER PASSWORD SLOT PUBLICATION PROTO END_LSN</pre>
  *
  * <p>Every face reads what the table {@code t(id int, a int, b bigint, c text, d timestamptz)} holds:
  * the pgrepl faces parse the three integers and touch the text and timestamp (length and first byte);
@@ -58,7 +58,7 @@ public final class DrainClient {
     }
 
     public static void main(String[] args) throws Exception {
-        if (args.length != 9) throw new IllegalArgumentException("usage: handler|reactive|flow|reactor|flow_direct|reactor_direct|pgjdbc HOST PORT USER PASSWORD SLOT PUB PROTO END_LSN");
+        if (args.length != 9) throw new IllegalArgumentException("usage: handler|reactive|flow|reactor|reactive_direct|flow_direct|reactor_direct|pgjdbc HOST PORT USER PASSWORD SLOT PUB PROTO END_LSN");
         String face = args[0];
         String host = args[1];
         int port = Integer.parseInt(args[2]);
@@ -70,7 +70,9 @@ public final class DrainClient {
         long end = parseLsn(args[8]);
         long[] result = switch (face) {
             case "handler" -> handler(host, port, user, password, slot, publication, proto, end);
-            case "reactive" -> reactive(host, port, user, password, slot, publication, proto, end);
+            case "reactive" -> reactive(host, port, user, password, slot, publication, proto, end, FlowOptions.defaults());
+            case "reactive_direct" -> reactive(host, port, user, password, slot, publication, proto, end,
+                    FlowOptions.defaults().withEventLoopDelivery());
             case "flow" -> FlowDrain.drain(connect(host, port, user, password), options(slot, publication, proto), end, FlowOptions.defaults());
             case "reactor" -> ReactorDrain.drain(connect(host, port, user, password), options(slot, publication, proto), end, FlowOptions.defaults());
             case "flow_direct" -> FlowDrain.drain(connect(host, port, user, password), options(slot, publication, proto), end,
@@ -151,15 +153,15 @@ public final class DrainClient {
     }
 
     /**
-     * The reactive face as a careful subscriber uses it: one ChangeEvent (record with copied values) per
-     * message, request(1) after each (issue 22's case), every column read.
+     * The reactive face: one ChangeEvent (record with copied values) per message, the demand of
+     * {@code -Ddrain.demand} ({@link Demand}; one item after each by default), every column read.
      */
     private static long[] reactive(String host, int port, String user, String password, String slot, String pub,
-                                   int proto, long end) throws Exception {
+                                   int proto, long end, FlowOptions flow) throws Exception {
         try (PgConnection conn = connect(host, port, user, password)) {
             ReplicationPublisher<ChangeEvent> publisher =
-                    ReactiveReplication.changes(conn, options(slot, pub, proto), FlowOptions.defaults());
-            return OneAtATime.drain(publisher, (e, rowsSum) -> consume(e, rowsSum, end));
+                    ReactiveReplication.changes(conn, options(slot, pub, proto), flow);
+            return Demand.drain(publisher, (e, rowsSum) -> consume(e, rowsSum, end));
         }
     }
 

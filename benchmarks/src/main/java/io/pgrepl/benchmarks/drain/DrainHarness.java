@@ -37,8 +37,8 @@ public final class DrainHarness {
     /** Every row's text column starts with it: rows are counted in any client's output by this marker. */
     static final String ROW_MARKER = "row:";
     static final List<String> ALL_CLIENTS = List.of("handler", "reactive", "flow", "reactor", "cli", "pgjdbc", "recvlogical");
-    /** Java faces; {@code flow_direct} and {@code reactor_direct} deliver on the event loop (issue 22, ninth session), run only when listed. */
-    static final List<String> JAVA_FACES = List.of("handler", "reactive", "flow", "reactor", "pgjdbc", "flow_direct", "reactor_direct");
+    /** Java faces; the {@code _direct} ones deliver on the event loop, run only when listed. */
+    static final List<String> JAVA_FACES = List.of("handler", "reactive", "flow", "reactor", "pgjdbc", "reactive_direct", "flow_direct", "reactor_direct");
     /**
      * The JVM flags of the {@code ./pgrepl} launcher (minus its CDS archive, which belongs to the CLI's
      * jar). A client named {@code FACE_lf} is that Java face run with them; the plain names run on the
@@ -248,7 +248,7 @@ public final class DrainHarness {
             env.put("PGREPL_JAVA_OPTS", (cliOpts + " " + (jfr == null ? "" : jfr)).strip());
             List<String> cmd = cli ? cliCommand(o, client, streamArgs(o, client, s.url(s.superuser(), "postgres"), slot, end))
                     : switch (face(o, client)) {
-                case "handler", "reactive", "flow", "reactor", "pgjdbc", "flow_direct", "reactor_direct" -> javaClient(jfr, o.javaVariants.containsKey(client) ? o.javaVariants.get(client)[1] : "",
+                case "handler", "reactive", "flow", "reactor", "pgjdbc", "reactive_direct", "flow_direct", "reactor_direct" -> javaClient(jfr, o.javaVariants.containsKey(client) ? o.javaVariants.get(client)[1] : "",
                         javaCommand(), "-cp", System.getProperty("java.class.path"), DrainClient.class.getName(), face(o, client), s.host(), Integer.toString(s.port()), user, password, slot,
                         PUBLICATION, Integer.toString(o.proto), end);
                 case "recvlogical" -> List.of("pg_recvlogical", "-h", s.host(), "-p", Integer.toString(s.port()), "-U", user,

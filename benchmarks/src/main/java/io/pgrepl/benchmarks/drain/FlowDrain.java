@@ -14,7 +14,7 @@ import io.pgrepl.codec.pgoutput.TupleView;
 
 /**
  * The {@code flow} drain client: the Flow face's recycled views ({@link ReactiveReplication#views}),
- * {@code request(1)} in each onNext (issue 22's case), every column read in place as the handler
+ * the demand of {@code -Ddrain.demand} ({@link Demand}), every column read in place as the handler
  * client reads it, each commit acknowledged.
  */
 final class FlowDrain {
@@ -23,7 +23,7 @@ final class FlowDrain {
     static long[] drain(PgConnection conn, LogicalReplicationOptions options, long end, FlowOptions flow) throws Exception {
         try (conn) {
             ReplicationPublisher<ChangeView> publisher = ReactiveReplication.views(conn, options, flow);
-            return OneAtATime.drain(publisher, (v, rowsSum) -> consume(v, rowsSum, end));
+            return Demand.drain(publisher, (v, rowsSum) -> consume(v, rowsSum, end));
         }
     }
 

@@ -12,11 +12,11 @@ import reactor.adapter.JdkFlowAdapter;
 
 /**
  * The {@code reactor} drain client: the Flow face's recycled views through Reactor's JDK Flow
- * adapter, read by a synchronous operator chain (no {@code limitRate}/{@code publishOn}: the
- * publisher's bounded queue is the only buffer, and Reactor's demand drives it directly), every
- * column read, each commit acknowledged; {@code takeUntil} the end commit cancels, which stops the
- * stream. Before issue 22's allocation round it read copied {@code ChangeEvent}s behind
- * {@code limitRate(256)}.
+ * adapter, read by a synchronous operator chain, every column read, each commit acknowledged;
+ * {@code takeUntil} the end commit cancels, which stops the stream. By default the chain's demand
+ * is unbounded (the publisher's bounded queue is the only buffer); {@code -Ddrain.demand=limitRate:N}
+ * puts Reactor's {@code limitRate(N)} in front, which asks for N and then for 3N/4 each time 3N/4
+ * arrived.
  */
 final class ReactorDrain {
     private ReactorDrain() {}
@@ -26,7 +26,11 @@ final class ReactorDrain {
             ReplicationPublisher<ChangeView> publisher = ReactiveReplication.views(conn, options, flow);
             long[] rowsSum = new long[2];
             boolean[] reached = new boolean[1];
-            JdkFlowAdapter.flowPublisherToFlux(publisher)
+            Demand.Pattern demand = Demand.pattern();
+            reactor.core.publisher.Flux<ChangeView> flux = JdkFlowAdapter.flowPublisherToFlux(publisher);
+            if (demand.name().startsWith("limitRate")) flux = flux.limitRate((int) demand.first());
+            else if (!demand.name().equals("one")) throw new IllegalArgumentException("the reactor client takes -Ddrain.demand=limitRate:N or none");
+            flux
                     .takeUntil(v -> reached[0] = FlowDrain.consume(v, rowsSum, end))
                     .count() // not then(): that looks up a discard hook in the context per element
                     .block(Duration.ofMinutes(30));

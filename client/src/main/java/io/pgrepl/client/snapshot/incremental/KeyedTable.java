@@ -16,16 +16,36 @@ import java.util.List;
  */
 public final class KeyedTable {
     /**
-     * One selected column.
+     * One selected column, described as pgoutput's Relation message describes it, so that a row
+     * read by a chunk decodes to the same values, and the same schemas downstream, as the same
+     * row streamed.
      *
-     * @param name    the column name, as in the catalog
-     * @param type    its type as {@code format_type(atttypid, atttypmod)} writes it, used in casts
-     * @param typeOid its type's oid
+     * @param name            the column name, as in the catalog
+     * @param type            its type as {@code format_type(atttypid, atttypmod)} writes it, used in casts
+     * @param typeOid         its type's oid ({@code atttypid})
+     * @param typmod          its type modifier ({@code atttypmod}; -1 for none)
+     * @param replicaIdentity whether pgoutput flags it as part of the table's replica identity
+     *                        (the primary key under REPLICA IDENTITY DEFAULT, the index's columns
+     *                        under USING INDEX, every column under FULL, none under NOTHING):
+     *                        what a consumer keys the stream's changes by, whatever key the
+     *                        snapshot walks the table by
      */
-    public record Column(String name, String type, int typeOid) {}
+    public record Column(String name, String type, int typeOid, int typmod, boolean replicaIdentity) {
+        /**
+         * A column with no type modifier, not part of the replica identity.
+         *
+         * @param name    the column name
+         * @param type    its type as {@code format_type} writes it
+         * @param typeOid its type's oid
+         */
+        public Column(String name, String type, int typeOid) {
+            this(name, type, typeOid, -1, false);
+        }
+    }
 
     private final String schema;
     private final String table;
+    private final char replicaIdentity;
     private final boolean partitionedRoot;
     private final List<Column> columns;
     private final int publishedColumnCount;
@@ -51,6 +71,28 @@ public final class KeyedTable {
      */
     public KeyedTable(String schema, String table, boolean partitionedRoot, List<Column> columns, int publishedColumnCount,
                       int[] keyColumnIndexes, String rowFilter, String additionalCondition, long estimatedRows) {
+        this(schema, table, 'd', partitionedRoot, columns, publishedColumnCount, keyColumnIndexes, rowFilter,
+                additionalCondition, estimatedRows);
+    }
+
+    /**
+     * A planned table with its replica identity setting.
+     *
+     * @param schema               the schema name
+     * @param table                the table name
+     * @param replicaIdentity      {@code pg_class.relreplident}: {@code d}, {@code n}, {@code f} or {@code i}
+     * @param partitionedRoot      whether it is a partitioned table read through its partitions
+     * @param columns              the selected columns: the published ones in attnum order, then
+     *                             unpublished key columns
+     * @param publishedColumnCount how many leading columns are published
+     * @param keyColumnIndexes     the key columns' positions within {@code columns}, in key order
+     * @param rowFilter            the publication row filter, or null
+     * @param additionalCondition  the user's additional condition, or null
+     * @param estimatedRows        the row estimate
+     */
+    public KeyedTable(String schema, String table, char replicaIdentity, boolean partitionedRoot, List<Column> columns,
+                      int publishedColumnCount, int[] keyColumnIndexes, String rowFilter, String additionalCondition,
+                      long estimatedRows) {
         if (keyColumnIndexes.length == 0) throw new IllegalArgumentException("a keyed table needs a key");
         for (int k : keyColumnIndexes) {
             if (k < 0 || k >= columns.size()) throw new IllegalArgumentException("key column index " + k + " out of range");
@@ -60,6 +102,7 @@ public final class KeyedTable {
         }
         this.schema = schema;
         this.table = table;
+        this.replicaIdentity = replicaIdentity;
         this.partitionedRoot = partitionedRoot;
         this.columns = List.copyOf(columns);
         this.publishedColumnCount = publishedColumnCount;
@@ -78,6 +121,11 @@ public final class KeyedTable {
     /** {@return the table name} */
     public String table() {
         return table;
+    }
+
+    /** {@return {@code pg_class.relreplident}: {@code d}efault, {@code n}othing, {@code f}ull or {@code i}ndex} */
+    public char replicaIdentity() {
+        return replicaIdentity;
     }
 
     /** {@return {@code schema.table}, unquoted} */

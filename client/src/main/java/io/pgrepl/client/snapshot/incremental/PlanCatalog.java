@@ -47,7 +47,8 @@ final class PlanCatalog {
                   + " WHERE c.relkind = 'r'"
                 : "SELECT c.reltuples::float8, c.relpages, pg_catalog.pg_relation_size(c.oid),"
                   + " pg_catalog.current_setting('block_size')::bigint FROM pg_catalog.pg_class c WHERE c.oid = " + oid;
-        return "SELECT a.attnum, a.attname, pg_catalog.format_type(a.atttypid, a.atttypmod), a.atttypid, " + generated + ", t.typlen"
+        return "SELECT a.attnum, a.attname, pg_catalog.format_type(a.atttypid, a.atttypmod), a.atttypid, " + generated + ", t.typlen,"
+                + " a.atttypmod"
                 + " FROM pg_catalog.pg_attribute a JOIN pg_catalog.pg_type t ON t.oid = a.atttypid"
                 + " WHERE a.attrelid = " + oid + " AND a.attnum > 0 AND NOT a.attisdropped ORDER BY a.attnum;"
                 + " SELECT i.indisprimary, i.indisreplident, i.indkey::text FROM pg_catalog.pg_index i"
@@ -97,13 +98,13 @@ final class PlanCatalog {
     }
 
     /** One live column of the table. */
-    record Attribute(int attnum, String name, String type, int typeOid, boolean generated, int typlen) {}
+    record Attribute(int attnum, String name, String type, int typeOid, boolean generated, int typlen, int typmod) {}
 
     static List<Attribute> attributes(QueryResult r) {
         List<Attribute> out = new ArrayList<>();
         for (Row row : r.rows()) {
             out.add(new Attribute(Integer.parseInt(row.get(0)), row.get(1), row.get(2), (int) Long.parseLong(row.get(3)),
-                    "t".equals(row.get(4)), Integer.parseInt(row.get(5))));
+                    "t".equals(row.get(4)), Integer.parseInt(row.get(5)), Integer.parseInt(row.get(6))));
         }
         return out;
     }
@@ -129,6 +130,24 @@ final class PlanCatalog {
             if ("t".equals(row.get(1))) identity = attnums;
         }
         return replident == 'i' && identity != null ? identity : primary;
+    }
+
+    /**
+     * The attnums pgoutput flags as the replica identity in its Relation message: the primary key
+     * under DEFAULT, the index's columns under USING INDEX, none under NOTHING (or when the index
+     * or key is missing); null under FULL, where every column is flagged.
+     */
+    static int[] identityAttnums(QueryResult indexes, char replident) {
+        if (replident == 'f') return null;
+        int[] out = new int[0];
+        for (Row row : indexes.rows()) {
+            boolean match = replident == 'd' ? "t".equals(row.get(0)) : replident == 'i' && "t".equals(row.get(1));
+            if (!match) continue;
+            String[] parts = row.get(2).trim().split(" ");
+            out = new int[parts.length];
+            for (int i = 0; i < parts.length; i++) out[i] = Integer.parseInt(parts[i]);
+        }
+        return out;
     }
 
     static String noKeyMessage(String table, char replident) {
@@ -173,8 +192,8 @@ final class PlanCatalog {
     }
 
     /** Builds the table: published columns in attnum order, then key columns the publication leaves out. */
-    static KeyedTable build(Found f, List<Attribute> attributes, int[] keyAttnums, List<String> surrogateKey, int major,
-                            String additionalCondition, long estimate) {
+    static KeyedTable build(Found f, List<Attribute> attributes, int[] keyAttnums, int[] identityAttnums,
+                            List<String> surrogateKey, int major, String additionalCondition, long estimate) {
         Map<String, Attribute> byName = new LinkedHashMap<>();
         Map<Integer, Attribute> byNum = new LinkedHashMap<>();
         for (Attribute a : attributes) {
@@ -210,11 +229,14 @@ final class PlanCatalog {
         for (Attribute a : key) {
             if (!selected.contains(a)) selected.add(a);
         }
-        for (Attribute a : selected) columns.add(new KeyedTable.Column(a.name(), a.type(), a.typeOid()));
+        for (Attribute a : selected) {
+            boolean identity = identityAttnums == null || java.util.Arrays.stream(identityAttnums).anyMatch(n -> n == a.attnum());
+            columns.add(new KeyedTable.Column(a.name(), a.type(), a.typeOid(), a.typmod(), identity));
+        }
         int[] keyIndexes = new int[key.size()];
         for (int i = 0; i < key.size(); i++) keyIndexes[i] = selected.indexOf(key.get(i));
         try {
-            return new KeyedTable(f.schema(), f.name(), f.relkind() == 'p', columns, publishedCount, keyIndexes, f.rowFilter(),
+            return new KeyedTable(f.schema(), f.name(), f.replident(), f.relkind() == 'p', columns, publishedCount, keyIndexes, f.rowFilter(),
                     additionalCondition, estimate);
         } catch (IllegalArgumentException e) {
             throw new SnapshotException(SnapshotException.Kind.FAILED, "table " + table + ": " + e.getMessage(), table, e);

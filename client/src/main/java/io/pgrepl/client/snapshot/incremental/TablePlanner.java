@@ -64,7 +64,8 @@ public final class TablePlanner {
                 List<PlanCatalog.Attribute> attributes = PlanCatalog.attributes(d.get(0));
                 int[] key = PlanCatalog.keyAttnums(d.get(1), f.replident());
                 long estimate = PlanCatalog.estimate(d.get(2), major, attributes);
-                return PlanCatalog.build(f, attributes, key, surrogateKey, major, additionalCondition, estimate);
+                int[] identity = PlanCatalog.identityAttnums(d.get(1), f.replident());
+                return PlanCatalog.build(f, attributes, key, identity, surrogateKey, major, additionalCondition, estimate);
             });
         });
     }

@@ -102,17 +102,14 @@ final class TableRun {
     void planned(KeyedTable p, int relOid, int[] allOids) {
         this.plan = p;
         this.oids = allOids;
-        int[] keys = p.keyColumnIndexes();
+        // As the stream's Relation message describes the table (types, typmods, replica identity
+        // flags), not as the chunks walk it: a read must decode, and key, like the same row streamed.
         List<ColumnInfo> all = new ArrayList<>();
-        for (int i = 0; i < p.columns().size(); i++) {
-            KeyedTable.Column c = p.columns().get(i);
-            final int at = i;
-            boolean key = Arrays.stream(keys).anyMatch(k -> k == at);
-            all.add(new ColumnInfo(key ? ColumnInfo.FLAG_KEY : 0, c.name(), c.typeOid(), -1));
+        for (KeyedTable.Column c : p.columns()) {
+            all.add(new ColumnInfo(c.replicaIdentity() ? ColumnInfo.FLAG_KEY : 0, c.name(), c.typeOid(), c.typmod()));
         }
-        selected = new RelationInfo(relOid, p.schema(), p.table(), RelationInfo.REPLICA_IDENTITY_DEFAULT, all);
-        relation = new RelationInfo(relOid, p.schema(), p.table(), RelationInfo.REPLICA_IDENTITY_DEFAULT,
-                all.subList(0, p.publishedColumnCount()));
+        selected = new RelationInfo(relOid, p.schema(), p.table(), p.replicaIdentity(), all);
+        relation = new RelationInfo(relOid, p.schema(), p.table(), p.replicaIdentity(), all.subList(0, p.publishedColumnCount()));
     }
 
     /**
