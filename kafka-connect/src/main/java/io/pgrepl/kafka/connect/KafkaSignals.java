@@ -29,8 +29,10 @@ import org.slf4j.LoggerFactory;
  * and skipped, and the channel goes on. The position read is kept in the source offsets (see
  * {@link SignalOffsets}), as Debezium keeps it: the consumer is assigned partition 0 and seeks to the
  * stored position, so a restarted task neither replays nor misses a signal. Without one (a first
- * start, or offsets from before this) it starts at the group's committed offset, else at the
- * earliest; the group's offsets are still committed, for lag monitoring.
+ * start, or offsets never flushed) it starts at the group's committed offset, else at the earliest.
+ * The group is committed only up to a position the committed source offsets hold ({@link
+ * SignalCommits}, from the task's offset commits): committed as soon as read, a task that died
+ * before its records were flushed would start past the signal and never act on it.
  */
 final class KafkaSignals implements AutoCloseable {
     private static final Logger log = LoggerFactory.getLogger(KafkaSignals.class);
@@ -42,6 +44,10 @@ final class KafkaSignals implements AutoCloseable {
     private final Thread thread;
     private final AtomicLong next;
     private final long stored;
+    /** The position the group may be committed to (-1: none yet), set by the task's offset commits. */
+    private volatile long commitWanted = -1;
+    /** The consumer's own thread: the position last committed to the group. */
+    private long committed = -1;
     private volatile boolean closed;
 
     private KafkaSignals(KafkaConsumer<byte[], byte[]> consumer, IncrementalSnapshots engine, String key, String topic, AtomicLong next,
@@ -99,7 +105,7 @@ final class KafkaSignals implements AutoCloseable {
             assign();
             while (!closed) {
                 for (ConsumerRecord<byte[], byte[]> r : consumer.poll(Duration.ofMillis(500))) accept(r);
-                consumer.commitSync();
+                commitGroup();
             }
         } catch (WakeupException stopping) {
             // close()
@@ -134,6 +140,21 @@ final class KafkaSignals implements AutoCloseable {
      */
     private void consumed(long after) {
         engine.progress().thenRun(() -> next.accumulateAndGet(after, Math::max));
+    }
+
+    /**
+     * The committed source offsets hold the channel's position {@code next} (or a later one): the
+     * group may be committed up to it. Any thread; the consumer commits on its own within a poll.
+     */
+    void offsetsCommitted(long next) {
+        if (next > commitWanted) commitWanted = next;
+    }
+
+    private void commitGroup() {
+        long want = commitWanted;
+        if (want <= committed) return;
+        consumer.commitSync(Map.of(new TopicPartition(topic, 0), new OffsetAndMetadata(want)));
+        committed = want;
     }
 
     /** Stops the consumer (it leaves its group from its own thread). */

@@ -62,6 +62,8 @@ public final class PgreplSourceTask extends SourceTask {
     private IncrementalReads incrementalReads;
     /** The kafka signal channel's consumer, or null. */
     private volatile KafkaSignals kafkaSignals;
+    /** What the kafka signal channel's group may be committed to, from the records' acknowledgements; or null. */
+    private volatile SignalCommits signalCommits;
     private volatile boolean stopping;
     /** The slot's own figures as task metrics (slot.metrics.interval.ms), or null. */
     private volatile SlotConnectMetrics slotMetrics;
@@ -172,6 +174,7 @@ public final class PgreplSourceTask extends SourceTask {
                 config.topicPrefix(), partition, new MaximumKeys(config, keys, rel -> IncrementalReads.keyColumns(records, rel))::of), keys, resume);
         if (resume != null) log.info("slot {}: resuming incremental snapshots from the stored offsets", config.slotName());
         if (IncrementalSettings.kafkaChannel(config) && kafkaSignals == null) {
+            signalCommits = new SignalCommits();
             kafkaSignals = KafkaSignals.start(config, incremental.engine(), incremental.nextSignal(), SignalOffsets.next(resume));
         }
     }
@@ -299,6 +302,8 @@ public final class PgreplSourceTask extends SourceTask {
         Reselect rs = reselect;
         if (rs != null) rs.fill(out); // here, on the task thread: never on the stream's event loop
         if (out != null) u.handedOver(out.size());
+        SignalCommits sc = signalCommits;
+        if (sc != null && out != null) sc.handedOver(out);
         return out;
     }
 
@@ -320,6 +325,8 @@ public final class PgreplSourceTask extends SourceTask {
     public void commitRecord(SourceRecord record, RecordMetadata metadata) {
         unacknowledged.acknowledged();
         handover.acknowledged(record);
+        SignalCommits sc = signalCommits;
+        if (sc != null) sc.acknowledged(record);
     }
 
     /** Offsets were committed: confirm what they cover ({@link AckTracker#offsetsCommitted}). */
@@ -327,6 +334,12 @@ public final class PgreplSourceTask extends SourceTask {
     public void commit() {
         Handover h = handover;
         if (h != null) h.offsetsCommitted(); // null: start() failed before anything was handed over
+        SignalCommits sc = signalCommits;
+        KafkaSignals ks = kafkaSignals;
+        if (sc != null && ks != null) {
+            long next = sc.offsetsCommitted();
+            if (next >= 0) ks.offsetsCommitted(next);
+        }
     }
 
     /**

@@ -199,7 +199,7 @@ public final class FlowBuffer<T> implements Flow.Subscription {
         if (queued.get() > 0 && demand.get() > 0) drain();
     }
 
-    /** @return true if the item paused the source (the subscriber should be woken now) */
+    /** @return true if the subscriber's executor should be woken now: the item paused the source, or the sequence ended meanwhile */
     private boolean enqueue(T item) {
         if (cancelled || done) {
             discard(item);
@@ -210,6 +210,11 @@ public final class FlowBuffer<T> implements Flow.Subscription {
         if (!queue.offer(item)) throw new IllegalStateException("flow queue full"); // 2^30 items: never, the source pauses long before
         int n = queued.incrementAndGet();
         if (n > peakQueued.get()) peakQueued.accumulateAndGet(n, Math::max);
+        // A cancel (or an end) that came after the check above may have cleared the queue before the
+        // item was in it: a drain pass then discards it. The check reads the flags after the item's
+        // slot was claimed (a full fence), the cancel clears after setting them, so one of the two
+        // sees the other.
+        if (cancelled || done) return true;
         if (n > highWatermark || w > maxWeight) {
             gate.pause(aboveResumeLevel);
             return true;
@@ -337,9 +342,15 @@ public final class FlowBuffer<T> implements Flow.Subscription {
         try {
             executor.execute(drainTask);
         } catch (RuntimeException rejected) {
-            wip.set(0);
+            // No drain pass will ever run: cancel, and discard what is queued here, as the only
+            // consumer (this call holds wip). Items queued meanwhile are counted as missed passes.
             cancelled = true;
             gate.cancel();
+            int missed = 1;
+            do {
+                clear();
+                missed = wip.addAndGet(-missed);
+            } while (missed != 0);
         }
     }
 

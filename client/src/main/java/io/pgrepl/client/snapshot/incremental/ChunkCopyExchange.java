@@ -12,21 +12,30 @@ import io.pgrepl.codec.backend.ErrorFields;
 import io.pgrepl.codec.copy.CopyOutDecoder;
 import io.pgrepl.codec.pgoutput.RelationInfo;
 import io.pgrepl.codec.pgoutput.TupleView;
+import io.pgrepl.client.replication.Identifiers;
+import io.pgrepl.client.snapshot.SnapshotException;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.concurrent.CompletableFuture;
 
 /**
  * One chunk's {@code COPY (SELECT ...) TO STDOUT} in text format, as a simple query, between the
  * statements of a prefix and a suffix in the same query string (the low mark and the snapshot
  * before, the end of the read transaction and the high mark after: one round trip per chunk); the
- * last row each returns is kept ({@link #prefixRow}, {@link #suffixRow}). Each COPY row is decoded in place to take its key texts, then its line, cut after
- * the published columns (a planned table may select unpublished key columns after them), is
- * stored in {@link ChunkRows}. An error drains to ReadyForQuery, so the connection stays in step.
+ * last row each returns is kept ({@link #prefixRow}, {@link #suffixRow}). A COPY row whose line
+ * must be cut after the published columns (a planned table may select unpublished key columns
+ * after them) is decoded in place to take its match key first; other rows are stored as sent and
+ * keyed at emission. The last row's walked key is taken at the end: the next chunk's lower bound.
+ * A NULL in it fails the chunk (a row whose key is NULL is never read: the table's key must be NOT
+ * NULL). An error drains to ReadyForQuery, so the connection stays in step.
  */
 final class ChunkCopyExchange implements Exchange {
     private final String sql;
     private final RelationInfo selected;
     private final int published;
     private final int[] keyIdx;
+    private final int[] matchIdx;
+    private final String table;
     private final ChunkRows rows;
     /** Every selected column is published: rows are stored whole, and keyed at emission. */
     private final boolean whole;
@@ -36,21 +45,32 @@ final class ChunkCopyExchange implements Exchange {
     private String[] prefixRow;
     private String[] suffixRow;
     private boolean copied;
+    /** Whether the last row stored was decoded in place ({@link #lastWalk} is its key). */
+    private boolean decodedLast;
     private Throwable error;
     private ByteBuf current;
+    /** The walked key texts of the last row decoded in place (null values as null). */
+    private final String[] lastWalk;
 
     /**
      * @param prefix statements run before the COPY in the same query string, each ending with
      *               {@code ;}, or empty
      * @param suffix statements run after it, each starting with {@code ;}, or empty
+     * @param keyIdx   the walked key's positions in {@code selected}
+     * @param matchIdx the positions of the columns the stream's changes are matched by
+     * @param table    the table, for messages
      */
-    ChunkCopyExchange(String prefix, String select, String suffix, RelationInfo selected, int published, int[] keyIdx, ChunkRows rows) {
+    ChunkCopyExchange(String prefix, String select, String suffix, RelationInfo selected, int published, int[] keyIdx,
+                      int[] matchIdx, ChunkRows rows, String table) {
         this.sql = prefix + "COPY (" + select + ") TO STDOUT" + suffix;
         this.selected = selected;
         this.published = published;
         this.keyIdx = keyIdx;
+        this.matchIdx = matchIdx;
+        this.table = table;
         this.rows = rows;
         this.whole = published == selected.columnCount();
+        this.lastWalk = new String[keyIdx.length];
     }
 
     CompletableFuture<ChunkRows> future() {
@@ -85,9 +105,11 @@ final class ChunkCopyExchange implements Exchange {
                         // Stored as sent, not decoded: emission decodes every row anyway (and
                         // checks it then); only the last row's key is needed now, at CopyDone.
                         rows.add(payload, payload.readerIndex(), payload.readableBytes(), false, null);
+                        decodedLast = false;
                     } else {
                         current = payload;
                         decoder.decode(payload, this::row);
+                        decodedLast = true;
                     }
                 }
             }
@@ -122,15 +144,34 @@ final class ChunkCopyExchange implements Exchange {
         return payload.isReadable() && payload.getByte(payload.writerIndex() - 1) == '\n';
     }
 
-    /** Gives the last row its key, the next chunk's lower bound, if it was stored without one. */
+    /** Takes the last row's walked key, the next chunk's lower bound; a NULL in it fails the chunk. */
     private void keyLastRow() {
         int last = rows.count() - 1;
-        if (last < 0 || rows.key(last) != null) return;
-        rows.emit(last, decoder, t -> rows.key(last, ChunkRows.key(t, keyIdx)));
+        if (last < 0) return;
+        if (!decodedLast) {
+            // Stored whole: every selected column is in the line.
+            rows.emit(last, decoder, t -> {
+                for (int k = 0; k < keyIdx.length; k++) lastWalk[k] = t.hasValue(keyIdx[k]) ? t.text(keyIdx[k]) : null;
+            });
+        }
+        List<String> key = new ArrayList<>(keyIdx.length);
+        for (int k = 0; k < keyIdx.length; k++) {
+            if (lastWalk[k] == null) {
+                // NULLs sort last and satisfy no comparison: this row, and any other NULL key, would
+                // never be read again, and the walk could not go on after it.
+                error = new SnapshotException(SnapshotException.Kind.FAILED, "table " + table + ": a row has NULL in key column "
+                        + Identifiers.quoteIdentifier(selected.column(keyIdx[k]).name()) + ", and rows whose key is NULL are"
+                        + " never read: make the key's columns NOT NULL (or choose a key that is)", table, null);
+                return;
+            }
+            key.add(lastWalk[k]);
+        }
+        rows.lastKey(key);
     }
 
     private void row(TupleView t) {
-        String key = ChunkRows.key(t, keyIdx); // key columns are NOT NULL (primary, replica identity or surrogate key)
+        for (int k = 0; k < keyIdx.length; k++) lastWalk[k] = t.hasValue(keyIdx[k]) ? t.text(keyIdx[k]) : null;
+        String key = ChunkRows.key(t, matchIdx); // a primary key, replica identity or (checked) surrogate key: NOT NULL
         int from = current.readerIndex();
         int end = current.writerIndex();
         if (whole) {

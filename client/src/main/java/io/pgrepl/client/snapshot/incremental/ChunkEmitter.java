@@ -34,7 +34,7 @@ final class ChunkEmitter {
             for (int i = 0; i < rows.count(); i++) rows.emit(i, decoder, read);
             emitted = rows.count();
         } else {
-            int[] keyIdx = t.plan.keyColumnIndexes();
+            int[] keyIdx = t.plan.matchColumnIndexes();
             long low = ch.lowLsn;
             CopyOutDecoder.RowHandler keyed = row -> {
                 if (t.touches.conflicts(ChunkRows.key(row, keyIdx), low, s)) return;

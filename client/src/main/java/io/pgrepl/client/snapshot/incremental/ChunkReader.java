@@ -97,7 +97,7 @@ final class ChunkReader {
                 ? "SELECT " + LSN + ", current_setting('wal_block_size')" : mark(token, false));
         ChunkCopyExchange copy = new ChunkCopyExchange(low + "BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY; SELECT "
                 + snapshotFunction + "::text, " + LSN + "; ", table.chunkSql(after, upTo, limit), end, selected,
-                table.publishedColumnCount(), table.keyColumnIndexes(), new ChunkRows());
+                table.publishedColumnCount(), table.keyColumnIndexes(), table.matchColumnIndexes(), new ChunkRows(), table.qualifiedName());
         connection.submit(copy);
         CompletableFuture<ChunkRead> out = new CompletableFuture<>();
         copy.future().whenComplete((v, e) -> {

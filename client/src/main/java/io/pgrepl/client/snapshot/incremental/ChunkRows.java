@@ -11,10 +11,12 @@ import java.util.List;
 
 /**
  * One chunk's rows, held between the read and the high watermark: the COPY text lines (cut to the
- * published columns) back to back in one heap buffer, and each row's key as one string (the key
- * columns' texts joined by NUL, a byte no PostgreSQL text holds) where it was taken at the read:
- * always the last row's, the others' only when the line had to be cut. Emitting decodes each kept line
- * again into a {@link TupleView}, so a row is stored once, as the server sent it.
+ * published columns) back to back in one heap buffer, each row's match key (the columns the
+ * stream's changes are matched by, {@link KeyedTable#matchColumnIndexes}) as one string (the
+ * columns' texts joined by NUL, a byte no PostgreSQL text holds) where it was taken at the read
+ * (only when the line had to be cut), and the last row's walked key, the next chunk's lower bound.
+ * Emitting decodes each kept line again into a {@link TupleView}, so a row is stored once, as the
+ * server sent it.
  */
 final class ChunkRows {
     /** Separates key column texts in a key string. */
@@ -24,6 +26,7 @@ final class ChunkRows {
     private int[] ends = new int[256];
     private String[] keys = new String[256];
     private int count;
+    private List<String> lastKey;
 
     /** Appends one line (ending with its newline, else {@code newline} adds one) and its key, or null. */
     void add(ByteBuf line, int from, int length, boolean newline, String key) {
@@ -46,7 +49,7 @@ final class ChunkRows {
         return count;
     }
 
-    /** {@return row {@code i}'s key string, or null if it was stored without one (see {@link ChunkCopyExchange})} */
+    /** {@return row {@code i}'s match key string, or null if it was stored without one (see {@link ChunkCopyExchange})} */
     String key(int i) {
         return keys[i];
     }
@@ -55,19 +58,14 @@ final class ChunkRows {
         keys[i] = key;
     }
 
-    /** {@return the last row's key texts, the next chunk's lower bound; null when empty} */
+    /** {@return the last row's walked key texts, the next chunk's lower bound; null when empty} */
     List<String> lastKey() {
-        return count == 0 ? null : split(keys[count - 1]);
+        return count == 0 ? null : lastKey;
     }
 
-    /** The key texts a key string joins (see {@link #key(List)}). */
-    static List<String> split(String key) {
-        if (key.indexOf(KEY_SEPARATOR) < 0) return List.of(key);
-        List<String> texts = new ArrayList<>();
-        int from = 0;
-        for (int at; (at = key.indexOf(KEY_SEPARATOR, from)) >= 0; from = at + 1) texts.add(key.substring(from, at));
-        texts.add(key.substring(from));
-        return texts;
+    /** Sets the last row's walked key texts (none of them null). */
+    void lastKey(List<String> texts) {
+        lastKey = texts;
     }
 
     /**

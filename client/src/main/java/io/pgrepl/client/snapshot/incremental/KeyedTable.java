@@ -50,6 +50,7 @@ public final class KeyedTable {
     private final List<Column> columns;
     private final int publishedColumnCount;
     private final int[] keyIndexes;
+    private final int[] matchIndexes;
     private final String rowFilter;
     private final String additionalCondition;
     private final long estimatedRows;
@@ -93,9 +94,39 @@ public final class KeyedTable {
     public KeyedTable(String schema, String table, char replicaIdentity, boolean partitionedRoot, List<Column> columns,
                       int publishedColumnCount, int[] keyColumnIndexes, String rowFilter, String additionalCondition,
                       long estimatedRows) {
+        this(schema, table, replicaIdentity, partitionedRoot, columns, publishedColumnCount, keyColumnIndexes, keyColumnIndexes,
+                rowFilter, additionalCondition, estimatedRows);
+    }
+
+    /**
+     * A planned table walked by one key and matched to the stream's changes by another: a
+     * surrogate key walks the chunks, while the stream's deletes and key-changing updates carry
+     * only the replica identity, so chunk rows are matched to changes by that.
+     *
+     * @param schema               the schema name
+     * @param table                the table name
+     * @param replicaIdentity      {@code pg_class.relreplident}: {@code d}, {@code n}, {@code f} or {@code i}
+     * @param partitionedRoot      whether it is a partitioned table read through its partitions
+     * @param columns              the selected columns: the published ones in attnum order, then
+     *                             unpublished key columns
+     * @param publishedColumnCount how many leading columns are published
+     * @param keyColumnIndexes     the walked key columns' positions within {@code columns}, in key order
+     * @param matchColumnIndexes   the positions of the columns that identify a row in the stream's
+     *                             changes (see {@link #matchColumnIndexes()})
+     * @param rowFilter            the publication row filter, or null
+     * @param additionalCondition  the user's additional condition, or null
+     * @param estimatedRows        the row estimate
+     */
+    public KeyedTable(String schema, String table, char replicaIdentity, boolean partitionedRoot, List<Column> columns,
+                      int publishedColumnCount, int[] keyColumnIndexes, int[] matchColumnIndexes, String rowFilter,
+                      String additionalCondition, long estimatedRows) {
         if (keyColumnIndexes.length == 0) throw new IllegalArgumentException("a keyed table needs a key");
+        if (matchColumnIndexes.length == 0) throw new IllegalArgumentException("a keyed table needs columns to match changes by");
         for (int k : keyColumnIndexes) {
             if (k < 0 || k >= columns.size()) throw new IllegalArgumentException("key column index " + k + " out of range");
+        }
+        for (int k : matchColumnIndexes) {
+            if (k < 0 || k >= columns.size()) throw new IllegalArgumentException("match column index " + k + " out of range");
         }
         if (publishedColumnCount < 0 || publishedColumnCount > columns.size()) {
             throw new IllegalArgumentException("published column count " + publishedColumnCount + " out of range");
@@ -107,6 +138,7 @@ public final class KeyedTable {
         this.columns = List.copyOf(columns);
         this.publishedColumnCount = publishedColumnCount;
         this.keyIndexes = keyColumnIndexes.clone();
+        this.matchIndexes = matchColumnIndexes.clone();
         this.rowFilter = rowFilter;
         this.additionalCondition = additionalCondition == null || additionalCondition.isBlank() ? null
                 : SqlCondition.requireSingleExpression(additionalCondition);
@@ -156,6 +188,26 @@ public final class KeyedTable {
     /** {@return the positions of the key columns within the selected columns, in key order} */
     public int[] keyColumnIndexes() {
         return keyIndexes.clone();
+    }
+
+    /**
+     * The columns a streamed change is matched to chunk rows by, as positions within the selected
+     * columns: the walked key, except for a surrogate key on a table whose replica identity is its
+     * primary key or an index, where they are that identity's columns. A delete, or an update that
+     * changes them, carries the old values of those columns only, whatever else changed: matched by
+     * the surrogate column, a delete would match nothing known (and be taken for a change of every
+     * row), and an update moving the surrogate value would leave the row read under its old value
+     * standing after the update.
+     *
+     * @return the positions, in the identity's (or the key's) order
+     */
+    public int[] matchColumnIndexes() {
+        return matchIndexes.clone();
+    }
+
+    /** {@return the columns of {@link #matchColumnIndexes()}} */
+    public List<Column> matchColumns() {
+        return java.util.Arrays.stream(matchIndexes).mapToObj(columns::get).toList();
     }
 
     /** {@return the publication row filter (15+), or null} */

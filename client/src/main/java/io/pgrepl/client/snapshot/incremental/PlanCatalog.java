@@ -235,12 +235,32 @@ final class PlanCatalog {
         }
         int[] keyIndexes = new int[key.size()];
         for (int i = 0; i < key.size(); i++) keyIndexes[i] = selected.indexOf(key.get(i));
+        int[] matchIndexes = surrogateKey != null && !surrogateKey.isEmpty()
+                ? matchIndexes(f.replident(), identityAttnums, selected, keyIndexes) : keyIndexes;
         try {
-            return new KeyedTable(f.schema(), f.name(), f.replident(), f.relkind() == 'p', columns, publishedCount, keyIndexes, f.rowFilter(),
-                    additionalCondition, estimate);
+            return new KeyedTable(f.schema(), f.name(), f.replident(), f.relkind() == 'p', columns, publishedCount, keyIndexes,
+                    matchIndexes, f.rowFilter(), additionalCondition, estimate);
         } catch (IllegalArgumentException e) {
             throw new SnapshotException(SnapshotException.Kind.FAILED, "table " + table + ": " + e.getMessage(), table, e);
         }
+    }
+
+    /**
+     * What a surrogate-keyed table's chunk rows are matched to the stream's changes by (see {@link
+     * KeyedTable#matchColumnIndexes}): the replica identity's columns under DEFAULT (the primary
+     * key) or USING INDEX, when the table has them and all are selected; else the surrogate key
+     * itself (under FULL every old value is in the stream; without an identity the publication
+     * can carry only inserts, whose new row has every column).
+     */
+    static int[] matchIndexes(char replident, int[] identityAttnums, List<Attribute> selected, int[] keyIndexes) {
+        if ((replident != 'd' && replident != 'i') || identityAttnums == null || identityAttnums.length == 0) return keyIndexes;
+        int[] out = new int[identityAttnums.length];
+        for (int k = 0; k < identityAttnums.length; k++) {
+            out[k] = -1;
+            for (int i = 0; i < selected.size(); i++) if (selected.get(i).attnum() == identityAttnums[k]) out[k] = i;
+            if (out[k] < 0) return keyIndexes; // an identity column the publication leaves out: inserts only
+        }
+        return out;
     }
 
     /** A one-dimensional array in its text output form, e.g. {@code {a,"b c","d\"e",NULL}}; NULL elements as null. */

@@ -41,8 +41,9 @@ public final class TablePlanner {
      * @param publications        the publications the stream uses
      * @param qualifiedTable      {@code schema.table} or {@code table}, read as PostgreSQL reads a name
      * @param additionalCondition a WHERE condition to add, or null
-     * @param surrogateKey        the columns to walk by instead of the table's key (unique and not
-     *                            null, the user's promise), or null/empty for the table's key
+     * @param surrogateKey        the columns to walk by instead of the table's key, or null/empty
+     *                            for the table's key; refused unless a unique index covers them and
+     *                            they are NOT NULL (see {@code docs/incremental-snapshots.md})
      * @return the planned table; fails with a {@link io.pgrepl.client.snapshot.SnapshotException}
      */
     public static CompletionStage<KeyedTable> plan(PgConnection ordinary, List<String> publications,
@@ -60,12 +61,17 @@ public final class TablePlanner {
         }
         return ordinary.query(tableSql).thenCompose(r -> {
             PlanCatalog.Found f = PlanCatalog.found(r, qualifiedTable, publications);
-            return ordinary.simpleQuery(PlanCatalog.detailsSql(f.oid(), f.relkind() == 'p', major)).thenApply(d -> {
+            return ordinary.simpleQuery(PlanCatalog.detailsSql(f.oid(), f.relkind() == 'p', major)).thenCompose(d -> {
                 List<PlanCatalog.Attribute> attributes = PlanCatalog.attributes(d.get(0));
                 int[] key = PlanCatalog.keyAttnums(d.get(1), f.replident());
                 long estimate = PlanCatalog.estimate(d.get(2), major, attributes);
                 int[] identity = PlanCatalog.identityAttnums(d.get(1), f.replident());
-                return PlanCatalog.build(f, attributes, key, identity, surrogateKey, major, additionalCondition, estimate);
+                KeyedTable kt = PlanCatalog.build(f, attributes, key, identity, surrogateKey, major, additionalCondition, estimate);
+                if (surrogateKey == null || surrogateKey.isEmpty()) return CompletableFuture.completedFuture(kt);
+                return ordinary.simpleQuery(SurrogateKeys.checkSql(f.oid(), major)).thenApply(c -> {
+                    SurrogateKeys.check(f.schema() + "." + f.name(), f.schema(), f.name(), attributes, surrogateKey, c.get(0), c.get(1));
+                    return kt;
+                });
             });
         });
     }

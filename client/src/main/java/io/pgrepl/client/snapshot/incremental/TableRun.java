@@ -113,14 +113,14 @@ final class TableRun {
     }
 
     /**
-     * The key columns' positions in a stream relation of this table, matched by name; null when
-     * the relation lacks one (a key column outside the publication's column list: such a change
+     * The positions of the columns chunk rows are matched by ({@link KeyedTable#matchColumns}) in a
+     * stream relation of this table, matched by name; null when the relation lacks one (a key column outside the publication's column list: such a change
      * cannot be matched and is treated as touching the whole table).
      */
     int[] streamKeys(RelationInfo r) {
         if (r != keyedRelation) {
             keyedRelation = r;
-            List<KeyedTable.Column> keys = plan.keyColumns();
+            List<KeyedTable.Column> keys = plan.matchColumns();
             streamKeyIdx = new int[keys.size()];
             for (int k = 0; k < keys.size(); k++) {
                 streamKeyIdx[k] = -1;

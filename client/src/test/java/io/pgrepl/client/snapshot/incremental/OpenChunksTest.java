@@ -46,6 +46,7 @@ class OpenChunksTest {
             rows.add(line, 0, line.readableBytes(), false, Integer.toString(id));
             line.release();
         }
+        if (ids.length > 0) rows.lastKey(List.of(Integer.toString(ids[ids.length - 1])));
         ch.read = new ChunkRead(rows, XidSnapshot.parse(snapshot), 0, 0);
         ch.lowLsn = 100;
     }

@@ -56,7 +56,7 @@ class TablePlannerTest {
                 + " CREATE TABLE kw_ri (id int PRIMARY KEY, code text NOT NULL UNIQUE, v int);"
                 + " INSERT INTO kw_ri SELECT g, 'c' || (1000 - g), g FROM generate_series(1, 300) g;"
                 + " ALTER TABLE kw_ri REPLICA IDENTITY USING INDEX kw_ri_code_key;"
-                + " CREATE TABLE kw_none (a int, b text); INSERT INTO kw_none SELECT g, 'b' || g FROM generate_series(1, 50) g;"
+                + " CREATE TABLE kw_none (a int, b text NOT NULL UNIQUE); INSERT INTO kw_none SELECT g, 'b' || g FROM generate_series(1, 50) g;"
                 + " CREATE TABLE kw_full (a int); ALTER TABLE kw_full REPLICA IDENTITY FULL;"
                 + " CREATE TABLE kw_out (id int PRIMARY KEY);"
                 + " CREATE PUBLICATION kw_pub FOR TABLE kw_pk, kw_comp, kw_ri, kw_none, kw_full");
