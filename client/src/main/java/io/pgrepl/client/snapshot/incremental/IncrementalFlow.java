@@ -68,8 +68,9 @@ public final class IncrementalFlow {
         }
 
         @Override
-        protected void onRecord(PgOutputRecord record, long walStart, long walEnd, RelationInfo relation) {
-            sink.accept(new ChangeEvent(record, walStart, walEnd, ack, relation, false));
+        protected void onRecord(PgOutputRecord record, long walStart, long walEnd, RelationInfo relation,
+                                io.pgrepl.client.schema.SchemaChange schemaChange) {
+            sink.accept(new ChangeEvent(record, walStart, walEnd, ack, relation, false, schemaChange));
         }
 
         @Override
