@@ -131,6 +131,8 @@ public final class SchemaTracker {
      * @return the CREATE or DROP, or null
      */
     public SchemaChange ddl(String json) {
+        // The script ends each statement's messages with an empty one (docs/ddl-capture.sql says why).
+        if (json.isEmpty()) return null;
         DdlMessages.Parsed p;
         try {
             p = DdlMessages.parse(json);

@@ -4,7 +4,7 @@
 -- the statement's own transaction, so a pgoutput stream opened with messages 'true'
 -- (PostgreSQL 14+) receives it right before the Relation of the table's next row.
 -- Run as a superuser in every database whose tables are streamed; running it again replaces it.
--- A failure inside the triggers is turned into a WARNING: a DDL statement never fails because of them.
+-- A failure while reading the catalog is turned into a WARNING: the statement goes on without its message.
 
 CREATE SCHEMA IF NOT EXISTS pgrepl;
 
@@ -80,31 +80,55 @@ BEGIN
 END
 $fn$;
 
+-- Emits the messages in the statement's own (sub)transaction, not in the exception block's: a
+-- transactional message is queued at the end of its WAL record, the position where the next
+-- record starts, so a message in a subtransaction of its own could be decoded after the change
+-- that follows it. The empty message after them ends that tie for the last one; readers skip it.
+CREATE OR REPLACE FUNCTION pgrepl.ddl_emit(bodies text[]) RETURNS void
+LANGUAGE plpgsql SET search_path = pg_catalog AS $fn$
+DECLARE
+  body text;
+BEGIN
+  IF cardinality(bodies) = 0 THEN
+    RETURN;
+  END IF;
+  FOREACH body IN ARRAY bodies LOOP
+    PERFORM pg_logical_emit_message(true, 'pgrepl.ddl', body);
+  END LOOP;
+  PERFORM pg_logical_emit_message(true, 'pgrepl.ddl', '');
+END
+$fn$;
+
 CREATE OR REPLACE FUNCTION pgrepl.ddl_command_end() RETURNS event_trigger
 LANGUAGE plpgsql SET search_path = pg_catalog AS $fn$
 DECLARE
   cmd record;
   query text;
+  bodies text[] := '{}';
 BEGIN
-  FOR cmd IN
-    SELECT e.command_tag, e.object_type, e.schema_name, e.object_identity, e.objid, e.objsubid,
-           c.relname, a.attname
-    FROM pg_event_trigger_ddl_commands() e
-    JOIN pg_class c ON c.oid = e.objid
-    LEFT JOIN pg_attribute a ON a.attrelid = e.objid AND a.attnum = e.objsubid AND e.objsubid > 0
-    WHERE e.object_type IN ('table', 'table column') AND c.relpersistence = 'p'
-  LOOP
-    query := pgrepl.ddl_query();
-    PERFORM pg_logical_emit_message(true, 'pgrepl.ddl', json_build_object(
-        'v', 1, 'event', 'ddl_command_end', 'tag', cmd.command_tag, 'object_type', cmd.object_type,
-        'schema', cmd.schema_name, 'name', cmd.relname, 'identity', cmd.object_identity,
-        'oid', cmd.objid::int8, 'attnum', cmd.objsubid, 'column', cmd.attname,
-        'table', pgrepl.ddl_table(cmd.objid), 'publications', pgrepl.ddl_publications(cmd.objid),
-        'query', query, 'same_query', query IS NULL)::text);
-  END LOOP;
-EXCEPTION WHEN OTHERS THEN
-  RAISE WARNING 'pgrepl DDL capture: % (SQLSTATE %); the statement goes on without its pgrepl.ddl message',
-      SQLERRM, SQLSTATE;
+  BEGIN
+    FOR cmd IN
+      SELECT e.command_tag, e.object_type, e.schema_name, e.object_identity, e.objid, e.objsubid,
+             c.relname, a.attname
+      FROM pg_event_trigger_ddl_commands() e
+      JOIN pg_class c ON c.oid = e.objid
+      LEFT JOIN pg_attribute a ON a.attrelid = e.objid AND a.attnum = e.objsubid AND e.objsubid > 0
+      WHERE e.object_type IN ('table', 'table column') AND c.relpersistence = 'p'
+    LOOP
+      query := pgrepl.ddl_query();
+      bodies := bodies || json_build_object(
+          'v', 1, 'event', 'ddl_command_end', 'tag', cmd.command_tag, 'object_type', cmd.object_type,
+          'schema', cmd.schema_name, 'name', cmd.relname, 'identity', cmd.object_identity,
+          'oid', cmd.objid::int8, 'attnum', cmd.objsubid, 'column', cmd.attname,
+          'table', pgrepl.ddl_table(cmd.objid), 'publications', pgrepl.ddl_publications(cmd.objid),
+          'query', query, 'same_query', query IS NULL)::text;
+    END LOOP;
+  EXCEPTION WHEN OTHERS THEN
+    RAISE WARNING 'pgrepl DDL capture: % (SQLSTATE %); the statement goes on without its pgrepl.ddl message',
+        SQLERRM, SQLSTATE;
+    bodies := '{}';
+  END;
+  PERFORM pgrepl.ddl_emit(bodies);
 END
 $fn$;
 
@@ -114,34 +138,39 @@ DECLARE
   obj record;
   pubs json;
   query text;
+  bodies text[] := '{}';
 BEGIN
-  FOR obj IN
-    SELECT d.object_type, d.schema_name, d.object_identity, d.objid, d.objsubid, d.address_names
-    FROM pg_event_trigger_dropped_objects() d
-    WHERE d.object_type IN ('table', 'table column') AND d.schema_name NOT LIKE 'pg\_temp\_%'
-  LOOP
-    IF obj.object_type = 'table' THEN
-      -- The table is gone from the catalog: its listed publications are among the dropped objects.
-      SELECT json_agg(DISTINCT x) INTO pubs FROM (
-          SELECT r.address_args[1] AS x FROM pg_event_trigger_dropped_objects() r
-           WHERE r.object_type = 'publication relation' AND r.address_names = obj.address_names
-          UNION ALL
-          SELECT p.pubname::text FROM pg_publication p WHERE p.puballtables) s;
-      pubs := COALESCE(pubs, '[]'::json);
-    ELSE
-      pubs := pgrepl.ddl_publications(obj.objid);
-    END IF;
-    query := pgrepl.ddl_query();
-    PERFORM pg_logical_emit_message(true, 'pgrepl.ddl', json_build_object(
-        'v', 1, 'event', 'sql_drop', 'tag', tg_tag, 'object_type', obj.object_type,
-        'schema', obj.schema_name, 'name', obj.address_names[2], 'identity', obj.object_identity,
-        'oid', obj.objid::int8, 'attnum', obj.objsubid,
-        'column', CASE WHEN obj.object_type = 'table column' THEN obj.address_names[3] END,
-        'publications', pubs, 'query', query, 'same_query', query IS NULL)::text);
-  END LOOP;
-EXCEPTION WHEN OTHERS THEN
-  RAISE WARNING 'pgrepl DDL capture: % (SQLSTATE %); the statement goes on without its pgrepl.ddl message',
-      SQLERRM, SQLSTATE;
+  BEGIN
+    FOR obj IN
+      SELECT d.object_type, d.schema_name, d.object_identity, d.objid, d.objsubid, d.address_names
+      FROM pg_event_trigger_dropped_objects() d
+      WHERE d.object_type IN ('table', 'table column') AND d.schema_name NOT LIKE 'pg\_temp\_%'
+    LOOP
+      IF obj.object_type = 'table' THEN
+        -- The table is gone from the catalog: its listed publications are among the dropped objects.
+        SELECT json_agg(DISTINCT x) INTO pubs FROM (
+            SELECT r.address_args[1] AS x FROM pg_event_trigger_dropped_objects() r
+             WHERE r.object_type = 'publication relation' AND r.address_names = obj.address_names
+            UNION ALL
+            SELECT p.pubname::text FROM pg_publication p WHERE p.puballtables) s;
+        pubs := COALESCE(pubs, '[]'::json);
+      ELSE
+        pubs := pgrepl.ddl_publications(obj.objid);
+      END IF;
+      query := pgrepl.ddl_query();
+      bodies := bodies || json_build_object(
+          'v', 1, 'event', 'sql_drop', 'tag', tg_tag, 'object_type', obj.object_type,
+          'schema', obj.schema_name, 'name', obj.address_names[2], 'identity', obj.object_identity,
+          'oid', obj.objid::int8, 'attnum', obj.objsubid,
+          'column', CASE WHEN obj.object_type = 'table column' THEN obj.address_names[3] END,
+          'publications', pubs, 'query', query, 'same_query', query IS NULL)::text;
+    END LOOP;
+  EXCEPTION WHEN OTHERS THEN
+    RAISE WARNING 'pgrepl DDL capture: % (SQLSTATE %); the statement goes on without its pgrepl.ddl message',
+        SQLERRM, SQLSTATE;
+    bodies := '{}';
+  END;
+  PERFORM pgrepl.ddl_emit(bodies);
 END
 $fn$;
 

@@ -3,6 +3,7 @@ DROP EVENT TRIGGER IF EXISTS pgrepl_ddl_command_end;
 DROP EVENT TRIGGER IF EXISTS pgrepl_sql_drop;
 DROP FUNCTION IF EXISTS pgrepl.ddl_command_end();
 DROP FUNCTION IF EXISTS pgrepl.ddl_sql_drop();
+DROP FUNCTION IF EXISTS pgrepl.ddl_emit(text[]);
 DROP FUNCTION IF EXISTS pgrepl.ddl_query();
 DROP FUNCTION IF EXISTS pgrepl.ddl_publications(oid);
 DROP FUNCTION IF EXISTS pgrepl.ddl_table(oid);
