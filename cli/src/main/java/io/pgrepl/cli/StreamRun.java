@@ -166,7 +166,7 @@ final class StreamRun {
             if (!settings.acceptSignals) txSource.reportIgnoredSignals(err);
             handler = txSource instanceof IncrementalSource inc ? inc.engine(config) : txSource;
         } else {
-            handler = new ProtocolSource(this);
+            handler = new ProtocolSource(this).schemaChanges(settings.schemaChanges);
         }
         acknowledge = ack;
         if (settings.snapshot) snapshot = new SnapshotSource(this, verbose, settings.format == StreamOptions.Format.PROTOCOL);
@@ -188,6 +188,9 @@ final class StreamRun {
             else (reconnecting != null ? reconnecting.completion() : single.completion()).whenComplete((x, y) -> queue.add(END));
         });
         TxJson txJson = new TxJson(Boolean.TRUE.equals(settings.binary), settings.columnTypes);
+        if (settings.schemaChanges) {
+            txJson.schemaChanges(new io.pgrepl.client.schema.SchemaTracker(settings.publications), !settings.messagesForSchemaOnly);
+        }
         boolean reachedEnd = false;
         boolean outputClosed = false;
         long lastFsync = System.nanoTime();
