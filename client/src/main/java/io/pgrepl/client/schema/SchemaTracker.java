@@ -33,6 +33,12 @@ import org.slf4j.LoggerFactory;
  * its last Relation, joined to the next one. Only Relation and DDL messages cost anything: row
  * changes never reach it.
  *
+ * <p>Renames: pgoutput names columns but does not number them, so a renamed column looks like one
+ * dropped and one added. DDL capture reports each {@code RENAME COLUMN} with the column's new name
+ * and each dropped column by name; a renamed column keeps its place among the columns that survive
+ * (its {@code attnum}), an added one always comes last, so within each stretch between surviving
+ * columns the renamed-to columns are paired in order with the old columns neither kept nor dropped.
+ *
  * <p>Streamed (in-progress) transactions: a Relation inside a Stream Start … Stream Stop block is
  * compared with what that transaction saw before, else with the committed shape; what it learnt
  * becomes the committed shape at its Stream Commit (or Stream Prepare) and is forgotten at its
