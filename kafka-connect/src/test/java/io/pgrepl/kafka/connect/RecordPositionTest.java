@@ -73,7 +73,7 @@ class RecordPositionTest {
     private static List<SourceRecord> convert(PgreplConnectorConfig config, Position from) throws Exception {
         Constructor<EnumTypes> c = EnumTypes.class.getDeclaredConstructor(PgreplConnectorConfig.class);
         c.setAccessible(true); // built-in types only: no catalog needed
-        ChangeRecords records = new ChangeRecords(config, Map.of("server", "pfx"), "db", c.newInstance(config), oid -> null);
+        ChangeRecords records = new ChangeRecords(config, Map.of("server", "pfx"), "db", c.newInstance(config), (oid, xid) -> null);
         records.begin(END, END - 8, 7, 0);
         List<SourceRecord> out = new ArrayList<>();
         Position built = from;
