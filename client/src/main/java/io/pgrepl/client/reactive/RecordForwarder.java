@@ -68,6 +68,18 @@ public abstract class RecordForwarder implements LogicalStreamHandler {
         schemaChange = change;
     }
 
+    /**
+     * The schema change told since the last record and not handed on with one yet, for an event a
+     * subclass makes itself (an incremental snapshot's read); taking it clears it.
+     *
+     * @return the change, or null
+     */
+    protected final SchemaChange takeSchemaChange() {
+        SchemaChange c = schemaChange;
+        schemaChange = null;
+        return c;
+    }
+
 
     @Override
     public void onXLogData(XLogData header) {

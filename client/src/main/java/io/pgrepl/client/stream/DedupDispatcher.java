@@ -62,6 +62,11 @@ final class DedupDispatcher implements PgOutputHandler {
         this.delivered = delivered;
     }
 
+    /** {@return the schema tracker (event loop only)} */
+    SchemaTracker schema() {
+        return schema;
+    }
+
     /** {@return whether the handler takes row changes undecoded ({@link RawChangeHandler})} */
     boolean takesRawChanges() {
         return raw != null;

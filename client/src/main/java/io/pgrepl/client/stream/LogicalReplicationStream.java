@@ -177,6 +177,17 @@ public final class LogicalReplicationStream extends CopyBothStream {
     }
 
     /**
+     * The tracker that turns this stream's Relation and DDL capture messages into
+     * {@link io.pgrepl.client.schema.SchemaChange}s, holding the shape last delivered per table
+     * (event loop only). Shared by the connections of a {@link ReconnectingLogicalStream}.
+     *
+     * @return the tracker
+     */
+    public SchemaTracker schemaTracker() {
+        return dispatcher.schema();
+    }
+
+    /**
      * Transactions ending at or below this position are duplicates of ones processed before:
      * {@code max(startLsn, resumeFrom)}, or 0 for none. The stream skips plain and prepared ones
      * itself; a streamed transaction is delivered and must be dropped at its Stream Commit by a

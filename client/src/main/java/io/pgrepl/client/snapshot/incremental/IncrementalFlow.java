@@ -76,7 +76,8 @@ public final class IncrementalFlow {
         @Override
         public void onSnapshotRead(TupleView row, long position) {
             RelationInfo rel = row.relation();
-            sink.accept(ChangeEvent.snapshotRead(new Insert(0, rel.oid(), PgOutputRecords.tuple(row)), rel, position));
+            sink.accept(new ChangeEvent(new Insert(0, rel.oid(), PgOutputRecords.tuple(row)), position, position, null, rel, true,
+                    takeSchemaChange()));
         }
     }
 }
