@@ -29,6 +29,7 @@ public final class Main {
 
     private static Map<String, Command> commands() {
         Map<String, Command> m = new TreeMap<>();
+        m.put("ddl", new DdlCaptureCommand());
         m.put("decode", new DecodeCommand());
         m.put("demo", new DemoCommand());
         m.put("identify", new IdentifyCommand());

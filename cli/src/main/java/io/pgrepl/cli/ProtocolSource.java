@@ -36,8 +36,21 @@ final class ProtocolSource implements LogicalStreamHandler {
     private long lastLsn;
     private boolean started;
 
+    /** --schema-changes: a schema line before the message that told it. */
+    private boolean schemaLines;
+
     ProtocolSource(StreamRun run) {
         this.run = run;
+    }
+
+    ProtocolSource schemaChanges(boolean on) {
+        this.schemaLines = on;
+        return this;
+    }
+
+    @Override
+    public void onSchemaChange(io.pgrepl.client.schema.SchemaChange change) {
+        if (schemaLines) pending.append(SchemaJson.line(change, -1, Lsn.format(lastLsn), TypeNames::name));
     }
 
     @Override

@@ -50,6 +50,7 @@ final class StreamCommand implements Main.Command {
             run.slotConfirmedLsn(checkAndCreate(conn, s, err));
             if (s.incremental && s.snapshotTables.isEmpty()) s.snapshotTables.addAll(IncrementalSource.publishedTables(conn, s.publications));
             if (s.acceptSignals) IncrementalSource.checkSignalChannels(conn, s);
+            if (s.schemaChanges) schemaChanges(conn, s, err);
             if (s.reconnect && !s.snapshot) {
                 // The reconnecting stream opens its own connections (after the snapshot, which needs this one).
                 conn.close();
@@ -58,6 +59,31 @@ final class StreamCommand implements Main.Command {
             return run.run(conn, config);
         } finally {
             if (conn != null) conn.close();
+        }
+    }
+
+    /**
+     * --schema-changes: on 14+ DDL capture's messages can reach the stream, so pgoutput messages are
+     * turned on (their lines stay off unless --messages or --accept-signals asked for them). With -v,
+     * says whether DDL capture is installed in the database.
+     */
+    private static void schemaChanges(PgConnection conn, StreamOptions s, PrintStream err) throws Exception {
+        if (conn.serverVersionNum() < io.pgrepl.client.schema.DdlCapture.MIN_SERVER_VERSION_NUM) {
+            if (s.verbose) err.println("pgrepl: schema changes from Relation messages only: PostgreSQL " + conn.serverMajor()
+                    + " does not pass logical messages (DDL capture) to a pgoutput stream");
+            return;
+        }
+        if (s.messages == null) {
+            s.messages = true;
+            s.messagesForSchemaOnly = true;
+        }
+        if (s.verbose) {
+            var status = await(io.pgrepl.client.schema.DdlCapture.status(conn));
+            err.println("pgrepl: DDL capture " + switch (status) {
+                case ENABLED -> "installed: schema lines carry CREATE, DROP and the statements";
+                case INCOMPLETE -> "incomplete (a trigger is missing or disabled): run pgrepl ddl install again";
+                case NOT_INSTALLED -> "not installed: schema lines come from Relation messages only (pgrepl ddl install)";
+            });
         }
     }
 

@@ -57,6 +57,10 @@ final class StreamOptions {
                     + " or column_types on every change line", "none"),
             Opts.Spec.flag("binary", "ask for binary column values (the json format decodes them to the same JSON)"),
             Opts.Spec.flag("messages", "include logical decoding messages (pg_logical_emit_message)"),
+            Opts.Spec.flag("schema-changes", "a schema line before the first row of each table's new shape (columns added,"
+                    + " dropped, renamed, retyped, key, replica identity, name); with pgrepl DDL capture (pgrepl ddl install, 14+)"
+                    + " also CREATE and DROP TABLE and the statement (turns on pgoutput messages; other messages still need"
+                    + " --messages)"),
             Opts.Spec.flag("two-phase", "decode prepared transactions (proto 3+; json prints them when committed)"),
             Opts.Spec.value("origin", "any|none", "changes of any origin, or only those without one", "any"),
             Opts.Spec.value("start-lsn", 'I', "X/X", "start position", "the slot's confirmed position"),
@@ -130,6 +134,10 @@ final class StreamOptions {
     Boolean binary;
     ColumnTypes columnTypes = ColumnTypes.NONE;
     Boolean messages;
+    /** --schema-changes. */
+    boolean schemaChanges;
+    /** pgoutput messages are on only to read DDL capture's (--schema-changes on 14+): no message lines. */
+    boolean messagesForSchemaOnly;
     Boolean twoPhase;
     OriginFilter origin;
     long startLsn;
@@ -232,6 +240,7 @@ final class StreamOptions {
             if (s.format != Format.JSON) throw new UsageException("--column-types needs --format json");
         }
         if (p.has("messages")) s.messages = true;
+        s.schemaChanges = p.has("schema-changes");
         if (p.has("two-phase")) s.twoPhase = true;
         String origin = p.get("origin");
         if (origin != null) {

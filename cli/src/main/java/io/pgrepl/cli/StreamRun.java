@@ -176,7 +176,7 @@ final class StreamRun {
             if (!settings.acceptSignals) txSource.reportIgnoredSignals(err);
             handler = txSource instanceof IncrementalSource inc ? inc.engine(config) : txSource;
         } else {
-            handler = new ProtocolSource(this);
+            handler = new ProtocolSource(this).schemaChanges(settings.schemaChanges);
         }
         acknowledge = ack;
         if (config != null && settings.format == StreamOptions.Format.JSON && (settings.snapshot || settings.incrementalReads())) {
@@ -202,6 +202,9 @@ final class StreamRun {
         });
         TxJson txJson = new TxJson(Boolean.TRUE.equals(settings.binary), settings.columnTypes,
                 settings.signalTable == null ? null : settings.signalTable.contains(".") ? settings.signalTable : "public." + settings.signalTable);
+        if (settings.schemaChanges) {
+            txJson.schemaChanges(new io.pgrepl.client.schema.SchemaTracker(settings.publications), !settings.messagesForSchemaOnly);
+        }
         boolean reachedEnd = false;
         boolean outputClosed = false;
         long lastFsync = System.nanoTime();

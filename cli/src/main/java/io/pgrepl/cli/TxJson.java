@@ -87,6 +87,32 @@ final class TxJson {
         this.relationLines = types == StreamOptions.ColumnTypes.RELATION;
     }
 
+    /** --schema-changes: its tracker (commit order, across reconnects), else null. */
+    private io.pgrepl.client.schema.SchemaTracker schema;
+    /** False when pgoutput messages are on only for DDL capture: no message lines then. */
+    private boolean messageLines = true;
+
+    /**
+     * --schema-changes: a {@code schema} line ({@link SchemaJson}) before the first change of a new
+     * shape, and for CREATE and DROP; DDL capture messages become part of those lines, not message lines.
+     *
+     * @param tracker      the tracker, fed the transactions' records in commit order
+     * @param messageLines whether other logical messages print (--messages was given)
+     */
+    TxJson schemaChanges(io.pgrepl.client.schema.SchemaTracker tracker, boolean messageLines) {
+        this.schema = tracker;
+        this.messageLines = messageLines;
+        return this;
+    }
+
+    /** Writes the schema line of whatever {@code r} tells. */
+    private void schemaLine(Transaction tx, PgOutputRecord r) {
+        io.pgrepl.client.schema.SchemaChange c = schema.accept(r);
+        if (c == null) return;
+        o.raw(SchemaJson.line(c, tx.xid(), null, this::typeName).getBytes(StandardCharsets.UTF_8));
+        changes++;
+    }
+
     /**
      * Renders the event's lines into the buffer, handing full chunks to {@code out}; the rest
      * stays buffered until {@link #drain}. Returns whether the event printed anything.
@@ -96,6 +122,7 @@ final class TxJson {
         if (e instanceof Transaction tx) {
             if (!transaction(tx, out)) return false;
         } else if (e instanceof NonTransactionalMessage m) {
+            if (!messageLines) return false;
             message(m.message(), -1);
         } else if (e instanceof TwoPhaseOutcome t) {
             if (!t.committed() || t.changesKept()) return false; // rolled back: nothing was committed
@@ -184,11 +211,17 @@ final class TxJson {
             o.ascii("],\"cascade\":").ascii((t.options() & 1) != 0 ? "true" : "false")
                     .ascii(",\"restart_identity\":").ascii((t.options() & 2) != 0 ? "true" : "false");
         } else if (r instanceof Message m) {
+            if (schema != null && io.pgrepl.client.schema.SchemaTracker.DDL_PREFIX.equals(m.prefix())) {
+                schemaLine(tx, m); // DDL capture's messages print as schema lines only
+                return;
+            }
+            if (!messageLines) return;
             message(m, tx.xid()); // the message's own xid field is sent only inside a streamed transaction
             if (SnapshotSignals.MESSAGE_PREFIX.equals(m.prefix())) signals++;
             else changes++;
             return;
         } else if (r instanceof Relation rel) {
+            if (schema != null) schemaLine(tx, rel);
             // In stream order: changes after it use it. The same definition sent again (each new
             // session sends it) is not announced again.
             Rendered before = relations.get(rel.oid());

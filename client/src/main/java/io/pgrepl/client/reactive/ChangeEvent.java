@@ -1,5 +1,6 @@
 package io.pgrepl.client.reactive;
 
+import io.pgrepl.client.schema.SchemaChange;
 import io.pgrepl.codec.pgoutput.record.CommitPrepared;
 import io.pgrepl.codec.pgoutput.RelationInfo;
 import io.pgrepl.codec.pgoutput.record.Commit;
@@ -25,9 +26,27 @@ import java.util.function.LongConsumer;
  *                     key flags) as last described by the server, so consumers need not track
  *                     Relation messages; null on other messages
  * @param snapshotRead true for a row read by the initial snapshot rather than streamed
+ * @param schemaChange on a Relation record, the change of the table's shape it tells (null when it
+ *                     repeats the shape last delivered); on a DDL capture message, the CREATE or
+ *                     DROP it tells; null on every other event. Comes before any row of the new shape.
  */
 public record ChangeEvent(PgOutputRecord record, long walStart, long walEnd, LongConsumer acknowledger,
-                          RelationInfo relation, boolean snapshotRead) {
+                          RelationInfo relation, boolean snapshotRead, SchemaChange schemaChange) {
+    /**
+     * An event without a schema change.
+     *
+     * @param record       the message
+     * @param walStart     XLogData walStart
+     * @param walEnd       XLogData walEnd
+     * @param acknowledger acknowledges an LSN on the stream the message came from, or null
+     * @param relation     the table of an Insert, Update, Delete or Relation, else null
+     * @param snapshotRead true for a row read by a snapshot
+     */
+    public ChangeEvent(PgOutputRecord record, long walStart, long walEnd, LongConsumer acknowledger,
+                       RelationInfo relation, boolean snapshotRead) {
+        this(record, walStart, walEnd, acknowledger, relation, snapshotRead, null);
+    }
+
     /**
      * A streamed message without a relation.
      *
@@ -94,6 +113,6 @@ public record ChangeEvent(PgOutputRecord record, long walStart, long walEnd, Lon
     @Override
     public String toString() {
         return "ChangeEvent[" + (snapshotRead ? "snapshot read " : "") + record + (relation == null ? "" : " on " + schema() + "." + table())
-                + ", walStart=" + io.pgrepl.codec.Lsn.format(walStart) + "]";
+                + (schemaChange == null ? "" : ", " + schemaChange) + ", walStart=" + io.pgrepl.codec.Lsn.format(walStart) + "]";
     }
 }

@@ -58,6 +58,8 @@ public final class ChangeView {
     private final Lent lent;
     long walStart;
     long walEnd;
+    /** The schema change told by this view's message (Relation or DDL capture message), else null; written on the event loop. */
+    io.pgrepl.client.schema.SchemaChange schemaChange;
     /** On event-loop delivery, the socket read's own bytes this view is lent over, instead of a copy in {@link #bytes}. */
     ByteBuf borrowed;
     int borrowedIndex;
@@ -120,6 +122,19 @@ public final class ChangeView {
      */
     public RelationInfo relation() {
         return lent().relation;
+    }
+
+    /**
+     * As {@link ChangeEvent#schemaChange()}: on a Relation, the change of the table's shape it tells
+     * (null when it repeats the shape last delivered); on a DDL capture message, the CREATE or DROP
+     * it tells; else null. Immutable: may be kept past onNext.
+     *
+     * @return the change, or null
+     * @throws IllegalStateException after onNext returned
+     */
+    public io.pgrepl.client.schema.SchemaChange schemaChange() {
+        lent();
+        return schemaChange;
     }
 
     /** {@return the row's schema (pg_catalog for the empty namespace), or null without a relation} */
@@ -201,7 +216,7 @@ public final class ChangeView {
     public ChangeEvent toEvent() {
         PgOutputRecord[] out = new PgOutputRecord[1];
         dispatch(PgOutputRecords.collector(r -> out[0] = r));
-        return new ChangeEvent(out[0], walStart, walEnd, acknowledger, relation(), false);
+        return new ChangeEvent(out[0], walStart, walEnd, acknowledger, relation(), false, schemaChange);
     }
 
     @Override

@@ -64,8 +64,10 @@ final class ChangeViewPool implements Lease<ChangeView> {
     }
 
     /** Event loop: a view over a message's bytes where they are, for one {@link ReadBatchSink#deliverNow}. */
-    private ChangeView borrow(ByteBuf buffer, int index, int length, long walStart, long walEnd) {
+    private ChangeView borrow(ByteBuf buffer, int index, int length, long walStart, long walEnd,
+                              io.pgrepl.client.schema.SchemaChange schemaChange) {
         ChangeView v = overRead[flip ^= 1];
+        v.schemaChange = schemaChange;
         v.borrowed = buffer;
         v.borrowedIndex = index;
         v.borrowedLength = length;
@@ -75,9 +77,11 @@ final class ChangeViewPool implements Lease<ChangeView> {
     }
 
     /** Event loop: a free view holding a copy of a message's bytes. */
-    ChangeView take(ByteBuf buffer, int index, int length, long walStart, long walEnd) {
+    ChangeView take(ByteBuf buffer, int index, int length, long walStart, long walEnd,
+                    io.pgrepl.client.schema.SchemaChange schemaChange) {
         ChangeView v = free.poll();
         if (v == null) v = new ChangeView(acknowledger, lent);
+        v.schemaChange = schemaChange;
         v.bytes.clear().writeBytes(buffer, index, length);
         v.walStart = walStart;
         v.walEnd = walEnd;
@@ -162,6 +166,8 @@ final class ChangeViewPool implements Lease<ChangeView> {
         private final ReadBatchSink<ChangeView> now;
         private long walStart;
         private long walEnd;
+        /** Told just before the message it belongs to (a Relation or DDL capture message): goes into that message's view. */
+        private io.pgrepl.client.schema.SchemaChange schemaChange;
 
         Forwarder(Consumer<ChangeView> sink) {
             this.sink = sink;
@@ -183,12 +189,19 @@ final class ChangeViewPool implements Lease<ChangeView> {
             send(buffer, index, length);
         }
 
+        @Override
+        public void onSchemaChange(io.pgrepl.client.schema.SchemaChange change) {
+            schemaChange = change;
+        }
+
         private void send(ByteBuf buffer, int index, int length) {
+            io.pgrepl.client.schema.SchemaChange c = schemaChange;
+            schemaChange = null;
             ReadBatchSink<ChangeView> n = now;
             if (n == null) {
-                sink.accept(take(buffer, index, length, walStart, walEnd));
-            } else if (!n.deliverNow(borrow(buffer, index, length, walStart, walEnd))) {
-                n.queue(take(buffer, index, length, walStart, walEnd));
+                sink.accept(take(buffer, index, length, walStart, walEnd, c));
+            } else if (!n.deliverNow(borrow(buffer, index, length, walStart, walEnd, c))) {
+                n.queue(take(buffer, index, length, walStart, walEnd, c));
             }
         }
 

@@ -40,8 +40,9 @@ public final class ReactiveReplication {
             }
 
             @Override
-            protected void onRecord(PgOutputRecord record, long walStart, long walEnd, RelationInfo relation) {
-                sink.accept(new ChangeEvent(record, walStart, walEnd, ack, relation, false));
+            protected void onRecord(PgOutputRecord record, long walStart, long walEnd, RelationInfo relation,
+                                    io.pgrepl.client.schema.SchemaChange schemaChange) {
+                sink.accept(new ChangeEvent(record, walStart, walEnd, ack, relation, false, schemaChange));
             }
         }, ChangeEvent::acknowledge);
     }

@@ -1,5 +1,6 @@
 package io.pgrepl.client.reactive;
 
+import io.pgrepl.client.schema.SchemaChange;
 import io.pgrepl.client.stream.LogicalStreamHandler;
 import io.pgrepl.codec.pgoutput.*;
 import io.pgrepl.codec.pgoutput.record.PgOutputRecord;
@@ -14,7 +15,15 @@ public abstract class RecordForwarder implements LogicalStreamHandler {
     private long walStart;
     private long walEnd;
     private RelationInfo relation;
-    private final PgOutputHandler collector = PgOutputRecords.collector(r -> onRecord(r, walStart, walEnd, relation));
+    /** Told by {@link #onSchemaChange} just before the message it belongs to; handed on with that message's record. */
+    private SchemaChange schemaChange;
+    private final PgOutputHandler collector = PgOutputRecords.collector(this::collected);
+
+    private void collected(PgOutputRecord r) {
+        SchemaChange c = schemaChange;
+        schemaChange = null;
+        onRecord(r, walStart, walEnd, relation, c);
+    }
 
     /**
      * Called on the event loop for every message; must not block.
@@ -36,6 +45,39 @@ public abstract class RecordForwarder implements LogicalStreamHandler {
      */
     protected void onRecord(PgOutputRecord record, long walStart, long walEnd, RelationInfo relation) {
         onRecord(record, walStart, walEnd);
+    }
+
+    /**
+     * Like {@link #onRecord(PgOutputRecord, long, long, RelationInfo)}, with the schema change the
+     * message tells (on a Relation or a DDL capture message; else null). Calls the four-argument
+     * form unless overridden.
+     *
+     * @param record       the message, a copy that may be kept
+     * @param walStart     XLogData walStart (0 for Relation/Type)
+     * @param walEnd       XLogData walEnd
+     * @param relation     the table of an Insert, Update, Delete or Relation, else null
+     * @param schemaChange the change of a table's shape the message tells, else null
+     */
+    protected void onRecord(PgOutputRecord record, long walStart, long walEnd, RelationInfo relation,
+                            SchemaChange schemaChange) {
+        onRecord(record, walStart, walEnd, relation);
+    }
+
+    @Override
+    public void onSchemaChange(SchemaChange change) {
+        schemaChange = change;
+    }
+
+    /**
+     * The schema change told since the last record and not handed on with one yet, for an event a
+     * subclass makes itself (an incremental snapshot's read); taking it clears it.
+     *
+     * @return the change, or null
+     */
+    protected final SchemaChange takeSchemaChange() {
+        SchemaChange c = schemaChange;
+        schemaChange = null;
+        return c;
     }
 
 

@@ -158,8 +158,9 @@ public final class SnapshotPublisher implements Flow.Publisher<ChangeEvent> {
                 }
 
                 @Override
-                protected void onRecord(PgOutputRecord record, long walStart, long walEnd, RelationInfo relation) {
-                    b.push(new ChangeEvent(record, walStart, walEnd, acknowledger, relation, false));
+                protected void onRecord(PgOutputRecord record, long walStart, long walEnd, RelationInfo relation,
+                                        io.pgrepl.client.schema.SchemaChange schemaChange) {
+                    b.push(new ChangeEvent(record, walStart, walEnd, acknowledger, relation, false, schemaChange));
                 }
             });
         } catch (RuntimeException e) {

@@ -20,6 +20,9 @@ import io.pgrepl.codec.pgoutput.StreamStopMessage;
 import io.pgrepl.codec.pgoutput.TruncateMessage;
 import io.pgrepl.codec.pgoutput.TypeMessage;
 import io.pgrepl.codec.pgoutput.UpdateMessage;
+import io.pgrepl.client.schema.SchemaChange;
+import io.pgrepl.client.schema.SchemaTracker;
+import java.nio.charset.StandardCharsets;
 import java.util.function.LongConsumer;
 
 /**
@@ -37,6 +40,8 @@ final class DedupDispatcher implements PgOutputHandler {
     private final long dedupFloor;
     /** Told the end LSN of each delivered transaction or standalone message (auto-acknowledgement). */
     private final LongConsumer delivered;
+    /** Relation and DDL capture messages become schema changes here; row changes never reach it. */
+    private final SchemaTracker schema;
     private boolean skipping;
     /** Set once the decoder handed the current message here (so a later failure is the handler's). */
     boolean dispatched;
@@ -44,11 +49,22 @@ final class DedupDispatcher implements PgOutputHandler {
     long transactions;
 
     DedupDispatcher(LogicalStreamHandler handler, FeedbackTracker tracker, long dedupFloor, LongConsumer delivered) {
+        this(handler, tracker, dedupFloor, delivered, new SchemaTracker(java.util.List.of()));
+    }
+
+    DedupDispatcher(LogicalStreamHandler handler, FeedbackTracker tracker, long dedupFloor, LongConsumer delivered,
+                    SchemaTracker schema) {
         this.handler = handler;
+        this.schema = schema;
         this.raw = handler instanceof RawChangeHandler r ? r : null;
         this.tracker = tracker;
         this.dedupFloor = dedupFloor;
         this.delivered = delivered;
+    }
+
+    /** {@return the schema tracker (event loop only)} */
+    SchemaTracker schema() {
+        return schema;
     }
 
     /** {@return whether the handler takes row changes undecoded ({@link RawChangeHandler})} */
@@ -98,6 +114,9 @@ final class DedupDispatcher implements PgOutputHandler {
     @Override
     public void onRelation(RelationMessage m) {
         dispatched = true;
+        // Delivered even while skipping (as the Relation is): the handler learns every shape it is handed.
+        SchemaChange c = schema.relation(m.relation());
+        if (c != null) handler.onSchemaChange(c);
         handler.onRelation(m);
     }
 
@@ -135,6 +154,10 @@ final class DedupDispatcher implements PgOutputHandler {
     public void onMessage(LogicalMessage m) {
         dispatched = true;
         if (m.transactional()) {
+            if (m.prefixEquals(SchemaTracker.DDL_PREFIX)) {
+                SchemaChange c = schema.ddl(m.content().toString(StandardCharsets.UTF_8));
+                if (c != null && !skipping) handler.onSchemaChange(c);
+            }
             if (!skipping) handler.onMessage(m);
             return;
         }
@@ -149,12 +172,14 @@ final class DedupDispatcher implements PgOutputHandler {
     public void onStreamStart(StreamStartMessage m) {
         dispatched = true;
         tracker.streamOpened(m.xid());
+        schema.streamStart(m.xid());
         handler.onStreamStart(m);
     }
 
     @Override
     public void onStreamStop(StreamStopMessage m) {
         dispatched = true;
+        schema.streamStop();
         handler.onStreamStop(m);
     }
 
@@ -162,6 +187,7 @@ final class DedupDispatcher implements PgOutputHandler {
     public void onStreamCommit(StreamCommitMessage m) {
         dispatched = true;
         tracker.streamClosed(m.xid(), m.endLsn());
+        schema.streamCommit(m.xid());
         transactions++;
         handler.onStreamCommit(m);
         delivered.accept(m.endLsn());
@@ -170,7 +196,10 @@ final class DedupDispatcher implements PgOutputHandler {
     @Override
     public void onStreamAbort(StreamAbortMessage m) {
         dispatched = true;
-        if (!m.isSubtransactionAbort()) tracker.streamClosed(m.xid(), 0);
+        if (!m.isSubtransactionAbort()) {
+            tracker.streamClosed(m.xid(), 0);
+            schema.streamAbort(m.xid());
+        }
         handler.onStreamAbort(m);
     }
 
@@ -201,6 +230,7 @@ final class DedupDispatcher implements PgOutputHandler {
     public void onStreamPrepare(PrepareMessage m) {
         dispatched = true;
         tracker.streamClosed(m.xid(), m.endLsn());
+        schema.streamCommit(m.xid());
         handler.onStreamPrepare(m);
         delivered.accept(m.endLsn());
     }

@@ -3,6 +3,7 @@ package io.pgrepl.client.stream;
 import io.pgrepl.client.PgClientException;
 import io.pgrepl.client.replication.WalSenderCommands;
 import io.pgrepl.client.PgConnection;
+import io.pgrepl.client.schema.SchemaTracker;
 import io.pgrepl.codec.Lsn;
 import io.pgrepl.codec.MalformedMessageException;
 import io.pgrepl.codec.backend.ErrorFields;
@@ -69,7 +70,8 @@ public final class LogicalReplicationStream extends CopyBothStream {
     private long serverWalEnd;
 
     private LogicalReplicationStream(PgConnection connection, LogicalReplicationOptions options, String command,
-                                     LogicalStreamHandler handler, long resumeFrom, LongConsumer ackListener) {
+                                     LogicalStreamHandler handler, long resumeFrom, LongConsumer ackListener,
+                                     SchemaTracker schema) {
         super(connection, command, options.statusInterval(), options.receiveTimeout(), options.readCoalescing());
         this.options = options;
         this.handler = handler;
@@ -79,7 +81,9 @@ public final class LogicalReplicationStream extends CopyBothStream {
         this.tracker = new FeedbackTracker(options.confirmIdleKeepalives(), resumeFrom);
         this.acknowledgedView = resumeFrom;
         this.ackListener = ackListener;
-        this.dispatcher = new DedupDispatcher(handler, tracker, dedupFloor, this::delivered);
+        if (schema != null) schema.newConnection();
+        this.dispatcher = new DedupDispatcher(handler, tracker, dedupFloor, this::delivered,
+                schema != null ? schema : new SchemaTracker(options.publicationNames()));
     }
 
     /**
@@ -118,10 +122,17 @@ public final class LogicalReplicationStream extends CopyBothStream {
     /** With {@code ackListener} told (event loop) every acknowledgement applied: acknowledge() and autoAcknowledge. */
     static LogicalReplicationStream start(PgConnection connection, LogicalReplicationOptions options,
                                           LogicalStreamHandler handler, long resumeFrom, LongConsumer ackListener) {
+        return start(connection, options, handler, resumeFrom, ackListener, null);
+    }
+
+    /** And with the schema tracker of earlier connections, so shapes they delivered are not announced again (null: a new one). */
+    static LogicalReplicationStream start(PgConnection connection, LogicalReplicationOptions options,
+                                          LogicalStreamHandler handler, long resumeFrom, LongConsumer ackListener,
+                                          SchemaTracker schema) {
         WalSenderCommands.require(connection.config().replication(), "START_REPLICATION ... LOGICAL", true);
         String command = options.startCommand(connection.serverVersionNum());
         LogicalReplicationStream s = new LogicalReplicationStream(connection, options, command, handler, resumeFrom,
-                ackListener);
+                ackListener, schema);
         s.submit(() -> handler.onStarted(s));
         return s;
     }
@@ -163,6 +174,17 @@ public final class LogicalReplicationStream extends CopyBothStream {
      */
     public PgOutputState decoderState() {
         return decoder.state();
+    }
+
+    /**
+     * The tracker that turns this stream's Relation and DDL capture messages into
+     * {@link io.pgrepl.client.schema.SchemaChange}s, holding the shape last delivered per table
+     * (event loop only). Shared by the connections of a {@link ReconnectingLogicalStream}.
+     *
+     * @return the tracker
+     */
+    public SchemaTracker schemaTracker() {
+        return dispatcher.schema();
     }
 
     /**

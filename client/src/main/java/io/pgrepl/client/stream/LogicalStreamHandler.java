@@ -1,5 +1,6 @@
 package io.pgrepl.client.stream;
 
+import io.pgrepl.client.schema.SchemaChange;
 import io.pgrepl.codec.pgoutput.PgOutputHandler;
 import io.pgrepl.codec.replication.PrimaryKeepalive;
 import io.pgrepl.codec.replication.XLogData;
@@ -36,4 +37,16 @@ public interface LogicalStreamHandler extends PgOutputHandler {
      * @param keepalive the message, valid only during the call
      */
     default void onKeepalive(PrimaryKeepalive keepalive) {}
+
+    /**
+     * A table's shape changed, was seen for the first time on this stream, or (with DDL capture)
+     * the table was created or dropped. Called just before the callback of the message that told
+     * it: {@link #onRelation} for a Relation, {@link #onMessage} for a DDL capture message; so
+     * before the first row of the new shape, in its transaction. A Relation that repeats the shape
+     * last delivered for the table (pgoutput sends them again on every connection) calls nothing.
+     * The comparison runs on Relation and DDL capture messages only, never on row changes.
+     *
+     * @param change the change; immutable, may be kept
+     */
+    default void onSchemaChange(SchemaChange change) {}
 }

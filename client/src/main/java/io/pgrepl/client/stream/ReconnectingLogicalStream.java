@@ -33,7 +33,8 @@ import org.slf4j.LoggerFactory;
  *
  * <p>The handler sees {@link LogicalStreamHandler#onStarted} once per connection; anything it
  * received but did not acknowledge before a break is delivered again. Relation caches start empty
- * on each connection (the server re-sends Relation messages). Methods are thread-safe.
+ * on each connection (the server re-sends Relation messages); schema changes are tracked across
+ * connections, so a resent Relation that repeats a shape already delivered is not announced again. Methods are thread-safe.
  */
 public final class ReconnectingLogicalStream {
     private static final Logger log = LoggerFactory.getLogger(ReconnectingLogicalStream.class);
@@ -42,6 +43,11 @@ public final class ReconnectingLogicalStream {
     private final LogicalReplicationOptions options;
     private final LogicalStreamHandler handler;
     private final ReconnectPolicy policy;
+    /**
+     * One for all connections (used on each one's event loop in turn, never two at once): each new
+     * walsender sends every table's Relation again, and a shape already delivered is no change.
+     */
+    private final io.pgrepl.client.schema.SchemaTracker schema;
     private final AtomicLong acknowledged = new AtomicLong();
     private final CompletableFuture<Void> completion = new CompletableFuture<>();
     private volatile LogicalReplicationStream current;
@@ -64,6 +70,7 @@ public final class ReconnectingLogicalStream {
         this.options = options;
         this.handler = handler;
         this.policy = policy;
+        this.schema = new io.pgrepl.client.schema.SchemaTracker(options.publicationNames());
         acknowledged.set(options.startLsn());
     }
 
@@ -232,7 +239,7 @@ public final class ReconnectingLogicalStream {
             // Acknowledgements made through the inner stream (autoAcknowledge, the stream handed
             // to onStarted) come back here, so a reconnect resumes from them.
             s = LogicalReplicationStream.start(conn, options, handler, acknowledged.get(),
-                    lsn -> acknowledged.accumulateAndGet(lsn, Lsn::max));
+                    lsn -> acknowledged.accumulateAndGet(lsn, Lsn::max), schema);
         } catch (RuntimeException e) {
             conn.close();
             completion.completeExceptionally(e); // option validation: retrying cannot help

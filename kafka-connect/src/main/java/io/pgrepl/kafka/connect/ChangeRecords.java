@@ -67,7 +67,7 @@ final class ChangeRecords {
     /** message.prefix.include.list / exclude.list. */
     private final java.util.function.Predicate<String> messagePrefixes;
     /** A REPLICA IDENTITY FULL table's primary key column names (see {@link PrimaryKeys}). */
-    private final IntFunction<Set<String>> primaryKeys;
+    private final PrimaryKeys.Lookup primaryKeys;
     private final Map<String, ?> partition;
     private final String db;
     private final Map<Integer, Table> schemas = new HashMap<>();
@@ -101,9 +101,17 @@ final class ChangeRecords {
     private long originLsn;
     /** Put into every offset while incremental snapshots run (see {@link IncrementalStream}). */
     private String incrementalState;
+    /** schema.changes.topic: its tracker and records, or null when off. */
+    private final io.pgrepl.kafka.connect.schema.SchemaChangeTopic schemaTopic;
+    /**
+     * A schema change record goes just before the row change that follows its Relation: at that change's
+     * ordinal, in parts that sort before its own (this, plus the Relation's place among those before it).
+     */
+    private static final int PART_SCHEMA = Integer.MIN_VALUE / 2;
+    private int relationsSinceChange;
 
     ChangeRecords(PgreplConnectorConfig config, Map<String, ?> partition, String db, CatalogTypes types,
-                  IntFunction<Set<String>> primaryKeys) {
+                  PrimaryKeys.Lookup primaryKeys) {
         this.config = config;
         this.converters = new ValueConverters(ValueConverters.Modes.of(config), types);
         String signal = IncrementalSettings.signalTable(config);
@@ -119,6 +127,8 @@ final class ChangeRecords {
         this.reselect = config.reselectUnavailableValues();
         this.partition = partition;
         this.db = db;
+        this.schemaTopic = config.schemaChangesTopic().isEmpty() ? null : new io.pgrepl.kafka.connect.schema.SchemaChangeTopic(
+                config.schemaChangesTopic(), SourceInfo.SCHEMA, List.of(config.publicationName()), oid -> primaryKeys.of(oid, xid));
     }
 
     void begin(long endLsn, long commitLsn, long xid, long commitPgMicros) {
@@ -136,6 +146,7 @@ final class ChangeRecords {
         this.txSeq++;
         this.origin = null;
         this.originLsn = 0;
+        this.relationsSinceChange = 0;
     }
 
     /** How many records of the current transaction were produced (skipped ones included). */
@@ -169,6 +180,7 @@ final class ChangeRecords {
     private void rowChange() {
         change++;
         messagesAfter = 0;
+        relationsSinceChange = 0;
         // Every part of it but none of the messages after it.
         lastPart = Position.PART_MESSAGES - 1;
     }
@@ -188,7 +200,12 @@ final class ChangeRecords {
     void accept(PgOutputRecord r, Position skipThrough, Consumer<SourceRecord> out) {
         lastSkip = skipThrough;
         if (r instanceof Relation rel) {
-            relation(rel);
+            relation(rel, xid);
+            if (schemaTopic != null) {
+                schemaRecord(schemaTopic.accept(rel), change + 1, PART_SCHEMA + relationsSinceChange++, skipThrough, out);
+            }
+        } else if (r instanceof io.pgrepl.codec.pgoutput.record.Type t) {
+            if (schemaTopic != null) schemaTopic.accept(t);
         } else if (r instanceof Insert ins) {
             rowChange();
             Table t = table(ins.relationOid());
@@ -243,7 +260,8 @@ final class ChangeRecords {
     private void read(RelationInfo rel, Insert row, long consistentPoint, String mark, Map<String, ?> offset, long snapshotMicros,
                       Consumer<SourceRecord> out) {
         if (rel != lastRead) {
-            relation(new Relation(0, rel.oid(), rel.namespace(), rel.name(), rel.replicaIdentity(), rel.columns()));
+            // A read is of the table as it is now: its primary key is the catalog's current one.
+            relation(new Relation(0, rel.oid(), rel.namespace(), rel.name(), rel.replicaIdentity(), rel.columns()), 0);
             lastRead = rel;
         }
         Table t = table(rel.oid());
@@ -279,7 +297,8 @@ final class ChangeRecords {
                 read.kafkaPartition(), read.keySchema(), read.key(), read.valueSchema(), value, read.timestamp());
     }
 
-    private void relation(Relation rel) {
+    /** @param keyXid the transaction the Relation came in, for a REPLICA IDENTITY FULL table's key (0: now) */
+    private void relation(Relation rel, long keyXid) {
         Table old = schemas.get(rel.oid());
         if (old != null && old.schema.sameColumns(rel)) return;
         last = null;
@@ -290,7 +309,7 @@ final class ChangeRecords {
         if (columnRules.needsTypeNames()) typeNames.load(rel.columns().stream().map(ColumnInfo::typeOid).toList());
         TableShape shape = columnRules.table(rel.namespace(), rel.name(), rel.columns(), typeNames::name);
         Set<String> key = shape.keyColumns() != null ? Set.copyOf(shape.keyColumns())
-                : rel.replicaIdentity() == 'f' ? primaryKeys.apply(rel.oid()) : null;
+                : rel.replicaIdentity() == 'f' ? primaryKeys.of(rel.oid(), keyXid) : null;
         String topic = naming.table(config.topicPrefix(), rel.namespace(), rel.name());
         schemas.put(rel.oid(), new Table(new TableSchema(rel, topic, converters, key, shape, true)));
     }
@@ -423,6 +442,11 @@ final class ChangeRecords {
         // Sent only when a messages topic is set: a place after the row change before it, not an ordinal.
         int part = Position.PART_MESSAGES + messagesAfter++;
         lastPart = part;
+        if (m.prefix().equals(io.pgrepl.client.schema.SchemaTracker.DDL_PREFIX)) {
+            // DDL capture's: the schema change topic's input, at the message's own place; never on the messages topic.
+            if (schemaTopic != null) schemaRecord(schemaTopic.accept(m), change, part, skip, out);
+            return;
+        }
         String topic = config.messagesTopic();
         if (topic == null || topic.isEmpty() || m.prefix().equals(WATERMARK_PREFIX) || !messagePrefixes.test(m.prefix())) return;
         if (skipped(part, skip)) return;
@@ -430,6 +454,21 @@ final class ChangeRecords {
                 .put("message", new Struct(MESSAGE_BLOCK).put("prefix", m.prefix()).put("content", m.content()));
         out.accept(new SourceRecord(partition, offset(part), topic, null,
                 Schema.STRING_SCHEMA, m.prefix(), MESSAGE_VALUE, value));
+    }
+
+    /** A schema change record at ({@code atChange}, {@code part}), unless filtered out or written before a restart. */
+    private void schemaRecord(io.pgrepl.client.schema.SchemaChange c, int atChange, int part, Position skip,
+                              Consumer<SourceRecord> out) {
+        if (c == null || c.schema() == null || !filter.test(c.schema(), c.table())) return;
+        if (skip.covers(endLsn, atChange, part, index++)) return;
+        passed = true;
+        Struct source = SourceInfo.of(config.topicPrefix(), db, c.schema(), c.table(), commitMicros, xid, commitLsn,
+                previousCommit, "false");
+        Map<String, Object> offset = Position.offset(endLsn, atChange, part);
+        if (incrementalState != null) offset = Position.withState(offset, incrementalState);
+        out.accept(new SourceRecord(partition, offset, schemaTopic.topic(), null, io.pgrepl.kafka.connect.schema.SchemaChangeTopic.KEY,
+                schemaTopic.key(db, c), schemaTopic.valueSchema(), schemaTopic.value(c, source, db, System.currentTimeMillis()),
+                commitMicros / 1000));
     }
 
     SourceRecord heartbeat(Position at, String incrementalState) {

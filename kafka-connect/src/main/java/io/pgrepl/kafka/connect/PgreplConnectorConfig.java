@@ -56,6 +56,7 @@ public final class PgreplConnectorConfig extends AbstractConfig {
     public static final String RESELECT_UNAVAILABLE_VALUES = "reselect.unavailable.values";
     public static final String TOMBSTONES_ON_DELETE = "tombstones.on.delete";
     public static final String MESSAGES_TOPIC = "messages.topic";
+    public static final String SCHEMA_CHANGES_TOPIC = "schema.changes.topic";
     public static final String STATUS_UPDATE_INTERVAL_MS = "status.update.interval.ms";
     public static final String SLOT_METRICS_INTERVAL_MS = "slot.metrics.interval.ms";
 
@@ -179,6 +180,10 @@ public final class PgreplConnectorConfig extends AbstractConfig {
                     "Send a tombstone (null value) after each delete, for log compaction.")
             .define(MESSAGES_TOPIC, Type.STRING, "", Importance.LOW,
                     "Topic for logical decoding messages (pg_logical_emit_message); empty = not requested.")
+            .define(SCHEMA_CHANGES_TOPIC, Type.STRING, "", Importance.LOW,
+                    "Topic for schema change records (docs/schema-changes.md): one per change of a captured table's"
+                            + " shape (and, with pgrepl's DDL capture on PostgreSQL 14+, per CREATE and DROP TABLE, with"
+                            + " the statement), keyed by table, valued in Debezium's SchemaChangeValue shape; empty = none.")
             .define(SLOT_METRICS_INTERVAL_MS, Type.INT, 10_000, ConfigDef.Range.between(0, 3_600_000), Importance.LOW,
                     "How often the slot's own figures (retained WAL, safe_wal_size, wal_status, lag, spill) are read"
                             + " from pg_replication_slots over a separate ordinary connection and published as the task's"
@@ -348,6 +353,7 @@ public final class PgreplConnectorConfig extends AbstractConfig {
     public boolean reselectUnavailableValues() { return getBoolean(RESELECT_UNAVAILABLE_VALUES); }
     public boolean tombstonesOnDelete() { return getBoolean(TOMBSTONES_ON_DELETE); }
     public String messagesTopic() { return getString(MESSAGES_TOPIC); }
+    public String schemaChangesTopic() { return getString(SCHEMA_CHANGES_TOPIC); }
     public int statusUpdateIntervalMs() { return getInt(STATUS_UPDATE_INTERVAL_MS); }
 
     public int slotMetricsIntervalMs() { return getInt(SLOT_METRICS_INTERVAL_MS); }

@@ -17,8 +17,10 @@ final class StreamSettings {
                 .publications(config.publicationName())
                 .streaming(streaming(config, major))
                 .statusInterval(Duration.ofMillis(config.statusUpdateIntervalMs()))
-                // Incremental snapshots' watermarks are transactional messages on 14+ (a signal table before).
-                .messages((!config.messagesTopic().isEmpty() || IncrementalSettings.enabled(config)) && major >= 14 ? Boolean.TRUE : null)
+                // Incremental snapshots' watermarks are transactional messages on 14+ (a signal table before);
+                // so are DDL capture's, read for the schema change topic.
+                .messages((!config.messagesTopic().isEmpty() || IncrementalSettings.enabled(config)
+                        || !config.schemaChangesTopic().isEmpty()) && major >= 14 ? Boolean.TRUE : null)
                 // The slot is confirmed only to positions the committed offsets record (see StartPlan):
                 // an idle stream moves it through heartbeats (PgreplSourceTask.idlePosition), not keepalives.
                 .confirmIdleKeepalives(false)

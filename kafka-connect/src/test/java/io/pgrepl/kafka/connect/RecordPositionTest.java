@@ -71,7 +71,7 @@ class RecordPositionTest {
     /** Converts the transaction as the task's builder does (one change per chunk), skipping what {@code from} covers. */
     private static List<SourceRecord> convert(PgreplConnectorConfig config, Position from) throws Exception {
         // built-in types only: no catalog needed
-        ChangeRecords records = new ChangeRecords(config, Map.of("server", "pfx"), "db", CatalogTypes.of(), oid -> null);
+        ChangeRecords records = new ChangeRecords(config, Map.of("server", "pfx"), "db", CatalogTypes.of(), (oid, xid) -> null);
         records.begin(END, END - 8, 7, 0);
         List<SourceRecord> out = new ArrayList<>();
         Position built = from;

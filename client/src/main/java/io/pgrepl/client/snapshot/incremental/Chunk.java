@@ -26,6 +26,8 @@ final class Chunk {
     boolean abandoned;
     /** Started while an older chunk of the worker was still open (its high mark not passed yet). */
     boolean readAhead;
+    /** The table's shape the stream had delivered when the chunk started (see {@link ReadShapes}), or null. */
+    io.pgrepl.codec.pgoutput.RelationInfo streamShapeAtStart;
 
     Chunk(String token, TableRun table, TableRun.Cursor cursor, long lsnFloor, XidSnapshot safeSnapshot) {
         this.token = token;

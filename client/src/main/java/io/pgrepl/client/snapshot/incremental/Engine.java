@@ -319,6 +319,7 @@ final class Engine {
         if (c.reader == null) c.reader = openReader();
         List<String> after = c.after(); // before the new chunk is open: after the newest one's rows
         Chunk ch = chunks.open(t, c);
+        ch.streamShapeAtStart = stream.schemaTracker().shape(t.relation.oid());
         c.reader.thenCompose(r -> r.read(ch.token, t.plan, t.selected, after, c.range.upTo(), options.chunkSize()))
                 .whenComplete((read, e) -> loop.execute(() -> onRead(ch, read, e)));
     }
@@ -330,6 +331,12 @@ final class Engine {
         }
         if (e != null) {
             chunks.abandonFrom(ch);
+            if (ReadShapes.columnGone(e)) {
+                log.info("slot {}: a column of {} is gone ({}); planning it again", slot, ch.table.name, Failures.message(e));
+                replan(ch.table);
+                schedule();
+                return;
+            }
             if (Failures.isTransient(e) && ++ch.cursor.failures <= MAX_RETRIES) {
                 // The connection went (terminated, network): a new one reads the chunk again.
                 log.warn("slot {}: chunk of {} failed ({}); reading it again on a new connection", slot, ch.table.name, Failures.message(e));
@@ -397,8 +404,14 @@ final class Engine {
     void emitReady() {
         if (!window.atBoundary() || chunks.isEmpty()) return;
         boolean any = false;
+        java.util.Set<TableRun> replan = new java.util.LinkedHashSet<>();
         for (Chunk ch : chunks.inStartOrder()) {
+            if (replan.contains(ch.table)) continue;
             if (OpenChunks.ready(ch)) {
+                if (ReadShapes.replan(ch, stream.schemaTracker(), handler)) {
+                    replan.add(ch.table);
+                    continue;
+                }
                 if (chunks.emit(ch, slot)) {
                     updateState();
                     progress(ch.table);
@@ -406,7 +419,31 @@ final class Engine {
                 any = true;
             }
         }
-        if (any) schedule();
+        for (TableRun t : replan) replan(t);
+        if (any || !replan.isEmpty()) schedule();
+    }
+
+    /**
+     * The stream delivered {@code t} in another shape than its plan's (see {@link ReadShapes}): its
+     * open chunks go, and a new run reads on from each range's last emitted key with a new plan,
+     * as a resumed snapshot does.
+     */
+    private void replan(TableRun t) {
+        if (tables.get(t.name) != t) return;
+        io.pgrepl.codec.pgoutput.RelationInfo streamed = stream.schemaTracker().shape(t.relation.oid());
+        List<ProgressState.Range> ranges = t.state().ranges();
+        log.info("slot {}: {} changed shape during its incremental snapshot; planning it again, reading on from where it was ({})",
+                slot, t.name, ranges);
+        for (TableRun.Cursor c : t.cursors) chunks.abandonAll(c);
+        closeReaders(t);
+        if (t.oids != null) for (int oid : t.oids) window.unregister(oid, t);
+        TableRun fresh = new TableRun(t.name, t.condition, t.surrogateKey, ranges);
+        fresh.replannedFor = streamed;
+        fresh.chunks = t.chunks;
+        fresh.rows = t.rows;
+        fresh.paused = t.paused;
+        tables.put(t.name, fresh);
+        updateState();
     }
 
     // ---- endings

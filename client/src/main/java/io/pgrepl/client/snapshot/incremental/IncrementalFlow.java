@@ -68,14 +68,16 @@ public final class IncrementalFlow {
         }
 
         @Override
-        protected void onRecord(PgOutputRecord record, long walStart, long walEnd, RelationInfo relation) {
-            sink.accept(new ChangeEvent(record, walStart, walEnd, ack, relation, false));
+        protected void onRecord(PgOutputRecord record, long walStart, long walEnd, RelationInfo relation,
+                                io.pgrepl.client.schema.SchemaChange schemaChange) {
+            sink.accept(new ChangeEvent(record, walStart, walEnd, ack, relation, false, schemaChange));
         }
 
         @Override
         public void onSnapshotRead(TupleView row, long position) {
             RelationInfo rel = row.relation();
-            sink.accept(ChangeEvent.snapshotRead(new Insert(0, rel.oid(), PgOutputRecords.tuple(row)), rel, position));
+            sink.accept(new ChangeEvent(new Insert(0, rel.oid(), PgOutputRecords.tuple(row)), position, position, null, rel, true,
+                    takeSchemaChange()));
         }
     }
 }

@@ -303,6 +303,11 @@ public final class IncrementalSnapshots implements LogicalStreamHandler {
     }
 
     @Override
+    public void onSchemaChange(io.pgrepl.client.schema.SchemaChange c) {
+        user.onSchemaChange(c);
+    }
+
+    @Override
     public void onInsert(InsertMessage m) {
         engine.window.change(m.relation(), null, m.newTuple(), m.hasXid() ? m.xid() : -1);
         user.onInsert(m);

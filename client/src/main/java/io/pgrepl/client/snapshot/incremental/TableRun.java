@@ -87,6 +87,8 @@ final class TableRun {
     long chunks;
     long rows;
     String error;
+    /** The stream's shape of the table this run was planned again for (see {@link ReadShapes}), or null. */
+    RelationInfo replannedFor;
     /** The stream relation the key positions below were computed for. */
     private RelationInfo keyedRelation;
     private int[] streamKeyIdx;

@@ -1,0 +1,303 @@
+package io.pgrepl.it.schema;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.pgrepl.client.ConnectionConfig;
+import io.pgrepl.client.PgConnection;
+import io.pgrepl.client.ReplicationMode;
+import io.pgrepl.client.blocking.BlockingChanges;
+import io.pgrepl.client.config.SslMode;
+import io.pgrepl.client.reactive.ChangeEvent;
+import io.pgrepl.client.reactive.ChangeView;
+import io.pgrepl.client.reactive.FlowOptions;
+import io.pgrepl.client.reactive.ReactiveReplication;
+import io.pgrepl.client.reactive.ReplicationPublisher;
+import io.pgrepl.client.schema.DdlCapture;
+import io.pgrepl.client.schema.SchemaChange;
+import io.pgrepl.client.stream.LogicalReplicationOptions;
+import io.pgrepl.client.stream.LogicalReplicationStream;
+import io.pgrepl.client.stream.LogicalStreamHandler;
+import io.pgrepl.codec.pgoutput.CommitMessage;
+import io.pgrepl.codec.pgoutput.DeleteMessage;
+import io.pgrepl.codec.pgoutput.InsertMessage;
+import io.pgrepl.codec.pgoutput.UpdateMessage;
+import io.pgrepl.codec.pgoutput.record.Commit;
+import io.pgrepl.codec.pgoutput.record.Delete;
+import io.pgrepl.codec.pgoutput.record.Insert;
+import io.pgrepl.codec.pgoutput.record.Update;
+import io.pgrepl.testkit.PgServer;
+import io.pgrepl.testkit.junit.PgMatrixTest;
+import io.pgrepl.testkit.schema.ObservedChange;
+import io.pgrepl.testkit.schema.Rebuilt;
+import io.pgrepl.testkit.schema.SchemaScript;
+import io.pgrepl.testkit.schema.SchemaScriptRun;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.Flow;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * {@link SchemaScript} (more than 20 DDL statements between rows) streamed through the handler, Flow
+ * (records and recycled views) and blocking faces: every schema-change event equals what the catalog
+ * said at that point (read by the script after each step, compared by attnum with DDL capture, by
+ * name without), in order; the tables rebuilt from the events and rows equal the source at the end,
+ * names and columns included. PostgreSQL 18 with DDL capture installed, 10 without (pgoutput sends
+ * no logical messages before 14).
+ */
+class SchemaChangeScriptTest {
+    private static final String[] FACES = {"sc_handler", "sc_flow", "sc_views", "sc_blocking"};
+
+    @PgMatrixTest(newestAndOldest = true)
+    void everyFaceReportsWhatTheCatalogSays(PgServer s) throws Exception {
+        boolean capture = s.majorVersion() >= 14;
+        try (PgConnection sql = connect(s, ReplicationMode.NONE)) {
+            await(DdlCapture.uninstall(sql));
+            if (capture) {
+                await(DdlCapture.install(sql));
+                assertEquals(DdlCapture.Status.ENABLED, await(DdlCapture.status(sql)));
+            }
+        }
+        SchemaScriptRun run = SchemaScriptRun.setUp(s, "postgres");
+        for (String slot : FACES) {
+            s.sql("postgres", "SELECT pg_drop_replication_slot(slot_name) FROM pg_replication_slots WHERE slot_name = '" + slot + "'");
+            s.sql("postgres", "SELECT pg_create_logical_replication_slot('" + slot + "', 'pgoutput')");
+        }
+        assertTrue(SchemaScriptRun.ddlStatements() >= 20, "the script runs at least 20 DDL statements");
+        run.runSteps();
+        try {
+            int done = run.oid(SchemaScript.DONE);
+            Face handler = handlerFace(s, options("sc_handler", capture), done);
+            run.assertEvents("handler face", handler.events, capture);
+            run.assertRebuilt("handler face", handler.rebuilt, capture);
+
+            Face flow = flowFace(s, options("sc_flow", capture), done);
+            run.assertEvents("Flow face", flow.events, capture);
+            run.assertRebuilt("Flow face", flow.rebuilt, capture);
+
+            Face views = viewsFace(s, options("sc_views", capture), done);
+            run.assertEvents("Flow face (views)", views.events, capture);
+            run.assertRebuilt("Flow face (views)", views.rebuilt, capture);
+
+            Face blocking = blockingFace(s, options("sc_blocking", capture), done);
+            run.assertEvents("blocking face", blocking.events, capture);
+            run.assertRebuilt("blocking face", blocking.rebuilt, capture);
+        } finally {
+            for (String slot : FACES) s.sql("postgres", "SELECT pg_drop_replication_slot('" + slot + "')");
+            try (PgConnection sql = connect(s, ReplicationMode.NONE)) {
+                await(DdlCapture.uninstall(sql));
+            }
+        }
+    }
+
+    /** What one face delivered: its schema-change events, and the tables its rows and events rebuild. */
+    static final class Face {
+        final List<ObservedChange> events = new ArrayList<>();
+        final Rebuilt rebuilt;
+        boolean done;
+
+        Face(boolean capture) {
+            rebuilt = new Rebuilt(!capture);
+        }
+
+        void schema(SchemaChange c) {
+            ObservedChange o = Observe.change(c);
+            events.add(o);
+            rebuilt.schema(o);
+        }
+    }
+
+    private static Face handlerFace(PgServer s, LogicalReplicationOptions options, int done) throws Exception {
+        Face face = new Face(options.messages() != null);
+        CompletableFuture<Void> finished = new CompletableFuture<>();
+        try (PgConnection repl = connect(s, ReplicationMode.DATABASE)) {
+            LogicalReplicationStream stream = repl.startLogical(options, new LogicalStreamHandler() {
+                @Override
+                public void onSchemaChange(SchemaChange change) {
+                    face.schema(change);
+                }
+
+                @Override
+                public void onInsert(InsertMessage m) {
+                    if (m.relation().oid() == done) face.done = true;
+                    face.rebuilt.insert(m.relation().oid(), Observe.values(m.newTuple(), false));
+                }
+
+                @Override
+                public void onUpdate(UpdateMessage m) {
+                    face.rebuilt.update(m.relation().oid(), m.hasOldTuple() ? Observe.values(m.oldTuple(), m.oldTupleKind() == 'K') : null,
+                            Observe.values(m.newTuple(), false));
+                }
+
+                @Override
+                public void onDelete(DeleteMessage m) {
+                    face.rebuilt.delete(m.relation().oid(), Observe.values(m.oldTuple(), m.oldTupleKind() == 'K'));
+                }
+
+                @Override
+                public void onCommit(CommitMessage m) {
+                    if (face.done) finished.complete(null);
+                }
+            });
+            stream.completion().whenComplete((v, e) -> {
+                if (e != null) finished.completeExceptionally(e);
+            });
+            try {
+                finished.get(120, TimeUnit.SECONDS);
+            } catch (java.util.concurrent.ExecutionException e) {
+                throw new AssertionError("handler face: " + e.getCause(), e.getCause().getCause() != null ? e.getCause().getCause() : e.getCause());
+            }
+            await(stream.stop());
+        }
+        return face;
+    }
+
+    private static void record(Face face, ChangeEvent e, int done) {
+        if (e.schemaChange() != null) face.schema(e.schemaChange());
+        if (e.record() instanceof Insert i) {
+            if (i.relationOid() == done) face.done = true;
+            face.rebuilt.insert(i.relationOid(), Observe.values(i.newTuple(), e.relation(), false));
+        } else if (e.record() instanceof Update u) {
+            face.rebuilt.update(u.relationOid(), u.oldTuple() == null ? null : Observe.values(u.oldTuple(), e.relation(), u.oldTupleKind() == 'K'),
+                    Observe.values(u.newTuple(), e.relation(), false));
+        } else if (e.record() instanceof Delete d) {
+            face.rebuilt.delete(d.relationOid(), Observe.values(d.oldTuple(), e.relation(), d.oldTupleKind() == 'K'));
+        }
+    }
+
+    private static Face flowFace(PgServer s, LogicalReplicationOptions options, int done) throws Exception {
+        Face face = new Face(options.messages() != null);
+        try (PgConnection repl = connect(s, ReplicationMode.DATABASE)) {
+            ReplicationPublisher<ChangeEvent> p = ReactiveReplication.changes(repl, options, FlowOptions.defaults());
+            CompletableFuture<Void> finished = new CompletableFuture<>();
+            p.subscribe(new Flow.Subscriber<>() {
+                private Flow.Subscription sub;
+
+                @Override
+                public void onSubscribe(Flow.Subscription sub) {
+                    this.sub = sub;
+                    sub.request(Long.MAX_VALUE);
+                }
+
+                @Override
+                public void onNext(ChangeEvent e) {
+                    try {
+                        record(face, e, done);
+                    } catch (Throwable t) {
+                        finished.completeExceptionally(t);
+                        sub.cancel();
+                        return;
+                    }
+                    if (face.done && e.record() instanceof Commit) {
+                        finished.complete(null);
+                        sub.cancel();
+                    }
+                }
+
+                @Override
+                public void onError(Throwable t) {
+                    finished.completeExceptionally(t);
+                }
+
+                @Override
+                public void onComplete() {
+                    finished.complete(null);
+                }
+            });
+            finished.get(120, TimeUnit.SECONDS);
+            p.terminated().toCompletableFuture().get(60, TimeUnit.SECONDS);
+        }
+        return face;
+    }
+
+    private static Face viewsFace(PgServer s, LogicalReplicationOptions options, int done) throws Exception {
+        Face face = new Face(options.messages() != null);
+        try (PgConnection repl = connect(s, ReplicationMode.DATABASE)) {
+            ReplicationPublisher<ChangeView> p = ReactiveReplication.views(repl, options, FlowOptions.defaults());
+            CompletableFuture<Void> finished = new CompletableFuture<>();
+            p.subscribe(new Flow.Subscriber<>() {
+                private Flow.Subscription sub;
+
+                @Override
+                public void onSubscribe(Flow.Subscription sub) {
+                    this.sub = sub;
+                    sub.request(Long.MAX_VALUE);
+                }
+
+                @Override
+                public void onNext(ChangeView v) {
+                    try {
+                        if (v.schemaChange() != null) face.schema(v.schemaChange());
+                        if (v.message() instanceof InsertMessage m) {
+                            if (m.relation().oid() == done) face.done = true;
+                            face.rebuilt.insert(m.relation().oid(), Observe.values(m.newTuple(), false));
+                        } else if (v.message() instanceof UpdateMessage m) {
+                            face.rebuilt.update(m.relation().oid(), m.hasOldTuple() ? Observe.values(m.oldTuple(), m.oldTupleKind() == 'K') : null,
+                                    Observe.values(m.newTuple(), false));
+                        } else if (v.message() instanceof DeleteMessage m) {
+                            face.rebuilt.delete(m.relation().oid(), Observe.values(m.oldTuple(), m.oldTupleKind() == 'K'));
+                        }
+                    } catch (Throwable t) {
+                        finished.completeExceptionally(t);
+                        sub.cancel();
+                        return;
+                    }
+                    if (face.done && v.message() instanceof CommitMessage) {
+                        finished.complete(null);
+                        sub.cancel();
+                    }
+                }
+
+                @Override
+                public void onError(Throwable t) {
+                    finished.completeExceptionally(t);
+                }
+
+                @Override
+                public void onComplete() {
+                    finished.complete(null);
+                }
+            });
+            finished.get(120, TimeUnit.SECONDS);
+            p.terminated().toCompletableFuture().get(60, TimeUnit.SECONDS);
+        }
+        return face;
+    }
+
+    private static Face blockingFace(PgServer s, LogicalReplicationOptions options, int done) throws Exception {
+        Face face = new Face(options.messages() != null);
+        try (PgConnection repl = connect(s, ReplicationMode.DATABASE);
+             BlockingChanges<ChangeEvent> it = BlockingChanges.open(repl, options, FlowOptions.defaults(), 64)) {
+            while (it.hasNext()) {
+                ChangeEvent e = it.next();
+                record(face, e, done);
+                if (face.done && e.record() instanceof Commit) break;
+            }
+        }
+        return face;
+    }
+
+    private static LogicalReplicationOptions options(String slot, boolean capture) {
+        LogicalReplicationOptions.Builder b = LogicalReplicationOptions.builder(slot).publications(SchemaScript.PUBLICATION)
+                .statusInterval(Duration.ofMillis(500));
+        if (capture) b.messages(true);
+        return b.build();
+    }
+
+    static PgConnection connect(PgServer s, ReplicationMode mode) throws Exception {
+        return await(PgConnection.connect(ConnectionConfig.builder().host(s.host()).port(s.port())
+                .user(s.superuser().name()).password(s.superuser().password()).database("postgres")
+                .sslMode(SslMode.DISABLE).replication(mode).build()));
+    }
+
+    static <T> T await(java.util.concurrent.CompletionStage<T> stage) throws Exception {
+        try {
+            return stage.toCompletableFuture().get(120, TimeUnit.SECONDS);
+        } catch (java.util.concurrent.ExecutionException e) {
+            if (e.getCause() instanceof Exception ex) throw ex;
+            throw e;
+        }
+    }
+}
