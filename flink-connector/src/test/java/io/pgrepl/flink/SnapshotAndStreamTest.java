@@ -1,0 +1,89 @@
+package io.pgrepl.flink;
+
+import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.pgrepl.testkit.PgServer;
+import java.time.Duration;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.atomic.AtomicReference;
+import org.apache.flink.api.common.eventtime.WatermarkStrategy;
+import org.apache.flink.runtime.testutils.MiniClusterResourceConfiguration;
+import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
+import org.apache.flink.test.junit5.MiniClusterExtension;
+import org.apache.flink.util.CloseableIterator;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
+
+/**
+ * Parallelism 4 over a table of real shapes while inserts, updates, key changes and deletes run:
+ * the snapshot splits and the stream split merged into one changelog rebuild the table exactly,
+ * and no change of a key carries an older version than one emitted before it.
+ */
+class SnapshotAndStreamTest {
+    @RegisterExtension
+    static final MiniClusterExtension FLINK = new MiniClusterExtension(new MiniClusterResourceConfiguration.Builder()
+            .setNumberTaskManagers(1).setNumberSlotsPerTaskManager(4).build());
+
+    private static PgServer pg;
+
+    @BeforeAll
+    static void start() {
+        pg = PgServer.start(PgServer.builder().version(18).build());
+    }
+
+    @AfterAll
+    static void stop() {
+        if (pg != null) pg.close();
+    }
+
+    @Test
+    void snapshotSplitsAndStreamRebuildTheTable() throws Exception {
+        String table = "\"Orders Ü\"";
+        int rows = 50_000;
+        Fixture.createTable(pg, "public." + table, rows);
+        PgreplSource<TextChange> source = PgreplSource.builder()
+                .url(pg.url(pg.superuser(), "postgres"))
+                .slotName("snap_stream")
+                .tables("public." + table)
+                .chunkSize(4_000)
+                .build(new TextChange.Deserializer());
+
+        StreamExecutionEnvironment env = StreamExecutionEnvironment.getExecutionEnvironment();
+        env.setParallelism(4);
+        env.enableCheckpointing(300);
+
+        AtomicBoolean running = new AtomicBoolean(true);
+        AtomicLong ops = new AtomicLong();
+        AtomicReference<Throwable> failed = new AtomicReference<>();
+        Thread workload = Fixture.workload(pg, "public." + table, rows, running, ops, failed);
+        Fixture.Materialized m = new Fixture.Materialized();
+        try (CloseableIterator<TextChange> it = env.fromSource(source, WatermarkStrategy.noWatermarks(), "pgrepl").executeAndCollect("snapshot-and-stream")) {
+            boolean stopped = false;
+            long deadline = System.nanoTime() + Duration.ofMinutes(3).toNanos();
+            while (it.hasNext()) {
+                TextChange c = it.next();
+                m.apply(c);
+                if (!stopped && m.reads >= rows / 2 && ops.get() > 200) {
+                    // well into the snapshot and with writes behind: stop writing, then mark the end
+                    running.set(false);
+                    workload.join(30_000);
+                    Fixture.sql(pg, "INSERT INTO public." + table + " (id, amount, memo) VALUES (-1, 0, 'end')");
+                    stopped = true;
+                }
+                if (m.rows.containsKey("-1")) break;
+                assertTrue(System.nanoTime() < deadline, "the end marker did not arrive in time");
+            }
+        } finally {
+            running.set(false);
+            workload.join(30_000);
+        }
+        assertNull(failed.get(), () -> "workload failed: " + failed.get());
+        System.out.printf("snapshot and stream: %d reads, %d changes, %d writes%n", m.reads, m.changes, ops.get());
+        assertTrue(m.changes > 0, "no stream change arrived");
+        Fixture.assertSame(Fixture.table(pg, "public." + table), m);
+    }
+}
