@@ -13,9 +13,11 @@ import org.apache.flink.runtime.testutils.MiniClusterResourceConfiguration;
 import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
 import org.apache.flink.test.junit5.MiniClusterExtension;
 import org.apache.flink.util.CloseableIterator;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
-import org.junit.jupiter.api.Test;
+import io.pgrepl.testkit.PgVersions;
+import java.util.Collections;
+import java.util.List;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.MethodSource;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
@@ -28,20 +30,23 @@ class SnapshotAndStreamTest {
     static final MiniClusterExtension FLINK = new MiniClusterExtension(new MiniClusterResourceConfiguration.Builder()
             .setNumberTaskManagers(1).setNumberSlotsPerTaskManager(4).build());
 
-    private static PgServer pg;
-
-    @BeforeAll
-    static void start() {
-        pg = PgServer.start(PgServer.builder().version(18).build());
+    /** The newest and the oldest server of the matrix (-Dpg.versions). */
+    static List<Integer> versions() {
+        List<Integer> m = PgVersions.matrix();
+        int lo = Collections.min(m);
+        int hi = Collections.max(m);
+        return lo == hi ? List.of(hi) : List.of(hi, lo);
     }
 
-    @AfterAll
-    static void stop() {
-        if (pg != null) pg.close();
+    @ParameterizedTest(name = "PostgreSQL {0}")
+    @MethodSource("versions")
+    void snapshotSplitsAndStreamRebuildTheTable(int version) throws Exception {
+        try (PgServer pg = PgServer.start(PgServer.builder().version(version).build())) {
+            run(pg);
+        }
     }
 
-    @Test
-    void snapshotSplitsAndStreamRebuildTheTable() throws Exception {
+    private static void run(PgServer pg) throws Exception {
         String table = "\"Orders Ü\"";
         int rows = 50_000;
         Fixture.createTable(pg, "public." + table, rows);

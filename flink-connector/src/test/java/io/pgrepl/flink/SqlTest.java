@@ -168,6 +168,10 @@ class SqlTest {
         e = assertThrows(ValidationException.class, () -> t.executeSql("SELECT * FROM no_key"));
         assertTrue(messages(e).contains("PRIMARY KEY"), messages(e));
         assertTrue(!messages(e).contains(pg.superuser().password()));
+        t.executeSql(ddl("unaligned", "x", "s6", ""));
+        t.getConfig().set("execution.checkpointing.unaligned.enabled", "true");
+        e = assertThrows(ValidationException.class, () -> t.executeSql("SELECT * FROM unaligned"));
+        assertTrue(messages(e).contains("aligned checkpoints"), messages(e));
     }
 
     private static String messages(Throwable e) {

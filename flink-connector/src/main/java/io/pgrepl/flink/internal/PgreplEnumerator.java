@@ -59,6 +59,7 @@ public final class PgreplEnumerator implements SplitEnumerator<PgreplSplit, Enum
     private StreamSplit returnedStream;
     private boolean streamFinished;
     private final Set<Integer> waiting = new LinkedHashSet<>();
+    private SlotWatch slotWatch;
     private final Set<Integer> registered = new HashSet<>();
 
     PgreplEnumerator(SplitEnumeratorContext<PgreplSplit> context, Settings settings, EnumeratorState state) {
@@ -77,6 +78,7 @@ public final class PgreplEnumerator implements SplitEnumerator<PgreplSplit, Enum
         g.gauge("snapshotSplitsTotal", () -> (long) totalSplits);
         g.gauge("snapshotSplitsFinished", () -> (long) finished.size());
         context.metricGroup().setUnassignedSplitsGauge(() -> (long) pending.size());
+        g.gauge("slotRetainedWalBytes", () -> slotWatch == null ? -1L : slotWatch.retainedWal());
     }
 
     /** A new enumerator, or one restored from a checkpoint. */
@@ -86,6 +88,11 @@ public final class PgreplEnumerator implements SplitEnumerator<PgreplSplit, Enum
 
     @Override
     public void start() {
+        if (slotWatch == null) {
+            slotWatch = SlotWatch.start(settings, e -> context.runInCoordinatorThread(() -> {
+                throw e;
+            }));
+        }
         if (planned || planning) return;
         planning = true;
         context.callAsync(() -> Planning.plan(settings), (plan, error) -> {
@@ -266,5 +273,7 @@ public final class PgreplEnumerator implements SplitEnumerator<PgreplSplit, Enum
     }
 
     @Override
-    public void close() {}
+    public void close() {
+        if (slotWatch != null) slotWatch.close();
+    }
 }

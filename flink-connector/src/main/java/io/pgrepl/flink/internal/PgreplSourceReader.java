@@ -1,6 +1,8 @@
 package io.pgrepl.flink.internal;
 
 import io.pgrepl.flink.PgreplDeserializer;
+import io.pgrepl.flink.PgreplFlinkException;
+import org.apache.flink.configuration.CheckpointingOptions;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -51,6 +53,11 @@ public final class PgreplSourceReader<T> extends SingleThreadMultiplexSourceRead
 
     @Override
     public void start() {
+        if (CheckpointingOptions.isUnalignedCheckpointEnabled(context.getConfiguration())) {
+            throw new PgreplFlinkException("the pgrepl source needs aligned checkpoints: the stream split starts once a checkpoint"
+                    + " completed after the last snapshot split, which orders every snapshot row before the stream's changes"
+                    + " only when barriers are aligned. Turn execution.checkpointing.unaligned.enabled off");
+        }
         try {
             deserializer.open();
         } catch (Exception e) {

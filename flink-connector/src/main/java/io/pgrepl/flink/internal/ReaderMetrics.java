@@ -9,7 +9,7 @@ import org.apache.flink.metrics.MetricGroup;
 /**
  * A reader's figures in Flink's metric system, under the group {@code pgrepl}: rows read by
  * snapshot splits, changes and transactions emitted from the stream, the lag of the last one
- * emitted ({@code currentEmitEventTimeLag}, FLIP-33's name: now minus its commit time), the bytes
+ * emitted ({@code commitLagMillis}: now minus its commit time), the bytes
  * the server's WAL is ahead of what was confirmed ({@code streamLagBytes}) and the WAL the slot
  * retains ({@code slotRetainedWalBytes}, polled every {@code slot.metrics.interval}).
  */
@@ -18,16 +18,13 @@ final class ReaderMetrics {
     private final Counter changes;
     private final Counter transactions;
     private volatile long lastCommitMicros;
-    private volatile long retainedWal = -1;
-    private final StreamLink link;
 
     ReaderMetrics(MetricGroup parent, StreamLink link) {
-        this.link = link;
         MetricGroup g = parent.addGroup("pgrepl");
         snapshotRows = g.counter("snapshotRowsEmitted");
         changes = g.counter("changesEmitted");
         transactions = g.counter("transactionsEmitted");
-        parent.gauge("currentEmitEventTimeLag", () -> {
+        g.gauge("commitLagMillis", () -> {
             long c = lastCommitMicros;
             return c == 0 ? 0L : Math.max(0L, (PgTime.nowMicros() - c) / 1000);
         });
@@ -37,7 +34,6 @@ final class ReaderMetrics {
             StreamMetrics m = s == null ? null : s.metrics();
             return m == null ? -1L : m.lagBytes();
         });
-        g.gauge("slotRetainedWalBytes", () -> retainedWal);
     }
 
     void snapshotRow() {
@@ -52,9 +48,5 @@ final class ReaderMetrics {
     void transaction(long commitMicros) {
         transactions.inc();
         lastCommitMicros = commitMicros;
-    }
-
-    void retainedWal(long bytes) {
-        retainedWal = bytes;
     }
 }

@@ -11,6 +11,7 @@ import io.pgrepl.flink.TableName;
 import java.util.List;
 import java.util.Locale;
 import java.util.Set;
+import org.apache.flink.configuration.CheckpointingOptions;
 import org.apache.flink.configuration.ConfigOption;
 import org.apache.flink.configuration.MemorySize;
 import org.apache.flink.configuration.ReadableConfig;
@@ -57,6 +58,11 @@ public final class PgreplTableFactory implements DynamicTableSourceFactory {
                 throw new ValidationException("option '" + key + "': the pgrepl connector embeds no Debezium, so debezium.*"
                         + " options have no effect and are refused; see docs/flink.md for the options it has");
             }
+        }
+        if (context.getConfiguration().get(CheckpointingOptions.ENABLE_UNALIGNED)) {
+            throw new ValidationException("the pgrepl connector needs aligned checkpoints (its stream starts once a checkpoint"
+                    + " completed after the snapshot, which orders every snapshot row before the stream's changes only when"
+                    + " barriers are aligned): set execution.checkpointing.unaligned.enabled to false");
         }
         FactoryUtil.TableFactoryHelper helper = FactoryUtil.createTableFactoryHelper(this, context);
         helper.validate();
