@@ -102,21 +102,19 @@ class RecoveryTest {
         AtomicReference<Throwable> failed = new AtomicReference<>();
         Thread workload = Fixture.workload(pg, table, rows, running, ops, failed);
         Fixture.Materialized m = new Fixture.Materialized();
-        try (CloseableIterator<TextChange> it = env.fromSource(source, WatermarkStrategy.noWatermarks(), "pgrepl")
-                .map(new FailTwice(rows / 3, 400)).executeAndCollect("failures")) {
-            boolean stopped = false;
-            long deadline = System.nanoTime() + Duration.ofMinutes(3).toNanos();
-            while (it.hasNext()) {
-                m.apply(it.next());
-                if (!stopped && FailTwice.streamFailed.get() && m.changes >= 1_000) {
-                    running.set(false);
-                    workload.join(30_000);
-                    Fixture.sql(pg, "INSERT INTO " + table + " (id, amount, memo) VALUES (-1, 0, 'end')");
-                    stopped = true;
+        try {
+            CloseableIterator<TextChange> it = env.fromSource(source, WatermarkStrategy.noWatermarks(), "pgrepl")
+                    .map(new FailTwice(rows / 3, 400)).executeAndCollect("failures");
+            boolean[] stopped = {false};
+            Drain.until(it, c -> {
+                m.apply(c);
+                if (!stopped[0] && FailTwice.streamFailed.get() && m.changes >= 1_000) {
+                    SnapshotAndStreamTest.stop(running, workload);
+                    SnapshotAndStreamTest.sql(pg, "INSERT INTO " + table + " (id, amount, memo) VALUES (-1, 0, 'end')");
+                    stopped[0] = true;
                 }
-                if (m.rows.containsKey("-1")) break;
-                assertTrue(System.nanoTime() < deadline, "the end marker did not arrive in time");
-            }
+                return m.rows.containsKey("-1");
+            }, Duration.ofMinutes(3), () -> m.reads + " reads, " + m.changes + " changes, no end marker");
         } finally {
             running.set(false);
             workload.join(30_000);

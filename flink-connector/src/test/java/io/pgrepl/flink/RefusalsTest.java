@@ -5,6 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.pgrepl.testkit.PgServer;
 import java.time.Duration;
+import java.util.concurrent.TimeUnit;
 import org.apache.flink.api.common.eventtime.WatermarkStrategy;
 import org.apache.flink.configuration.CheckpointingOptions;
 import org.apache.flink.configuration.Configuration;
@@ -53,7 +54,7 @@ class RefusalsTest {
         StreamExecutionEnvironment env = StreamExecutionEnvironment.getExecutionEnvironment(conf);
         env.setParallelism(2);
         env.fromSource(source, WatermarkStrategy.noWatermarks(), "pgrepl").sinkTo(new DiscardingSink<>());
-        Exception e = assertThrows(Exception.class, () -> env.execute("refused"));
+        Exception e = assertThrows(Exception.class, () -> env.executeAsync("refused").getJobExecutionResult().get(2, TimeUnit.MINUTES));
         StringBuilder b = new StringBuilder();
         for (Throwable c = e; c != null; c = c.getCause()) b.append(c.getMessage()).append(" | ");
         String all = b.toString();

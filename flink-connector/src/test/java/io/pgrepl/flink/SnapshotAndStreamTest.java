@@ -46,6 +46,23 @@ class SnapshotAndStreamTest {
         }
     }
 
+    static void stop(AtomicBoolean running, Thread workload) {
+        running.set(false);
+        try {
+            workload.join(30_000);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+    }
+
+    static void sql(PgServer pg, String sql) {
+        try {
+            Fixture.sql(pg, sql);
+        } catch (Exception e) {
+            throw new IllegalStateException(e);
+        }
+    }
+
     private static void run(PgServer pg) throws Exception {
         String table = "\"Orders Ü\"";
         int rows = 50_000;
@@ -66,22 +83,19 @@ class SnapshotAndStreamTest {
         AtomicReference<Throwable> failed = new AtomicReference<>();
         Thread workload = Fixture.workload(pg, "public." + table, rows, running, ops, failed);
         Fixture.Materialized m = new Fixture.Materialized();
-        try (CloseableIterator<TextChange> it = env.fromSource(source, WatermarkStrategy.noWatermarks(), "pgrepl").executeAndCollect("snapshot-and-stream")) {
-            boolean stopped = false;
-            long deadline = System.nanoTime() + Duration.ofMinutes(3).toNanos();
-            while (it.hasNext()) {
-                TextChange c = it.next();
+        try {
+            CloseableIterator<TextChange> it = env.fromSource(source, WatermarkStrategy.noWatermarks(), "pgrepl").executeAndCollect("snapshot-and-stream");
+            boolean[] stopped = {false};
+            Drain.until(it, c -> {
                 m.apply(c);
-                if (!stopped && m.reads >= rows / 2 && ops.get() > 200) {
+                if (!stopped[0] && m.reads >= rows / 2 && ops.get() > 200) {
                     // well into the snapshot and with writes behind: stop writing, then mark the end
-                    running.set(false);
-                    workload.join(30_000);
-                    Fixture.sql(pg, "INSERT INTO public." + table + " (id, amount, memo) VALUES (-1, 0, 'end')");
-                    stopped = true;
+                    stop(running, workload);
+                    sql(pg, "INSERT INTO public." + table + " (id, amount, memo) VALUES (-1, 0, 'end')");
+                    stopped[0] = true;
                 }
-                if (m.rows.containsKey("-1")) break;
-                assertTrue(System.nanoTime() < deadline, "the end marker did not arrive in time");
-            }
+                return m.rows.containsKey("-1");
+            }, Duration.ofMinutes(3), () -> m.reads + " reads, " + m.changes + " changes, no end marker");
         } finally {
             running.set(false);
             workload.join(30_000);

@@ -80,43 +80,43 @@ class SqlTest {
         AtomicReference<Throwable> failed = new AtomicReference<>();
         Thread workload = Fixture.workload(pg, "public.\"" + table + "\"", rows, running, ops, failed);
         Map<String, String> result = new TreeMap<>();
-        long retractions = 0;
         TableResult r = t.executeSql(query);
-        try (CloseableIterator<Row> it = r.collect()) {
+        long[] retractions = {0};
+        AtomicReference<Map<String, String>> expected = new AtomicReference<>();
+        try {
             long stopAt = System.nanoTime() + Duration.ofSeconds(4).toNanos();
-            long deadline = System.nanoTime() + Duration.ofMinutes(2).toNanos();
-            Map<String, String> expected = null;
-            while (it.hasNext()) {
-                Row row = it.next();
+            Drain.until(r.collect(), row -> {
                 String bucket = String.valueOf(row.getField(0));
                 switch (row.getKind()) {
                     case INSERT, UPDATE_AFTER -> result.put(bucket, row.getField(1) + " " + row.getField(2) + " " + row.getField(3));
                     case UPDATE_BEFORE, DELETE -> {
                         result.remove(bucket);
-                        retractions++;
+                        retractions[0]++;
                     }
                 }
                 if (running.get() && System.nanoTime() > stopAt) {
-                    running.set(false);
-                    workload.join(30_000);
-                    expected = postgres(query.replace("orders", "public.\"" + table + "\"").replace("MOD(id, 10)", "id % 10"));
+                    SnapshotAndStreamTest.stop(running, workload);
+                    expected.set(postgres(query.replace("orders", "public.\"" + table + "\"").replace("MOD(id, 10)", "id % 10")));
                 }
-                if (expected != null && expected.equals(result)) break;
-                assertTrue(System.nanoTime() < deadline, "Flink's result " + result + " never became PostgreSQL's " + expected);
-            }
-            assertEquals(expected, result);
+                return expected.get() != null && expected.get().equals(result);
+            }, Duration.ofMinutes(2), () -> "Flink's result " + result + " is not PostgreSQL's " + expected.get());
+            assertEquals(expected.get(), result);
         } finally {
             running.set(false);
             workload.join(30_000);
         }
         assertNull(failed.get(), () -> "workload failed: " + failed.get());
-        assertTrue(retractions > 0, "the changelog retracted nothing: no update reached the aggregate");
-        System.out.printf("sql: %s after %d writes, %d retractions%n", result, ops.get(), retractions);
+        assertTrue(retractions[0] > 0, "the changelog retracted nothing: no update reached the aggregate");
+        System.out.printf("sql: %s after %d writes, %d retractions%n", result, ops.get(), retractions[0]);
     }
 
-    private static Map<String, String> postgres(String query) throws Exception {
+    private static Map<String, String> postgres(String query) {
         Map<String, String> m = new HashMap<>();
-        for (io.pgrepl.client.Row row : Fixture.query(pg, query)) m.put(row.get(0), row.get(1) + " " + row.get(2) + " " + row.get(3));
+        try {
+            for (io.pgrepl.client.Row row : Fixture.query(pg, query)) m.put(row.get(0), row.get(1) + " " + row.get(2) + " " + row.get(3));
+        } catch (Exception e) {
+            throw new IllegalStateException(e);
+        }
         return new TreeMap<>(m);
     }
 
