@@ -1,9 +1,17 @@
 package io.pgrepl.flink;
 
+import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.pgrepl.testkit.PgServer;
+import java.util.Map;
+import org.apache.flink.configuration.Configuration;
+import org.apache.flink.metrics.Counter;
+import org.apache.flink.metrics.Gauge;
+import org.apache.flink.metrics.Metric;
+import org.apache.flink.metrics.MetricGroup;
+import org.apache.flink.runtime.testutils.InMemoryReporter;
 import java.time.Duration;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicLong;
@@ -26,8 +34,11 @@ import org.junit.jupiter.api.extension.RegisterExtension;
  * and no change of a key carries an older version than one emitted before it.
  */
 class SnapshotAndStreamTest {
+    private static final InMemoryReporter METRICS = InMemoryReporter.createWithRetainedMetrics();
+
     @RegisterExtension
     static final MiniClusterExtension FLINK = new MiniClusterExtension(new MiniClusterResourceConfiguration.Builder()
+            .setConfiguration(METRICS.addToConfiguration(new Configuration()))
             .setNumberTaskManagers(1).setNumberSlotsPerTaskManager(4).build());
 
     /** The newest and the oldest server of the matrix (-Dpg.versions). */
@@ -72,7 +83,9 @@ class SnapshotAndStreamTest {
                 .slotName("snap_stream")
                 .tables("public." + table)
                 .chunkSize(4_000)
+                .slotMetricsInterval(Duration.ofMillis(500))
                 .build(new TextChange.Deserializer());
+        String job = "snapshot-and-stream-" + pg.majorVersion();
 
         StreamExecutionEnvironment env = StreamExecutionEnvironment.getExecutionEnvironment();
         env.setParallelism(4);
@@ -84,7 +97,7 @@ class SnapshotAndStreamTest {
         Thread workload = Fixture.workload(pg, "public." + table, rows, running, ops, failed);
         Fixture.Materialized m = new Fixture.Materialized();
         try {
-            CloseableIterator<TextChange> it = env.fromSource(source, WatermarkStrategy.noWatermarks(), "pgrepl").executeAndCollect("snapshot-and-stream");
+            CloseableIterator<TextChange> it = env.fromSource(source, WatermarkStrategy.noWatermarks(), "pgrepl").executeAndCollect(job);
             boolean[] stopped = {false};
             Drain.until(it, c -> {
                 m.apply(c);
@@ -104,5 +117,31 @@ class SnapshotAndStreamTest {
         System.out.printf("snapshot and stream: %d reads, %d changes, %d writes%n", m.reads, m.changes, ops.get());
         assertTrue(m.changes > 0, "no stream change arrived");
         Fixture.assertSame(Fixture.table(pg, "public." + table), m);
+
+        // The metrics count what was emitted: every snapshot row reached the collector once; changes
+        // may have been emitted after the last checkpoint the collector saw.
+        assertEquals(m.reads, sum(job, "pgrepl.snapshotRowsEmitted"));
+        assertTrue(sum(job, "pgrepl.changesEmitted") >= m.changes, "changesEmitted below what was collected");
+        long total = sum(job, "pgrepl.snapshotSplitsTotal");
+        assertTrue(total > 1 && total == sum(job, "pgrepl.snapshotSplitsFinished"), "splits finished " + total);
+        assertTrue(sum(job, "pgrepl.slotRetainedWalBytes") > 0, "the slot's retained WAL was read");
+        assertTrue(sum(job, "pgrepl.commitLagMillis") >= 0);
+    }
+
+    /** The sum over subtasks of a metric of the job (counters and numeric gauges). */
+    private static long sum(String job, String name) {
+        long total = 0;
+        int found = 0;
+        for (Map.Entry<MetricGroup, Map<String, Metric>> g : METRICS.getMetricsByGroup().entrySet()) {
+            for (Map.Entry<String, Metric> e : g.getValue().entrySet()) {
+                String id = g.getKey().getMetricIdentifier(e.getKey());
+                if (!id.contains("." + job + ".") || !id.endsWith("." + name)) continue;
+                found++;
+                if (e.getValue() instanceof Counter c) total += c.getCount();
+                else if (e.getValue() instanceof Gauge<?> gauge && gauge.getValue() instanceof Number n) total += n.longValue();
+            }
+        }
+        assertTrue(found > 0, "no metric " + name + " of job " + job);
+        return total;
     }
 }
