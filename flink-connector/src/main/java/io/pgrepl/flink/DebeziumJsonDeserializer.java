@@ -150,21 +150,22 @@ public final class DebeziumJsonDeserializer implements PgreplDeserializer<String
             return;
         }
         b.append('"');
+        int from = 0;
         for (int i = 0; i < s.length(); i++) {
             char c = s.charAt(i);
+            if (c >= 0x20 && c != '"' && c != '\\') continue;
+            b.append(s, from, i); // the run before it needs no escape
+            from = i + 1;
             switch (c) {
                 case '"' -> b.append("\\\"");
                 case '\\' -> b.append("\\\\");
                 case '\n' -> b.append("\\n");
                 case '\r' -> b.append("\\r");
                 case '\t' -> b.append("\\t");
-                default -> {
-                    if (c < 0x20) b.append(String.format("\\u%04x", (int) c));
-                    else b.append(c);
-                }
+                default -> b.append(String.format("\\u%04x", (int) c));
             }
         }
-        b.append('"');
+        b.append(s, from, s.length()).append('"');
     }
 
     private static String versionOf() {

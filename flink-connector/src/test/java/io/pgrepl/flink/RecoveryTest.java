@@ -125,6 +125,69 @@ class RecoveryTest {
         Fixture.assertSame(Fixture.table(pg, table), m);
     }
 
+    /**
+     * Slows the stream's changes down (so checkpoints fall inside a large transaction) and fails its
+     * task once after {@code at} of them.
+     */
+    static final class SlowThenFail implements MapFunction<TextChange, TextChange> {
+        static final AtomicLong changes = new AtomicLong();
+        static final AtomicBoolean failed = new AtomicBoolean();
+        private final long at;
+
+        SlowThenFail(long at) {
+            this.at = at;
+        }
+
+        @Override
+        public TextChange map(TextChange c) throws Exception {
+            if (c.op.equals("READ") || failed.get()) return c;
+            Thread.sleep(1);
+            if (changes.incrementAndGet() >= at && failed.compareAndSet(false, true)) {
+                throw new IllegalStateException("injected failure inside a large transaction");
+            }
+            return c;
+        }
+    }
+
+    /**
+     * A failure inside a large transaction, restored from a checkpoint taken inside it: the new
+     * connection sends the table's Relation again at the start of that transaction (the first one
+     * had sent it earlier), and the position inside the transaction must still name the same changes.
+     */
+    @Test
+    void failureInsideALargeTransactionResumesAtTheSameChange() throws Exception {
+        String table = "public.\"Large Tx\"";
+        int rows = 6_000;
+        Fixture.createTable(pg, table, rows);
+        Configuration conf = new Configuration();
+        conf.set(RestartStrategyOptions.RESTART_STRATEGY, "fixed-delay");
+        conf.set(RestartStrategyOptions.RESTART_STRATEGY_FIXED_DELAY_ATTEMPTS, 3);
+        conf.set(RestartStrategyOptions.RESTART_STRATEGY_FIXED_DELAY_DELAY, Duration.ofMillis(200));
+        StreamExecutionEnvironment env = StreamExecutionEnvironment.getExecutionEnvironment(conf);
+        env.setParallelism(2);
+        env.enableCheckpointing(100);
+        Fixture.Materialized m = new Fixture.Materialized();
+        boolean[] wrote = {false, false};
+        CloseableIterator<TextChange> it = env.fromSource(source(table, "large_tx"), WatermarkStrategy.noWatermarks(), "pgrepl")
+                .map(new SlowThenFail(3_000)).executeAndCollect("large transaction");
+        Drain.until(it, c -> {
+            m.apply(c);
+            if (!wrote[0] && m.reads >= rows) {
+                // A small transaction first: the stream's first session sends the Relation with it.
+                SnapshotAndStreamTest.sql(pg, "UPDATE " + table + " SET n = DEFAULT WHERE id = 1");
+                wrote[0] = true;
+            } else if (wrote[0] && !wrote[1] && m.changes >= 1) {
+                SnapshotAndStreamTest.sql(pg, "UPDATE " + table + " SET n = DEFAULT, amount = amount + 1;"
+                        + " INSERT INTO " + table + " (id, amount, memo) VALUES (-1, 0, 'end')");
+                wrote[1] = true;
+            }
+            return m.rows.containsKey("-1");
+        }, Duration.ofMinutes(3), () -> m.reads + " reads, " + m.changes + " changes, no end marker");
+        assertTrue(SlowThenFail.failed.get(), "the failure was injected");
+        System.out.printf("large transaction: %d reads, %d changes collected%n", m.reads, m.changes);
+        Fixture.assertSame(Fixture.table(pg, table), m);
+    }
+
     /** Collects into a queue of the test JVM (a MiniCluster runs here); one queue per job name. */
     static final class QueueSink implements Sink<TextChange> {
         static final ConcurrentHashMap<String, ConcurrentLinkedQueue<TextChange>> QUEUES = new ConcurrentHashMap<>();

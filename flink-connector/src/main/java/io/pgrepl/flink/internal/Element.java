@@ -9,8 +9,17 @@ import java.util.List;
  * checkpoint between two elements records exactly what was emitted.
  */
 sealed interface Element {
-    /** A row of a snapshot split's piece being read under {@code snapshot}. */
-    record Read(PgChange change, List<String> key, String snapshot, long lsn) implements Element {}
+    /**
+     * A row of a snapshot split's piece being read under {@code snapshot}; its key columns are at
+     * {@code keyIndexes} of the row (taken only when a checkpoint records how far the piece got).
+     */
+    record Read(PgChange change, int[] keyIndexes, String snapshot, long lsn) implements Element {
+        List<String> key() {
+            List<String> k = new java.util.ArrayList<>(keyIndexes.length);
+            for (int i : keyIndexes) k.add(change.after().text(i));
+            return k;
+        }
+    }
 
     /** The piece's rows are all emitted ({@code last}: and with them the split). */
     record PieceDone(Piece piece, boolean last) implements Element {}

@@ -152,7 +152,6 @@ public final class PgreplEnumerator implements SplitEnumerator<PgreplSplit, Enum
             returnedStream = null;
             return s;
         }
-        Map<TableName, List<List<Piece>>> byTable = new LinkedHashMap<>();
         Map<TableName, Map<Integer, List<Piece>>> ordered = new HashMap<>();
         for (SnapshotSplit s : finished.values()) {
             ordered.computeIfAbsent(s.table(), t -> new java.util.TreeMap<>()).put(s.index(), s.pieces());
@@ -165,7 +164,6 @@ public final class PgreplEnumerator implements SplitEnumerator<PgreplSplit, Enum
             coverage.put(e.getKey(), all);
             for (Piece p : all) if (Long.compareUnsigned(p.lsn(), stop) > 0) stop = p.lsn();
         }
-        byTable.clear();
         if (settings.startupMode() == StartupMode.SNAPSHOT) stopLsn = stop == 0 ? 1 : stop;
         return new StreamSplit(streamStart, 0, 0, stopLsn, coverage);
     }

@@ -22,14 +22,12 @@ final class PgreplRecordEmitter<T> implements RecordEmitter<Element, T, SplitSta
         if (e instanceof Element.Read r) {
             deserializer.deserialize(r.change(), collector);
             SplitState.Snapshot s = (SplitState.Snapshot) state;
-            s.lastKey = r.key();
-            s.snapshot = r.snapshot();
-            s.lsn = r.lsn();
+            s.last = r;
             metrics.snapshotRow();
         } else if (e instanceof Element.PieceDone d) {
             SplitState.Snapshot s = (SplitState.Snapshot) state;
             s.pieces.add(d.piece());
-            s.lastKey = null;
+            s.last = null;
             if (d.last()) s.finished = true;
         } else if (e instanceof Element.Change c) {
             deserializer.deserialize(c.change(), collector);

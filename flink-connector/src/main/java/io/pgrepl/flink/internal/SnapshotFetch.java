@@ -42,8 +42,9 @@ final class SnapshotFetch implements AutoCloseable {
             String snapshot = read.snapshot().toString();
             long lsn = read.lsn();
             TableName table = split.table();
-            read.forEach((row, key) -> out.add(split.id(), new Element.Read(
-                    new PgChange(PgChange.Op.READ, table, null, false, PgOutputRecords.tuple(row), 0, 0, 0), key, snapshot, lsn)));
+            int[] keys = plan.keyColumnIndexes();
+            read.forEach(row -> out.add(split.id(), new Element.Read(
+                    new PgChange(PgChange.Op.READ, table, null, false, PgOutputRecords.tuple(row), 0, 0, 0), keys, snapshot, lsn)));
             boolean full = read.rowCount() >= settings.fetchSize();
             Piece piece = new Piece(full ? read.lastKey() : split.upTo(), snapshot, lsn);
             out.add(split.id(), new Element.PieceDone(piece, !full));

@@ -12,10 +12,8 @@ abstract sealed class SplitState permits SplitState.Snapshot, SplitState.Stream 
     static final class Snapshot extends SplitState {
         final SnapshotSplit split;
         final List<Piece> pieces;
-        /** The last row emitted of the piece in progress, or null. */
-        List<String> lastKey;
-        String snapshot;
-        long lsn;
+        /** The last row emitted of the piece in progress, or null; its key is taken when a checkpoint needs it. */
+        Element.Read last;
         /** Set when the split's last piece is emitted. */
         boolean finished;
 
@@ -32,7 +30,7 @@ abstract sealed class SplitState permits SplitState.Snapshot, SplitState.Stream 
         @Override
         SnapshotSplit toSplit() {
             List<Piece> all = new ArrayList<>(pieces);
-            if (lastKey != null) all.add(new Piece(lastKey, snapshot, lsn));
+            if (last != null) all.add(new Piece(last.key(), last.snapshot(), last.lsn()));
             return split.with(all, finished);
         }
     }

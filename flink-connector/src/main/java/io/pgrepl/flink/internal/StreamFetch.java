@@ -18,8 +18,10 @@ import io.pgrepl.client.tx.Transaction;
 import io.pgrepl.client.tx.TxEvent;
 import io.pgrepl.codec.Lsn;
 import io.pgrepl.codec.pgoutput.record.PgOutputRecord;
+import io.pgrepl.codec.pgoutput.record.Origin;
 import io.pgrepl.codec.pgoutput.record.Relation;
 import io.pgrepl.codec.pgoutput.record.Truncate;
+import io.pgrepl.codec.pgoutput.record.Type;
 import io.pgrepl.flink.PgreplFlinkException;
 import io.pgrepl.flink.TableName;
 import java.nio.file.Path;
@@ -191,6 +193,10 @@ final class StreamFetch implements AutoCloseable {
         List<Long> ordinals = new ArrayList<>(Math.min(max, 256));
         while (batch.size() < max && records.hasNext()) {
             PgOutputRecord r = records.next();
+            // Relation, Type and Origin records depend on the session (a new connection sends Relation
+            // again before its first change of a table): only the changes count, so that a position
+            // inside a transaction means the same changes on any connection.
+            if (r instanceof Relation || r instanceof Type || r instanceof Origin) continue;
             long at = ++ordinal;
             if (at <= skipThrough) continue;
             if (r instanceof Truncate t) {

@@ -8,7 +8,8 @@ import java.util.Map;
  * The stream: one split, read by one reader. Its position is where emission stands: every
  * transaction ending at or below {@code lsn} was emitted whole; of the transaction ending at
  * {@code partialEndLsn} (0: none) the first {@code partialCount} changes were emitted too (a large
- * transaction is emitted in several fetches, and a checkpoint may fall inside it).
+ * transaction is emitted in several fetches, and a checkpoint may fall inside it). Changes are
+ * counted without the Relation, Type and Origin records, which differ between connections.
  *
  * @param lsn           the end LSN of the last transaction emitted whole (or the position the stream starts at)
  * @param partialEndLsn the end LSN of a transaction emitted in part, or 0

@@ -48,7 +48,8 @@ import org.apache.flink.streaming.api.functions.sink.v2.DiscardingSink;
  * runs here), so Flink's own runtime counts. Variants alternate their order each round.
  *
  * <pre>java -cp benchmarks/flink/target/classes:$(cat benchmarks/flink/target/classpath.txt) io.pgrepl.benchmarks.flink.FlinkThroughput
- *     [--rows 1000000] [--changes 1000000] [--chunk 8192] [--version 18] [--rounds 1] [--cli ./pgrepl] [--out FILE.tsv]</pre>
+ *     [--rows 1000000] [--changes 1000000] [--chunk 8192] [--version 18] [--rounds 1] [--cli ./pgrepl] [--out FILE.tsv]
+ *     [--only PREFIX]</pre>
  */
 public final class FlinkThroughput {
     private FlinkThroughput() {}
@@ -85,6 +86,8 @@ public final class FlinkThroughput {
     }
 
     private static String url;
+    /** Runs only the variants whose name starts with this (e.g. "flink snapshot p1"), or all. */
+    private static String only = "";
     private static String cli = "./pgrepl";
 
     public static void main(String[] args) throws Exception {
@@ -103,7 +106,8 @@ public final class FlinkThroughput {
                 case "--rounds" -> rounds = Integer.parseInt(args[++i]);
                 case "--cli" -> cli = args[++i];
                 case "--out" -> out = args[++i];
-                default -> throw new IllegalArgumentException("usage: [--rows N] [--changes N] [--chunk N] [--version 18] [--rounds N] [--cli ./pgrepl] [--out FILE]");
+                case "--only" -> only = args[++i];
+                default -> throw new IllegalArgumentException("usage: [--rows N] [--changes N] [--chunk N] [--version 18] [--rounds N] [--cli ./pgrepl] [--out FILE] [--only PREFIX]");
             }
         }
         System.out.printf("start %s, load %s%n", LocalDateTime.now(), load());
@@ -153,6 +157,7 @@ public final class FlinkThroughput {
         System.out.printf("end %s, load %s%n", LocalDateTime.now(), load());
         StringBuilder tsv = new StringBuilder("variant\trows\twall_s\trows_per_s\tfirst_to_last_rows_per_s\tcpu_s\tcpu_s_per_million\n");
         for (Result res : results) {
+            if (res == null) continue;
             tsv.append(String.format("%s\t%d\t%.2f\t%.0f\t%.0f\t%.2f\t%.2f%n", res.variant(), res.rows(), res.wallSeconds(),
                     res.rowsPerSecond(), res.flowRowsPerSecond(), res.cpuSeconds(), res.cpuSeconds() / (res.rows() / 1e6)));
         }
@@ -182,6 +187,7 @@ public final class FlinkThroughput {
     }
 
     private static Result flink(PgreplSource<String> source, int rows, int parallelism, String variant) throws Exception {
+        if (!variant.startsWith(only) && !variant.endsWith("warm")) return null;
         Count.N.set(0);
         Count.target = rows;
         Count.doneNanos = 0;
@@ -217,6 +223,7 @@ public final class FlinkThroughput {
 
     /** Runs the command until {@code rows} lines starting with {@code prefix} came out. */
     private static Result command(List<String> command, String prefix, int rows, String variant) throws Exception {
+        if (!variant.startsWith(only)) return null;
         long t0 = System.nanoTime();
         Process p = new ProcessBuilder(command).redirectError(ProcessBuilder.Redirect.DISCARD).start();
         long n = 0;

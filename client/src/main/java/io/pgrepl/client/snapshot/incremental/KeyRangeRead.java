@@ -6,6 +6,7 @@ import io.pgrepl.codec.pgoutput.RelationInfo;
 import io.pgrepl.codec.pgoutput.TupleView;
 import java.util.List;
 import java.util.function.BiConsumer;
+import java.util.function.Consumer;
 
 /**
  * One piece of a key range as {@link KeyRangeReader#read} read it: its rows (held as the server's
@@ -57,6 +58,16 @@ public final class KeyRangeRead implements AutoCloseable {
      * @param rows receives each row and its key texts
      */
     public void forEach(BiConsumer<TupleView, List<String>> rows) {
+        forEach(t -> rows.accept(t, ChunkRows.split(ChunkRows.key(t, keyIdx))));
+    }
+
+    /**
+     * Decodes every row in key order and hands it to {@code rows}; a view is valid during its call
+     * only. The key columns are at {@link KeyedTable#keyColumnIndexes()} of the table read.
+     *
+     * @param rows receives each row
+     */
+    public void forEach(Consumer<TupleView> rows) {
         CopyOutDecoder decoder = new CopyOutDecoder();
         ByteBuf response = ChunkRows.copyOutResponse(relation);
         try {
@@ -65,7 +76,7 @@ public final class KeyRangeRead implements AutoCloseable {
             response.release();
         }
         ChunkRows r = read.rows();
-        CopyOutDecoder.RowHandler handler = t -> rows.accept(t, ChunkRows.split(ChunkRows.key(t, keyIdx)));
+        CopyOutDecoder.RowHandler handler = rows::accept;
         for (int i = 0; i < r.count(); i++) r.emit(i, decoder, handler);
         decoder.finish();
     }
