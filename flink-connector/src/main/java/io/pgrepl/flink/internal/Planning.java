@@ -122,7 +122,13 @@ final class Planning {
                         + " but replication slot \"" + s.slotName() + "\" does not exist");
             }
             CreateSlotOptions o = CreateSlotOptions.logical(s.slotName(), "pgoutput").withSnapshot(SnapshotMode.NOTHING);
-            if (s.slotFailover()) o = o.withFailover(true);
+            if (s.slotFailover()) {
+                if (r.serverMajor() < 17) {
+                    throw new PgreplFlinkException("slot.failover needs PostgreSQL 17 or later (failover slots); the server is "
+                            + r.serverMajor());
+                }
+                o = o.withFailover(true);
+            }
             SlotCreated created = s.primary() == null
                     ? Db.await(r.createReplicationSlot(o), s, "creating slot " + s.slotName(), Db.TIMEOUT)
                     : Db.await(StandbySlots.create(r, o, s.primary()), s, "creating slot " + s.slotName() + " on the standby", Db.TIMEOUT);

@@ -67,8 +67,9 @@ public final class FlinkThroughput {
             long n = N.incrementAndGet();
             if (n == 1) firstNanos = System.nanoTime();
             if (n == target) {
-                doneNanos = System.nanoTime();
-                doneCpuNanos = cpuNanos();
+                long t = System.nanoTime();
+                doneCpuNanos = cpuNanos(); // before doneNanos, which the main thread waits for
+                doneNanos = t;
             }
             return s;
         }
@@ -191,6 +192,7 @@ public final class FlinkThroughput {
         Count.N.set(0);
         Count.target = rows;
         Count.doneNanos = 0;
+        Count.doneCpuNanos = 0;
         StreamExecutionEnvironment env = StreamExecutionEnvironment.createLocalEnvironment(parallelism, new Configuration());
         env.enableCheckpointing(1_000);
         env.fromSource(source, WatermarkStrategy.noWatermarks(), "pgrepl").map(new Count()).sinkTo(new DiscardingSink<>());
