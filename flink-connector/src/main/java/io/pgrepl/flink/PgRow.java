@@ -1,0 +1,81 @@
+package io.pgrepl.flink;
+
+import java.io.Serializable;
+import java.time.Instant;
+import java.util.Collections;
+import java.util.LinkedHashMap;
+import java.util.Map;
+
+/**
+ * A change as plain Java values, for DataStream jobs ({@link PgRowDeserializer}): the operation, the
+ * table, the old and new rows by column name with the types of {@link io.pgrepl.codec.value.PgValues#decode}
+ * (Integer, Long, BigDecimal, String, LocalDateTime, Instant, LocalDate, byte[], UUID, arrays as
+ * lists...), and the transaction's commit LSN and time. Columns the server did not send (the
+ * non-key columns of an old key) are left out of the map; SQL NULL is a null value.
+ */
+public final class PgRow implements Serializable {
+    private static final long serialVersionUID = 1L;
+
+    private PgChange.Op op;
+    private String schema;
+    private String table;
+    private LinkedHashMap<String, Object> before;
+    private LinkedHashMap<String, Object> after;
+    private long commitLsn;
+    private long commitTimeMicros;
+
+    /** For serializers. */
+    public PgRow() {}
+
+    PgRow(PgChange.Op op, TableName table, LinkedHashMap<String, Object> before, LinkedHashMap<String, Object> after, long commitLsn,
+          long commitTimeMicros) {
+        this.op = op;
+        this.schema = table.schema();
+        this.table = table.table();
+        this.before = before;
+        this.after = after;
+        this.commitLsn = commitLsn;
+        this.commitTimeMicros = commitTimeMicros;
+    }
+
+    /** {@return what happened} */
+    public PgChange.Op op() {
+        return op;
+    }
+
+    /** {@return the table} */
+    public TableName table() {
+        return new TableName(schema, table);
+    }
+
+    /** {@return the old row or key by column name, or null (inserts, reads, updates that kept their key without a whole old row)} */
+    public Map<String, Object> before() {
+        return before == null ? null : Collections.unmodifiableMap(before);
+    }
+
+    /** {@return the new row by column name, or null for a delete} */
+    public Map<String, Object> after() {
+        return after == null ? null : Collections.unmodifiableMap(after);
+    }
+
+    /** {@return the value of {@code column} in the new row, else in the old one} */
+    public Object get(String column) {
+        return after != null ? after.get(column) : before == null ? null : before.get(column);
+    }
+
+    /** {@return the commit LSN, 0 for a snapshot read} */
+    public long commitLsn() {
+        return commitLsn;
+    }
+
+    /** {@return the commit time, null for a snapshot read} */
+    public Instant commitTime() {
+        return op == PgChange.Op.READ ? null : io.pgrepl.codec.PgTime.toInstant(commitTimeMicros);
+    }
+
+    @Override
+    public String toString() {
+        return "PgRow[" + op + " " + schema + "." + table + (before == null ? "" : " before=" + before)
+                + (after == null ? "" : " after=" + after) + "]";
+    }
+}

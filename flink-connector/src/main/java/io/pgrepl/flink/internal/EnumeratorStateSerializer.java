@@ -1,0 +1,69 @@
+package io.pgrepl.flink.internal;
+
+import java.io.ByteArrayInputStream;
+import java.io.ByteArrayOutputStream;
+import java.io.DataInputStream;
+import java.io.DataOutputStream;
+import java.io.IOException;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import org.apache.flink.core.io.SimpleVersionedSerializer;
+
+/** The enumerator's checkpoint. Version 1. */
+public final class EnumeratorStateSerializer implements SimpleVersionedSerializer<EnumeratorState> {
+    /** The one instance (stateless). */
+    public static final EnumeratorStateSerializer INSTANCE = new EnumeratorStateSerializer();
+    private static final int VERSION = 1;
+
+    @Override
+    public int getVersion() {
+        return VERSION;
+    }
+
+    @Override
+    public byte[] serialize(EnumeratorState s) throws IOException {
+        ByteArrayOutputStream bytes = new ByteArrayOutputStream(1024);
+        DataOutputStream out = new DataOutputStream(bytes);
+        out.writeBoolean(s.planned());
+        out.writeLong(s.streamStart());
+        out.writeLong(s.stopLsn());
+        out.writeInt(s.totalSplits());
+        out.writeInt(s.pending().size());
+        for (SnapshotSplit p : s.pending()) Wire.snapshotSplit(out, p);
+        out.writeInt(s.finished().size());
+        for (SnapshotSplit f : s.finished().values()) Wire.snapshotSplit(out, f);
+        out.writeBoolean(s.streamReady());
+        out.writeBoolean(s.streamAssigned());
+        out.writeBoolean(s.returnedStream() != null);
+        if (s.returnedStream() != null) Wire.streamSplit(out, s.returnedStream());
+        out.flush();
+        return bytes.toByteArray();
+    }
+
+    @Override
+    public EnumeratorState deserialize(int version, byte[] serialized) throws IOException {
+        if (version != VERSION) {
+            throw new IOException("pgrepl enumerator state version " + version + " is not known (this build reads " + VERSION + ")");
+        }
+        DataInputStream in = new DataInputStream(new ByteArrayInputStream(serialized));
+        boolean planned = in.readBoolean();
+        long start = in.readLong();
+        long stop = in.readLong();
+        int total = in.readInt();
+        int n = in.readInt();
+        List<SnapshotSplit> pending = new ArrayList<>(n);
+        for (int i = 0; i < n; i++) pending.add(Wire.snapshotSplit(in));
+        int m = in.readInt();
+        Map<String, SnapshotSplit> finished = new LinkedHashMap<>();
+        for (int i = 0; i < m; i++) {
+            SnapshotSplit f = Wire.snapshotSplit(in);
+            finished.put(f.id(), f);
+        }
+        boolean ready = in.readBoolean();
+        boolean assigned = in.readBoolean();
+        StreamSplit returned = in.readBoolean() ? Wire.streamSplit(in) : null;
+        return new EnumeratorState(planned, start, stop, total, pending, finished, ready, assigned, returned);
+    }
+}

@@ -1,0 +1,277 @@
+package io.pgrepl.flink.internal;
+
+import io.pgrepl.client.PgConnection;
+import io.pgrepl.client.ReplicationMode;
+import io.pgrepl.flink.StartupMode;
+import io.pgrepl.flink.TableName;
+import java.util.ArrayDeque;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.LinkedHashMap;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import org.apache.flink.api.connector.source.SourceEvent;
+import org.apache.flink.api.connector.source.SplitEnumerator;
+import org.apache.flink.api.connector.source.SplitEnumeratorContext;
+import org.apache.flink.metrics.MetricGroup;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Hands out the snapshot splits, one per request, then the stream split to one reader.
+ *
+ * <p>The stream split starts only after a checkpoint completed that was taken once every snapshot
+ * split had finished. Snapshot rows and stream changes of one key reach an operator through
+ * different channels (different subtasks read them); with aligned checkpoints an operator
+ * processes everything sent before a checkpoint's barrier on all its inputs before it takes part
+ * in the checkpoint, so once that checkpoint is complete every snapshot row has been processed
+ * everywhere downstream and no stream change can overtake one. (Unaligned checkpoints do not give
+ * this: the source refuses to start the stream under them, see {@link PgreplSourceReader}.)
+ *
+ * <p>Finished splits are counted only once a completed checkpoint of this enumerator holds them:
+ * a reader that restarts drops the reports it made after its last checkpoint (it reports again or
+ * reads again what it restored) and the splits given back to the enumerator are read again.
+ */
+public final class PgreplEnumerator implements SplitEnumerator<PgreplSplit, EnumeratorState> {
+    private static final Logger log = LoggerFactory.getLogger(PgreplEnumerator.class);
+
+    private final SplitEnumeratorContext<PgreplSplit> context;
+    private final Settings settings;
+    private boolean planned;
+    private boolean planning;
+    private long streamStart;
+    private long stopLsn;
+    private int totalSplits;
+    private final ArrayDeque<SnapshotSplit> pending = new ArrayDeque<>();
+    /** Finished splits a completed checkpoint holds. */
+    private final Map<String, SnapshotSplit> finished = new LinkedHashMap<>();
+    /** Finished splits reported since, by the subtask that reported them. */
+    private final Map<String, SnapshotSplit> reported = new LinkedHashMap<>();
+    private final Map<String, Integer> reportedBy = new HashMap<>();
+    /** Reported splits as of each checkpoint taken and not yet complete. */
+    private final Map<Long, Set<String>> reportedAt = new HashMap<>();
+    private boolean streamReady;
+    private long readyCheckpoint = -1;
+    private boolean streamAssigned;
+    private StreamSplit returnedStream;
+    private boolean streamFinished;
+    private final Set<Integer> waiting = new LinkedHashSet<>();
+    private SlotWatch slotWatch;
+    private final Set<Integer> registered = new HashSet<>();
+
+    PgreplEnumerator(SplitEnumeratorContext<PgreplSplit> context, Settings settings, EnumeratorState state) {
+        this.context = context;
+        this.settings = settings;
+        this.planned = state.planned();
+        this.streamStart = state.streamStart();
+        this.stopLsn = state.stopLsn();
+        this.totalSplits = state.totalSplits();
+        this.pending.addAll(state.pending());
+        this.finished.putAll(state.finished());
+        this.streamReady = state.streamReady();
+        this.streamAssigned = state.streamAssigned();
+        this.returnedStream = state.returnedStream();
+        MetricGroup g = context.metricGroup().addGroup("pgrepl");
+        g.gauge("snapshotSplitsTotal", () -> (long) totalSplits);
+        g.gauge("snapshotSplitsFinished", () -> (long) finished.size());
+        context.metricGroup().setUnassignedSplitsGauge(() -> (long) pending.size());
+        g.gauge("slotRetainedWalBytes", () -> slotWatch == null ? -1L : slotWatch.retainedWal());
+    }
+
+    /** A new enumerator, or one restored from a checkpoint. */
+    public static PgreplEnumerator create(SplitEnumeratorContext<PgreplSplit> context, Settings settings, EnumeratorState state) {
+        return new PgreplEnumerator(context, settings, state);
+    }
+
+    @Override
+    public void start() {
+        if (slotWatch == null) {
+            slotWatch = SlotWatch.start(settings, e -> context.runInCoordinatorThread(() -> {
+                throw e;
+            }));
+        }
+        if (planned || planning) return;
+        planning = true;
+        context.callAsync(() -> Planning.plan(settings), (plan, error) -> {
+            planning = false;
+            if (error != null) throw new IllegalStateException("pgrepl source: planning failed: " + error.getMessage(), error);
+            planned = true;
+            streamStart = plan.streamStart();
+            totalSplits = plan.splits().size();
+            pending.addAll(plan.splits());
+            if (totalSplits == 0) streamReady = true;
+            serveWaiting();
+        });
+    }
+
+    @Override
+    public void handleSplitRequest(int subtask, String host) {
+        waiting.add(subtask);
+        serveWaiting();
+    }
+
+    private void serveWaiting() {
+        if (!planned) return;
+        for (Integer subtask : new ArrayList<>(waiting)) {
+            if (!context.registeredReaders().containsKey(subtask)) continue;
+            SnapshotSplit next = pending.pollFirst();
+            if (next != null) {
+                context.assignSplit(next, subtask);
+                waiting.remove(subtask);
+                continue;
+            }
+            if (streamReady && !streamAssigned && !streamFinished && finishedAll()) {
+                context.assignSplit(streamSplit(), subtask);
+                streamAssigned = true;
+                waiting.remove(subtask);
+                log.info("pgrepl source: stream split assigned to subtask {}", subtask);
+                continue;
+            }
+            if (nothingLeftFor()) {
+                context.signalNoMoreSplits(subtask);
+                waiting.remove(subtask);
+            }
+        }
+    }
+
+    /** Whether a waiting reader can be told there is nothing more: every snapshot split is done and the stream is with a reader (or over). */
+    private boolean nothingLeftFor() {
+        return pending.isEmpty() && finishedAll() && (streamAssigned || streamFinished);
+    }
+
+    private boolean finishedAll() {
+        return finished.size() == totalSplits;
+    }
+
+    private StreamSplit streamSplit() {
+        if (returnedStream != null) {
+            StreamSplit s = returnedStream;
+            returnedStream = null;
+            return s;
+        }
+        Map<TableName, Map<Integer, List<Piece>>> ordered = new HashMap<>();
+        for (SnapshotSplit s : finished.values()) {
+            ordered.computeIfAbsent(s.table(), t -> new java.util.TreeMap<>()).put(s.index(), s.pieces());
+        }
+        Map<TableName, List<Piece>> coverage = new LinkedHashMap<>();
+        long stop = 0;
+        for (Map.Entry<TableName, Map<Integer, List<Piece>>> e : ordered.entrySet()) {
+            List<Piece> all = new ArrayList<>();
+            for (List<Piece> ps : e.getValue().values()) all.addAll(ps);
+            coverage.put(e.getKey(), all);
+            for (Piece p : all) if (Long.compareUnsigned(p.lsn(), stop) > 0) stop = p.lsn();
+        }
+        if (settings.startupMode() == StartupMode.SNAPSHOT) stopLsn = stop == 0 ? 1 : stop;
+        return new StreamSplit(streamStart, 0, 0, stopLsn, coverage);
+    }
+
+    @Override
+    public void addSplitsBack(List<PgreplSplit> splits, int subtask) {
+        for (PgreplSplit s : splits) {
+            if (s instanceof SnapshotSplit snap) {
+                reported.remove(snap.id());
+                finished.remove(snap.id());
+                pending.addFirst(snap);
+            } else if (s instanceof StreamSplit st) {
+                streamAssigned = false;
+                returnedStream = st;
+            }
+        }
+        log.info("pgrepl source: {} split(s) given back by subtask {}", splits.size(), subtask);
+    }
+
+    @Override
+    public void addReader(int subtask) {
+        if (!registered.add(subtask)) {
+            // A reader that restarted: what it reported since its last checkpoint is in its restored state again (or was given back).
+            reportedBy.entrySet().removeIf(e -> {
+                if (e.getValue() != subtask) return false;
+                reported.remove(e.getKey());
+                return true;
+            });
+        }
+        serveWaiting();
+    }
+
+    @Override
+    public void handleSourceEvent(int subtask, SourceEvent event) {
+        if (event instanceof SplitsFinishedEvent f) {
+            List<String> ack = new ArrayList<>();
+            for (SnapshotSplit s : f.splits()) {
+                if (finished.containsKey(s.id())) {
+                    ack.add(s.id()); // a completed checkpoint already holds it: a restored reader reported it again
+                } else {
+                    reported.put(s.id(), s);
+                    reportedBy.put(s.id(), subtask);
+                }
+            }
+            if (!ack.isEmpty()) context.sendEventToSourceReader(subtask, new SplitsAckEvent(ack));
+        } else if (event instanceof StreamFinishedEvent) {
+            streamFinished = true;
+            streamAssigned = false;
+            dropSlot();
+            for (Integer r : context.registeredReaders().keySet()) context.signalNoMoreSplits(r);
+            waiting.clear();
+        }
+    }
+
+    @Override
+    public EnumeratorState snapshotState(long checkpointId) {
+        reportedAt.put(checkpointId, new HashSet<>(reported.keySet()));
+        Map<String, SnapshotSplit> all = new LinkedHashMap<>(finished);
+        all.putAll(reported);
+        if (!streamReady && planned && all.size() == totalSplits && readyCheckpoint < 0) readyCheckpoint = checkpointId;
+        return new EnumeratorState(planned, streamStart, stopLsn, totalSplits, List.copyOf(pending), all, streamReady,
+                streamAssigned, returnedStream);
+    }
+
+    @Override
+    public void notifyCheckpointComplete(long checkpointId) {
+        Map<Integer, List<String>> acks = new HashMap<>();
+        for (Map.Entry<Long, Set<String>> e : new ArrayList<>(reportedAt.entrySet())) {
+            if (e.getKey() > checkpointId) continue;
+            for (String id : e.getValue()) {
+                SnapshotSplit s = reported.remove(id);
+                Integer by = reportedBy.remove(id);
+                if (s == null) continue;
+                finished.put(id, s);
+                if (by != null) acks.computeIfAbsent(by, b -> new ArrayList<>()).add(id);
+            }
+            reportedAt.remove(e.getKey());
+        }
+        acks.forEach((subtask, ids) -> {
+            if (context.registeredReaders().containsKey(subtask)) context.sendEventToSourceReader(subtask, new SplitsAckEvent(ids));
+        });
+        if (!streamReady && readyCheckpoint >= 0 && checkpointId >= readyCheckpoint) {
+            if (finishedAll()) {
+                streamReady = true;
+                log.info("pgrepl source: every snapshot split finished and checkpoint {} completed: the stream may start", checkpointId);
+            } else {
+                readyCheckpoint = -1; // a reader restarted since: wait for the next checkpoint that holds them all
+            }
+        }
+        serveWaiting();
+    }
+
+    /** Startup mode snapshot: the slot served its one bounded read and would only hold WAL from now on. */
+    private void dropSlot() {
+        if (settings.startupMode() != StartupMode.SNAPSHOT) return;
+        context.callAsync(() -> {
+            try (PgConnection c = Db.connect(settings, ReplicationMode.DATABASE)) {
+                Db.await(c.dropReplicationSlot(settings.slotName(), true), settings, "dropping slot " + settings.slotName(), Db.TIMEOUT);
+            }
+            return null;
+        }, (v, e) -> {
+            if (e != null) log.warn("pgrepl source: could not drop slot {} after the snapshot: {}", settings.slotName(), e.getMessage());
+            else log.info("pgrepl source: dropped slot {} after the snapshot", settings.slotName());
+        });
+    }
+
+    @Override
+    public void close() {
+        if (slotWatch != null) slotWatch.close();
+    }
+}

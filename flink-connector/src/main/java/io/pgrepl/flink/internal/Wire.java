@@ -1,0 +1,115 @@
+package io.pgrepl.flink.internal;
+
+import io.pgrepl.flink.TableName;
+import java.io.DataInput;
+import java.io.DataOutput;
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+
+/** The pieces the split and state serializers write: strings of any length, nullable key bounds, pieces, tables. */
+final class Wire {
+    private Wire() {}
+
+    static void string(DataOutput out, String s) throws IOException {
+        if (s == null) {
+            out.writeInt(-1);
+            return;
+        }
+        byte[] b = s.getBytes(StandardCharsets.UTF_8);
+        out.writeInt(b.length);
+        out.write(b);
+    }
+
+    static String string(DataInput in) throws IOException {
+        int n = in.readInt();
+        if (n < 0) return null;
+        byte[] b = new byte[n];
+        in.readFully(b);
+        return new String(b, StandardCharsets.UTF_8);
+    }
+
+    /** A list of strings, or null. */
+    static void strings(DataOutput out, List<String> l) throws IOException {
+        if (l == null) {
+            out.writeInt(-1);
+            return;
+        }
+        out.writeInt(l.size());
+        for (String s : l) string(out, s);
+    }
+
+    static List<String> strings(DataInput in) throws IOException {
+        int n = in.readInt();
+        if (n < 0) return null;
+        List<String> l = new ArrayList<>(n);
+        for (int i = 0; i < n; i++) l.add(string(in));
+        return l;
+    }
+
+    static void table(DataOutput out, TableName t) throws IOException {
+        string(out, t.schema());
+        string(out, t.table());
+    }
+
+    static TableName table(DataInput in) throws IOException {
+        return new TableName(string(in), string(in));
+    }
+
+    static void pieces(DataOutput out, List<Piece> pieces) throws IOException {
+        out.writeInt(pieces.size());
+        for (Piece p : pieces) {
+            strings(out, p.upTo());
+            string(out, p.snapshot());
+            out.writeLong(p.lsn());
+        }
+    }
+
+    static List<Piece> pieces(DataInput in) throws IOException {
+        int n = in.readInt();
+        List<Piece> l = new ArrayList<>(n);
+        for (int i = 0; i < n; i++) l.add(new Piece(strings(in), string(in), in.readLong()));
+        return l;
+    }
+
+    static void snapshotSplit(DataOutput out, SnapshotSplit s) throws IOException {
+        string(out, s.id());
+        table(out, s.table());
+        out.writeInt(s.index());
+        strings(out, s.keyColumns());
+        strings(out, s.after());
+        strings(out, s.upTo());
+        pieces(out, s.pieces());
+        out.writeBoolean(s.finished());
+    }
+
+    static SnapshotSplit snapshotSplit(DataInput in) throws IOException {
+        return new SnapshotSplit(string(in), table(in), in.readInt(), strings(in), strings(in), strings(in), pieces(in), in.readBoolean());
+    }
+
+    static void streamSplit(DataOutput out, StreamSplit s) throws IOException {
+        out.writeLong(s.lsn());
+        out.writeLong(s.partialEndLsn());
+        out.writeLong(s.partialCount());
+        out.writeLong(s.stopLsn());
+        out.writeInt(s.coverage().size());
+        for (Map.Entry<TableName, List<Piece>> e : s.coverage().entrySet()) {
+            table(out, e.getKey());
+            pieces(out, e.getValue());
+        }
+    }
+
+    static StreamSplit streamSplit(DataInput in) throws IOException {
+        long lsn = in.readLong();
+        long partialEnd = in.readLong();
+        long partialCount = in.readLong();
+        long stop = in.readLong();
+        int n = in.readInt();
+        Map<TableName, List<Piece>> coverage = new LinkedHashMap<>();
+        for (int i = 0; i < n; i++) coverage.put(table(in), pieces(in));
+        return new StreamSplit(lsn, partialEnd, partialCount, stop, coverage);
+    }
+}
