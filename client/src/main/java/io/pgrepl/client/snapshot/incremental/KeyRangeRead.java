@@ -26,7 +26,7 @@ public final class KeyRangeRead implements AutoCloseable {
         this.snapshot = TransactionSnapshot.of(read.snapshot());
     }
 
-    /** {@return the rows' relation: the published columns in attnum order, key columns flagged (typmods -1)} */
+    /** {@return the rows' relation, as the stream's Relation message describes the table: the published columns in attnum order with their typmods, replica identity columns flagged} */
     public RelationInfo relation() {
         return relation;
     }
@@ -58,7 +58,7 @@ public final class KeyRangeRead implements AutoCloseable {
      * @param rows receives each row and its key texts
      */
     public void forEach(BiConsumer<TupleView, List<String>> rows) {
-        forEach(t -> rows.accept(t, ChunkRows.split(ChunkRows.key(t, keyIdx))));
+        forEach(t -> rows.accept(t, keyTexts(t)));
     }
 
     /**
@@ -79,6 +79,12 @@ public final class KeyRangeRead implements AutoCloseable {
         CopyOutDecoder.RowHandler handler = rows::accept;
         for (int i = 0; i < r.count(); i++) r.emit(i, decoder, handler);
         decoder.finish();
+    }
+
+    private List<String> keyTexts(TupleView t) {
+        String[] texts = new String[keyIdx.length];
+        for (int k = 0; k < keyIdx.length; k++) texts[k] = t.hasValue(keyIdx[k]) ? t.text(keyIdx[k]) : null;
+        return java.util.Arrays.asList(texts);
     }
 
     /** Releases the rows. */

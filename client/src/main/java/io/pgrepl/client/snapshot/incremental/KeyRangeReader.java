@@ -61,15 +61,14 @@ public final class KeyRangeReader implements AutoCloseable {
                         + " list leaves it out), so a row's key cannot be read from the row"));
             }
         }
+        // As the stream's Relation message describes the table (typmods, replica identity flags):
+        // a row read here decodes as the same row streamed.
         List<ColumnInfo> all = new ArrayList<>();
-        for (int i = 0; i < table.columns().size(); i++) {
-            KeyedTable.Column c = table.columns().get(i);
-            final int at = i;
-            boolean key = Arrays.stream(keys).anyMatch(k -> k == at);
-            all.add(new ColumnInfo(key ? ColumnInfo.FLAG_KEY : 0, c.name(), c.typeOid(), -1));
+        for (KeyedTable.Column c : table.columns()) {
+            all.add(new ColumnInfo(c.replicaIdentity() ? ColumnInfo.FLAG_KEY : 0, c.name(), c.typeOid(), c.typmod()));
         }
-        RelationInfo selected = new RelationInfo(0, table.schema(), table.table(), RelationInfo.REPLICA_IDENTITY_DEFAULT, all);
-        RelationInfo published = new RelationInfo(0, table.schema(), table.table(), RelationInfo.REPLICA_IDENTITY_DEFAULT,
+        RelationInfo selected = new RelationInfo(0, table.schema(), table.table(), table.replicaIdentity(), all);
+        RelationInfo published = new RelationInfo(0, table.schema(), table.table(), table.replicaIdentity(),
                 all.subList(0, table.publishedColumnCount()));
         return reader.read("range", table, selected, after, upTo, limit).thenApply(r -> new KeyRangeRead(published, keys, r));
     }
