@@ -173,7 +173,7 @@ class RecoveryTest {
         Drain.until(it, c -> {
             m.apply(c);
             if (!wrote[0] && m.reads >= rows) {
-                // A small transaction first: the stream's first session sends the Relation with it.
+                // A small transaction first: the stream's first connection sends the Relation with it.
                 SnapshotAndStreamTest.sql(pg, "UPDATE " + table + " SET n = DEFAULT WHERE id = 1");
                 wrote[0] = true;
             } else if (wrote[0] && !wrote[1] && m.changes >= 1) {
