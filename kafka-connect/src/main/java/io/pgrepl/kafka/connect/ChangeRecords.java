@@ -1,5 +1,9 @@
 package io.pgrepl.kafka.connect;
 
+import io.pgrepl.kafka.connect.values.ValueConverters;
+import io.pgrepl.kafka.connect.values.CatalogTypes;
+import io.pgrepl.kafka.connect.values.TypeNames;
+
 import io.pgrepl.codec.PgTime;
 import io.pgrepl.codec.pgoutput.ColumnInfo;
 import io.pgrepl.codec.pgoutput.ColumnKind;
@@ -119,7 +123,7 @@ final class ChangeRecords {
         this.filter = st == null ? config.tableFilter() : config.tableFilter().hiding(st[0], st[1]);
         this.columnRules = config.columnRules();
         this.skipping = config.skippedOperations();
-        this.typeNames = new TypeNames(config);
+        this.typeNames = new TypeNames((sql, what) -> ReplicationSetup.queryOnce(config, sql, what));
         this.naming = TopicNaming.of(config);
         this.messagePrefixes = CaptureSettings.messagePrefixes(config.getList(CaptureSettings.MESSAGE_PREFIX_INCLUDE),
                 config.getList(CaptureSettings.MESSAGE_PREFIX_EXCLUDE));

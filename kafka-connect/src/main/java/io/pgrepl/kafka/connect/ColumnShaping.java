@@ -1,5 +1,7 @@
 package io.pgrepl.kafka.connect;
 
+import io.pgrepl.kafka.connect.values.ValueConverters;
+
 import io.pgrepl.kafka.connect.settings.TableShape;
 import java.util.Map;
 import java.util.function.Function;

@@ -1,5 +1,7 @@
 package io.pgrepl.kafka.connect;
 
+import io.pgrepl.kafka.connect.values.CatalogTypes;
+
 import io.pgrepl.client.PgConnection;
 import io.pgrepl.client.blocking.BlockingChanges;
 import io.pgrepl.client.reactive.FlowOptions;
@@ -103,7 +105,8 @@ public final class PgreplSourceTask extends SourceTask {
             ReplicationSetup.ensurePublication(c, config);
             if (records == null) {
                 records = new ChangeRecords(config, partition, ReplicationSetup.currentDatabase(c, config),
-                        CatalogTypes.load(c, config), new PrimaryKeys(config)::of);
+                        CatalogTypes.load((sql, what) -> ReplicationSetup.await(c.query(sql), config, what),
+                                (sql, what) -> ReplicationSetup.queryOnce(config, sql, what)), new PrimaryKeys(config)::of);
             }
             if (handover == null) handover = new Handover(context, records, config.heartbeatIntervalMs());
             Handover h = handover;

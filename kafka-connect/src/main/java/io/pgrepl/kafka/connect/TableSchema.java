@@ -1,5 +1,7 @@
 package io.pgrepl.kafka.connect;
 
+import io.pgrepl.kafka.connect.values.ValueConverters;
+
 import io.pgrepl.codec.pgoutput.ColumnInfo;
 import io.pgrepl.codec.pgoutput.record.Relation;
 import java.util.ArrayList;

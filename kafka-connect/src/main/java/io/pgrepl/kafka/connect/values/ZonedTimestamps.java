@@ -1,4 +1,4 @@
-package io.pgrepl.kafka.connect;
+package io.pgrepl.kafka.connect.values;
 
 import java.time.Instant;
 import java.time.LocalDate;

@@ -1,4 +1,6 @@
-package io.pgrepl.kafka.connect;
+package io.pgrepl.kafka.connect.values;
+
+import io.pgrepl.kafka.connect.PgreplConnectorConfig;
 
 import io.pgrepl.codec.value.PgInterval;
 import io.pgrepl.kafka.connect.PgreplConnectorConfig.IntervalMode;

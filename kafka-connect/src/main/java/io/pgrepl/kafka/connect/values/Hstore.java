@@ -1,4 +1,4 @@
-package io.pgrepl.kafka.connect;
+package io.pgrepl.kafka.connect.values;
 
 import java.util.HashMap;
 import java.util.Map;

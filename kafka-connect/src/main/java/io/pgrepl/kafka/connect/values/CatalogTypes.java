@@ -1,6 +1,5 @@
-package io.pgrepl.kafka.connect;
+package io.pgrepl.kafka.connect.values;
 
-import io.pgrepl.client.PgConnection;
 import io.pgrepl.client.QueryResult;
 import io.pgrepl.client.Row;
 import java.util.Map;
@@ -14,7 +13,7 @@ import java.util.concurrent.ConcurrentHashMap;
  * streams; a type created later on first sight, on a short ordinary connection of its own (the
  * replication connection is busy streaming by then).
  */
-final class CatalogTypes {
+public final class CatalogTypes {
     /** OIDs below this are built-in types. */
     static final int FIRST_NORMAL_OID = 16384;
     /**
@@ -39,27 +38,28 @@ final class CatalogTypes {
      * @param baseTypmod  a domain's type modifier ({@code typtypmod}; -1 for none)
      * @param enumLabels  an enum's labels, comma-separated in sort order; null otherwise
      */
-    record Type(int oid, char kind, String name, int element, int base, int baseTypmod, String enumLabels) {}
+    public record Type(int oid, char kind, String name, int element, int base, int baseTypmod, String enumLabels) {}
 
     /** Not in the catalog (dropped before it was looked up): treated as text. */
     private static final Type UNKNOWN = new Type(0, 'b', "", 0, 0, -1, null);
 
-    private final PgreplConnectorConfig config;
+    /** Reads a type first met while streaming; null: types are only those given. */
+    private final CatalogQuery later;
     private final Map<Integer, Type> types = new ConcurrentHashMap<>();
 
-    private CatalogTypes(PgreplConnectorConfig config) {
-        this.config = config;
+    private CatalogTypes(CatalogQuery later) {
+        this.later = later;
     }
 
     /** Reads the types on {@code conn} (not yet streaming). */
-    static CatalogTypes load(PgConnection conn, PgreplConnectorConfig config) {
-        CatalogTypes t = new CatalogTypes(config);
-        t.put(ReplicationSetup.await(conn.query(ALL + WHICH), config, "reading types"));
+    public static CatalogTypes load(CatalogQuery first, CatalogQuery later) {
+        CatalogTypes t = new CatalogTypes(later);
+        t.put(first.run(ALL + WHICH, "reading types"));
         return t;
     }
 
     /** Only {@code known} (no catalog to ask: any other type that is not built in is text); for tests. */
-    static CatalogTypes of(Type... known) {
+    public static CatalogTypes of(Type... known) {
         CatalogTypes t = new CatalogTypes(null);
         for (Type k : known) t.types.put(k.oid(), k);
         return t;
@@ -69,10 +69,10 @@ final class CatalogTypes {
     Type get(int oid) {
         Type t = types.get(oid);
         if (t != null) return t == UNKNOWN ? null : t;
-        if (Integer.compareUnsigned(oid, FIRST_NORMAL_OID) < 0 || config == null) return null;
+        if (Integer.compareUnsigned(oid, FIRST_NORMAL_OID) < 0 || later == null) return null;
         // Created after task start: asked once, then remembered either way.
         String id = Integer.toUnsignedString(oid);
-        put(ReplicationSetup.queryOnce(config, ALL + " WHERE t.oid = " + id, "reading type " + id));
+        put(later.run(ALL + " WHERE t.oid = " + id, "reading type " + id));
         types.putIfAbsent(oid, UNKNOWN);
         t = types.get(oid);
         return t == UNKNOWN ? null : t;

@@ -1,4 +1,6 @@
-package io.pgrepl.kafka.connect;
+package io.pgrepl.kafka.connect.values;
+
+import io.pgrepl.kafka.connect.PgreplConnectorConfig;
 
 import io.netty.buffer.Unpooled;
 import io.pgrepl.codec.pgoutput.ColumnInfo;
@@ -36,7 +38,7 @@ import org.apache.kafka.connect.data.Struct;
  * decoded here after the catalog says what it is ({@link CatalogTypes}). Differences from Debezium
  * are listed in docs/kafka-connect.md.
  */
-final class ValueConverters {
+public final class ValueConverters {
     static final String ZONED_TIMESTAMP = "io.debezium.time.ZonedTimestamp";
     static final String ZONED_TIME = "io.debezium.time.ZonedTime";
     static final String UUID_NAME = "io.debezium.data.Uuid";
@@ -64,15 +66,15 @@ final class ValueConverters {
             .field("scale", Schema.INT32_SCHEMA).field("value", Schema.BYTES_SCHEMA).optional().build();
 
     /** A column's schema and the conversion of its decoded value. */
-    record Column(String name, int typeOid, Schema schema, Function<Object, Object> convert) {
-        Column withName(String n) {
+    public record Column(String name, int typeOid, Schema schema, Function<Object, Object> convert) {
+        public Column withName(String n) {
             return new Column(n, typeOid, schema, convert);
         }
     }
 
     /** The handling modes that shape schemas and values. */
-    record Modes(DecimalMode decimal, BinaryMode binary, TimePrecisionMode time, IntervalMode interval, HstoreMode hstore) {
-        static Modes of(PgreplConnectorConfig c) {
+    public record Modes(DecimalMode decimal, BinaryMode binary, TimePrecisionMode time, IntervalMode interval, HstoreMode hstore) {
+        public static Modes of(PgreplConnectorConfig c) {
             return new Modes(c.decimalMode(), c.binaryMode(), c.timePrecisionMode(), c.intervalMode(), c.hstoreMode());
         }
     }
@@ -84,7 +86,7 @@ final class ValueConverters {
     private final HstoreMode hstoreMode;
     private final CatalogTypes types;
 
-    ValueConverters(Modes modes, CatalogTypes types) {
+    public ValueConverters(Modes modes, CatalogTypes types) {
         this.decimalMode = modes.decimal();
         this.binaryMode = modes.binary();
         this.timeMode = modes.time();
@@ -93,7 +95,7 @@ final class ValueConverters {
         this.types = types;
     }
 
-    Column column(ColumnInfo c, boolean optional) {
+    public Column column(ColumnInfo c, boolean optional) {
         return mapping(c.typeOid(), c.typmod(), optional).withName(c.name());
     }
 

@@ -1,4 +1,4 @@
-package io.pgrepl.kafka.connect;
+package io.pgrepl.kafka.connect.values;
 
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
