@@ -1,5 +1,7 @@
 package io.pgrepl.kafka.connect;
 
+import io.pgrepl.kafka.connect.offsets.Position;
+
 import java.util.List;
 import org.apache.kafka.connect.source.SourceRecord;
 

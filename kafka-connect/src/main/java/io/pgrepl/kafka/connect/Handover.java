@@ -1,5 +1,8 @@
 package io.pgrepl.kafka.connect;
 
+import io.pgrepl.kafka.connect.offsets.Position;
+import io.pgrepl.kafka.connect.offsets.AckTracker;
+
 import io.pgrepl.client.reactive.ReplicationPublisher;
 import io.pgrepl.client.stream.LogicalReplicationStream;
 import io.pgrepl.client.stream.StreamMetrics;

@@ -1,5 +1,7 @@
 package io.pgrepl.kafka.connect;
 
+import io.pgrepl.kafka.connect.offsets.SignalOffsets;
+
 import io.pgrepl.client.PgConnection;
 import io.pgrepl.client.reactive.FlowOptions;
 import io.pgrepl.client.reactive.RecordForwarder;

@@ -1,5 +1,7 @@
 package io.pgrepl.kafka.connect;
 
+import io.pgrepl.kafka.connect.offsets.SignalOffsets;
+
 import io.pgrepl.client.snapshot.incremental.IncrementalSnapshots;
 import io.pgrepl.client.snapshot.incremental.MalformedSignalException;
 import io.pgrepl.client.snapshot.incremental.SnapshotSignals;

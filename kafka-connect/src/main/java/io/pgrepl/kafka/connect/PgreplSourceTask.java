@@ -1,5 +1,10 @@
 package io.pgrepl.kafka.connect;
 
+import io.pgrepl.kafka.connect.offsets.Position;
+import io.pgrepl.kafka.connect.offsets.AckTracker;
+import io.pgrepl.kafka.connect.offsets.UnacknowledgedRecords;
+import io.pgrepl.kafka.connect.offsets.SignalOffsets;
+
 import io.pgrepl.kafka.connect.values.CatalogTypes;
 
 import io.pgrepl.client.PgConnection;

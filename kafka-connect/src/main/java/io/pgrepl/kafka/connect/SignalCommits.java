@@ -1,5 +1,9 @@
 package io.pgrepl.kafka.connect;
 
+import io.pgrepl.kafka.connect.offsets.Position;
+import io.pgrepl.kafka.connect.offsets.AckTracker;
+import io.pgrepl.kafka.connect.offsets.SignalOffsets;
+
 import java.util.ArrayDeque;
 import java.util.List;
 import java.util.Map;

@@ -1,5 +1,8 @@
 package io.pgrepl.kafka.connect;
 
+import io.pgrepl.kafka.connect.offsets.Position;
+import io.pgrepl.kafka.connect.offsets.DebeziumOffsets;
+
 import io.pgrepl.codec.Lsn;
 import io.pgrepl.kafka.connect.PgreplConnectorConfig.SlotLostHandling;
 import io.pgrepl.kafka.connect.PgreplConnectorConfig.SnapshotMode;

@@ -1,5 +1,8 @@
 package io.pgrepl.kafka.connect;
 
+import io.pgrepl.kafka.connect.offsets.Position;
+import io.pgrepl.kafka.connect.offsets.DebeziumOffsets;
+
 import io.pgrepl.client.PgClientException;
 import io.pgrepl.client.blocking.BlockingChanges;
 import io.pgrepl.client.stream.ReconnectPolicy;

@@ -1,5 +1,8 @@
 package io.pgrepl.kafka.connect;
 
+import io.pgrepl.kafka.connect.offsets.Position;
+import io.pgrepl.kafka.connect.offsets.DebeziumOffsets;
+
 import io.pgrepl.client.PgConnection;
 import io.pgrepl.client.snapshot.incremental.IncrementalSnapshots;
 import io.pgrepl.client.snapshot.incremental.SnapshotSignal;

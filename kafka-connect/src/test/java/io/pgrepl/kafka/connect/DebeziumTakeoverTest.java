@@ -1,5 +1,8 @@
 package io.pgrepl.kafka.connect;
 
+import io.pgrepl.kafka.connect.offsets.Position;
+import io.pgrepl.kafka.connect.offsets.DebeziumOffsets;
+
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNotNull;

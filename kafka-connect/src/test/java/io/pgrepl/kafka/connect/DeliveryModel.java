@@ -1,5 +1,8 @@
 package io.pgrepl.kafka.connect;
 
+import io.pgrepl.kafka.connect.offsets.Position;
+import io.pgrepl.kafka.connect.offsets.AckTracker;
+
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.Collections;

@@ -1,5 +1,7 @@
 package io.pgrepl.kafka.connect;
 
+import io.pgrepl.kafka.connect.offsets.Position;
+
 import io.pgrepl.kafka.connect.values.CatalogTypes;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;

@@ -1,5 +1,8 @@
 package io.pgrepl.kafka.connect;
 
+import io.pgrepl.kafka.connect.offsets.Position;
+import io.pgrepl.kafka.connect.offsets.SignalOffsets;
+
 import static org.junit.jupiter.api.Assertions.assertEquals;
 
 import java.util.List;

@@ -1,5 +1,7 @@
 package io.pgrepl.kafka.connect.values;
 
+import io.pgrepl.kafka.connect.offsets.Json;
+
 import io.pgrepl.kafka.connect.PgreplConnectorConfig;
 
 import io.netty.buffer.Unpooled;

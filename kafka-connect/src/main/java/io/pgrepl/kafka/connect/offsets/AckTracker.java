@@ -1,4 +1,4 @@
-package io.pgrepl.kafka.connect;
+package io.pgrepl.kafka.connect.offsets;
 
 /**
  * Which transactions are wholly in Kafka, and what the slot may be confirmed with. Each
@@ -18,7 +18,7 @@ package io.pgrepl.kafka.connect;
  * producer's acknowledgement finds its entry by binary search. Producer callbacks and the task
  * thread both call in: synchronized.
  */
-final class AckTracker {
+public final class AckTracker {
     private long[] endLsns = new long[64];
     private int[] inFlight = new int[64];
     private boolean[] sealed = new boolean[64];
@@ -36,15 +36,15 @@ final class AckTracker {
     /** What was wholly in Kafka at the previous offset commit: confirmed at the next one. */
     private long candidate;
     /** Entries looked at to find the one a call is about (a test counts the work). */
-    long probes;
+    public long probes;
 
     /** {@return whether {@code lsn} is past every transaction tracked so far: nothing would confirm it yet} */
-    synchronized boolean untrackedPast(long lsn) {
+    public synchronized boolean untrackedPast(long lsn) {
         return Long.compareUnsigned(lsn, lastOpened) > 0;
     }
 
     /** Starts tracking a transaction; false (and nothing tracked) if it is not after the last one (a resend). */
-    synchronized boolean open(long endLsn) {
+    public synchronized boolean open(long endLsn) {
         if (Long.compareUnsigned(endLsn, lastOpened) <= 0) return false;
         lastOpened = endLsn;
         if (size == endLsns.length) grow();
@@ -62,7 +62,7 @@ final class AckTracker {
      * back the open transaction if one is not sealed yet, else the next one opened, and so every
      * later one.
      */
-    synchronized void untracked(long ticket) {
+    public synchronized void untracked(long ticket) {
         if (size > 0 && !sealed[slot(size - 1)]) {
             // Between two chunks of the open transaction: its later records come after it.
             int tail = slot(size - 1);
@@ -88,7 +88,7 @@ final class AckTracker {
      * transaction one of them holds back is released only once as many of them were acknowledged
      * as hold it or anything before it back.
      */
-    synchronized void untrackedAcknowledged(long ticket) {
+    public synchronized void untrackedAcknowledged(long ticket) {
         long[] u = null;
         for (java.util.Iterator<long[]> it = untracked.descendingIterator(); it.hasNext(); ) {
             long[] c = it.next();
@@ -110,37 +110,37 @@ final class AckTracker {
     }
 
     /** The ticket of a record's source offset: its transaction's end LSN, 0 without one. */
-    static long ticket(java.util.Map<String, ?> offset) {
+    public static long ticket(java.util.Map<String, ?> offset) {
         return Position.txEnd(offset);
     }
 
     /** One more record of the open transaction {@code endLsn} is on its way to Kafka. */
-    synchronized void produced(long endLsn) {
+    public synchronized void produced(long endLsn) {
         produced(endLsn, 1);
     }
 
     /** {@code n} more records of the open transaction {@code endLsn} are on their way (one lock for a batch). */
-    synchronized void produced(long endLsn, int n) {
+    public synchronized void produced(long endLsn, int n) {
         int i = tail(endLsn);
         if (i >= 0) inFlight[i] += n;
     }
 
     /** All records of {@code endLsn} were produced. */
-    synchronized void seal(long endLsn) {
+    public synchronized void seal(long endLsn) {
         int i = tail(endLsn);
         if (i >= 0) sealed[i] = true;
         drain();
     }
 
     /** Kafka acknowledged (or a transform dropped) a record of transaction {@code endLsn}. */
-    synchronized void acknowledged(long endLsn) {
+    public synchronized void acknowledged(long endLsn) {
         int i = find(endLsn);
         if (i >= 0) inFlight[i]--;
         drain();
     }
 
     /** The highest end LSN whose transaction and every one before it are wholly in Kafka (0: none). */
-    synchronized long confirmable() {
+    public synchronized long confirmable() {
         return confirmable;
     }
 
@@ -150,14 +150,14 @@ final class AckTracker {
      * previous commit (every offset covering it is committed by now; what was acknowledged during
      * this commit may not be), and remembers what is wholly in Kafka now for the next commit.
      */
-    synchronized long offsetsCommitted() {
+    public synchronized long offsetsCommitted() {
         long confirm = candidate;
         candidate = confirmable;
         return confirm;
     }
 
     /** Transactions handed over and not wholly acknowledged yet. */
-    synchronized int pending() {
+    public synchronized int pending() {
         return size;
     }
 

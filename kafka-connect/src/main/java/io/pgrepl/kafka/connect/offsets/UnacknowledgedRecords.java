@@ -1,4 +1,4 @@
-package io.pgrepl.kafka.connect;
+package io.pgrepl.kafka.connect.offsets;
 
 import java.util.Arrays;
 import java.util.concurrent.TimeUnit;
@@ -34,9 +34,9 @@ import java.util.function.LongSupplier;
  * dropped or an error tolerance skipped). With exactly-once delivery Connect calls it only when the
  * Kafka transaction is committed, so the task never waits inside a transaction it defines itself.
  */
-final class UnacknowledgedRecords {
+public final class UnacknowledgedRecords {
     /** Records that may wait before {@link #TRUSTED} seconds tell Kafka's pace. */
-    static final int START = 32;
+    public static final int START = 32;
     /** The pace over the last second is measured in slots of 100 ms. */
     private static final int SLOTS = 10;
     private static final long SLOT_NANOS = TimeUnit.MILLISECONDS.toNanos(100);
@@ -73,11 +73,11 @@ final class UnacknowledgedRecords {
     private long acksInSecond;
     private boolean heldBack;
 
-    UnacknowledgedRecords(int limit, long maxMillis) {
+    public UnacknowledgedRecords(int limit, long maxMillis) {
         this(limit, maxMillis, START, System::nanoTime);
     }
 
-    UnacknowledgedRecords(int limit, long maxMillis, int start, LongSupplier clock) {
+    public UnacknowledgedRecords(int limit, long maxMillis, int start, LongSupplier clock) {
         this.limit = limit;
         this.maxNanos = TimeUnit.MILLISECONDS.toNanos(maxMillis);
         this.start = start;
@@ -86,7 +86,7 @@ final class UnacknowledgedRecords {
         Arrays.fill(secondOf, Long.MIN_VALUE);
     }
 
-    void handedOver(int n) {
+    public void handedOver(int n) {
         if (n == 0) return;
         lock.lock();
         try {
@@ -99,7 +99,7 @@ final class UnacknowledgedRecords {
         }
     }
 
-    void acknowledged() {
+    public void acknowledged() {
         lock.lock();
         try {
             long now = clock.getAsLong();
@@ -190,7 +190,7 @@ final class UnacknowledgedRecords {
     }
 
     /** Waits up to {@code millis} for room; returns how many records poll() may hand over (0: none yet). */
-    long awaitRoom(long millis) throws InterruptedException {
+    public long awaitRoom(long millis) throws InterruptedException {
         lock.lock();
         try {
             long deadline = clock.getAsLong() + TimeUnit.MILLISECONDS.toNanos(millis);
@@ -209,7 +209,7 @@ final class UnacknowledgedRecords {
         }
     }
 
-    long count() {
+    public long count() {
         lock.lock();
         try {
             return count;

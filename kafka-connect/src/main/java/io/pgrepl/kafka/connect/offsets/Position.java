@@ -1,4 +1,4 @@
-package io.pgrepl.kafka.connect;
+package io.pgrepl.kafka.connect.offsets;
 
 import java.util.HashMap;
 import java.util.Map;
@@ -31,52 +31,52 @@ import java.util.Map;
  * upgrade stores the new format. Offsets that named the transaction's end {@code lsn_commit}
  * (before Debezium's meaning of that key was written beside pgrepl's) are read as well.
  */
-record Position(long endLsn, int index, int part, boolean legacy, long commit) {
+public record Position(long endLsn, int index, int part, boolean legacy, long commit) {
     /** pgrepl's own: the end LSN of the record's transaction. */
-    static final String TX_END = "pgrepl_lsn";
+    public static final String TX_END = "pgrepl_lsn";
     /** Debezium's: the last transaction wholly processed (pgrepl writes {@link #commit} there). */
-    static final String LSN_COMMIT = DebeziumOffsets.LSN_COMMIT;
-    static final String EVENT = "event";
+    public static final String LSN_COMMIT = DebeziumOffsets.LSN_COMMIT;
+    public static final String EVENT = "event";
     /** Present in offsets of the configuration-independent format (see the class comment). */
-    static final String EVENT_PART = "event_part";
+    public static final String EVENT_PART = "event_part";
     /** Covers nothing: a new connector. */
-    static final Position START = new Position(0, -1);
+    public static final Position START = new Position(0, -1);
 
-    static final int PART_MAIN = 0;
-    static final int PART_TOMBSTONE = 1;
-    static final int PART_CREATE = 2;
+    public static final int PART_MAIN = 0;
+    public static final int PART_TOMBSTONE = 1;
+    public static final int PART_CREATE = 2;
     /** Parts of the logical messages after one row change (truncates of more relations than this are not expected). */
-    static final int PART_MESSAGES = 1 << 24;
+    public static final int PART_MESSAGES = 1 << 24;
     /** Covers every record of change {@code index}. */
-    static final int ALL_PARTS = Integer.MAX_VALUE;
+    public static final int ALL_PARTS = Integer.MAX_VALUE;
 
     /**
      * pgrepl's mark of a record outside any transaction: {@link #READ} for an initial snapshot's
      * read (the copy did not finish while it is the last stored), {@link #LAST} for the copy's last
      * read, {@link #INCREMENTAL} for an incremental snapshot's read or notification.
      */
-    static final String SNAPSHOT = "pgrepl_snapshot";
-    static final String READ = "read";
-    static final String LAST = "last";
-    static final String INCREMENTAL = "incremental";
-    static final String SNAPSHOT_LSN = "snapshot_lsn";
+    public static final String SNAPSHOT = "pgrepl_snapshot";
+    public static final String READ = "read";
+    public static final String LAST = "last";
+    public static final String INCREMENTAL = "incremental";
+    public static final String SNAPSHOT_LSN = "snapshot_lsn";
     /** The incremental snapshots' resumable state as of the record (absent when none runs). */
-    static final String INCREMENTAL_STATE = "incremental_state";
+    public static final String INCREMENTAL_STATE = "incremental_state";
     /** Before Debezium's keys were written beside pgrepl's, the mark was {@code snapshot} (true, "last", "incremental"). */
     private static final String OLD_SNAPSHOT = DebeziumOffsets.SNAPSHOT;
 
     /** A position in the record-count format (legacy offsets; index -1 covers nothing of {@code endLsn} either way). */
-    Position(long endLsn, int index) {
+    public Position(long endLsn, int index) {
         this(endLsn, index, ALL_PARTS, true, 0);
     }
 
     /** Record {@code part} of row change {@code index} of the transaction ending at {@code endLsn}. */
-    static Position of(long endLsn, int index, int part) {
+    public static Position of(long endLsn, int index, int part) {
         return new Position(endLsn, index, part, false, 0);
     }
 
     /** The same, with {@code commit} as the last transaction wholly covered. */
-    static Position of(long endLsn, int index, int part, long commit) {
+    public static Position of(long endLsn, int index, int part, long commit) {
         return new Position(endLsn, index, part, false, commit);
     }
 
@@ -84,21 +84,21 @@ record Position(long endLsn, int index, int part, boolean legacy, long commit) {
      * Everything up to and including the transaction ending at {@code lsn} and nothing after: what
      * a Debezium offset, or a heartbeat at a position the stream has passed, covers.
      */
-    static Position through(long lsn) {
+    public static Position through(long lsn) {
         return new Position(lsn, Integer.MAX_VALUE, ALL_PARTS, false, lsn);
     }
 
     /** This position with {@code commit} as the last transaction wholly covered. */
-    Position withCommit(long c) {
+    public Position withCommit(long c) {
         return new Position(endLsn, index, part, legacy, c);
     }
 
-    static Map<String, Object> offset(long endLsn, int index) {
+    public static Map<String, Object> offset(long endLsn, int index) {
         return new Position(endLsn, index).toOffset();
     }
 
     /** The offset of record {@code part} of row change {@code index} (the configuration-independent format). */
-    static Map<String, Object> offset(long endLsn, int index, int part) {
+    public static Map<String, Object> offset(long endLsn, int index, int part) {
         return of(endLsn, index, part).toOffset();
     }
 
@@ -106,7 +106,7 @@ record Position(long endLsn, int index, int part, boolean legacy, long commit) {
      * The offset of a streamed record: pgrepl's position, and Debezium's keys for {@code commit}
      * (with the transaction's id and commit time, as Debezium stores them).
      */
-    static Map<String, Object> record(long endLsn, int index, int part, long commit, long xid, long commitMicros) {
+    public static Map<String, Object> record(long endLsn, int index, int part, long commit, long xid, long commitMicros) {
         // Immutable maps: one per record, so the smallest and fastest to build.
         if (commit == 0) return Map.of(TX_END, endLsn, EVENT, index, EVENT_PART, part);
         return Map.of(TX_END, endLsn, EVENT, index, EVENT_PART, part, DebeziumOffsets.LSN, commit, LSN_COMMIT, commit,
@@ -114,7 +114,7 @@ record Position(long endLsn, int index, int part, boolean legacy, long commit) {
     }
 
     /** {@code offset} with the incremental snapshots' {@code state} added (none: {@code offset} itself). */
-    static Map<String, Object> withState(Map<String, Object> offset, String state) {
+    public static Map<String, Object> withState(Map<String, Object> offset, String state) {
         if (state == null || offset == null) return offset;
         Map<String, Object> m = new HashMap<>(offset);
         m.put(INCREMENTAL_STATE, state);
@@ -127,7 +127,7 @@ record Position(long endLsn, int index, int part, boolean legacy, long commit) {
      * up to {@code at}: restarting from it resumes the stream after {@code at} and the snapshots at
      * {@code state}. Kafka acknowledges it outside any transaction ({@code pgrepl_snapshot=incremental}).
      */
-    static Map<String, Object> incrementalRead(Position at, String state) {
+    public static Map<String, Object> incrementalRead(Position at, String state) {
         Map<String, Object> m = new HashMap<>(at.toOffset());
         m.put(SNAPSHOT, INCREMENTAL);
         if (state != null) {
@@ -138,12 +138,12 @@ record Position(long endLsn, int index, int part, boolean legacy, long commit) {
     }
 
     /** The incremental snapshots' state stored in {@code offset}, or null. */
-    static String incrementalState(Map<String, Object> offset) {
+    public static String incrementalState(Map<String, Object> offset) {
         return offset != null && offset.get(INCREMENTAL_STATE) instanceof String s ? s : null;
     }
 
     /** This position as a source offset, in its own format, with Debezium's keys for {@link #commit}. */
-    Map<String, Object> toOffset() {
+    public Map<String, Object> toOffset() {
         Map<String, Object> m = new HashMap<>(8);
         m.put(TX_END, endLsn);
         m.put(EVENT, index);
@@ -157,7 +157,7 @@ record Position(long endLsn, int index, int part, boolean legacy, long commit) {
      * position: a task that restarts from it knows the copy did not finish and redoes it (and so
      * does Debezium's connector: for it the offset is of an initial snapshot not completed).
      */
-    static Map<String, Object> snapshotRead(long consistentPoint, int index) {
+    public static Map<String, Object> snapshotRead(long consistentPoint, int index) {
         Map<String, Object> m = new HashMap<>(8);
         m.put(SNAPSHOT, READ);
         m.put(SNAPSHOT_LSN, consistentPoint);
@@ -170,24 +170,24 @@ record Position(long endLsn, int index, int part, boolean legacy, long commit) {
      * The offset of a snapshot's last read: the copy is complete and streaming resumes after the
      * consistent point (index -1: nothing of a transaction ending there is covered).
      */
-    static Map<String, Object> snapshotDone(long consistentPoint) {
+    public static Map<String, Object> snapshotDone(long consistentPoint) {
         Map<String, Object> m = new Position(consistentPoint, -1, ALL_PARTS, true, consistentPoint).toOffset();
         m.put(SNAPSHOT, LAST);
         return m;
     }
 
     /** True when Kafka acknowledges {@code offset}'s record outside any transaction (a snapshot's read). */
-    static boolean isRead(Map<String, ?> offset) {
+    public static boolean isRead(Map<String, ?> offset) {
         return offset != null && offset.containsKey(SNAPSHOT);
     }
 
     /** The end LSN of the transaction of the record that wrote {@code offset}; 0 without one (a copy's read). */
-    static long txEnd(Map<String, ?> offset) {
+    public static long txEnd(Map<String, ?> offset) {
         return offset != null && offset.get(TX_END) instanceof Number n ? n.longValue() : 0;
     }
 
     /** True for pgrepl's offset of a snapshot read that was not the last: the copy was interrupted. */
-    static boolean snapshotInterrupted(Map<String, Object> offset) {
+    public static boolean snapshotInterrupted(Map<String, Object> offset) {
         if (offset == null) return false;
         if (READ.equals(offset.get(SNAPSHOT))) return true;
         // Written before Debezium's keys: snapshot=true and no position.
@@ -195,7 +195,7 @@ record Position(long endLsn, int index, int part, boolean legacy, long commit) {
     }
 
     /** True for an offset pgrepl wrote (either of its formats); false for Debezium's, or none. */
-    static boolean pgrepl(Map<String, ?> offset) {
+    public static boolean pgrepl(Map<String, ?> offset) {
         return offset != null && (offset.containsKey(TX_END) || offset.containsKey(SNAPSHOT) || pgreplOld(offset));
     }
 
@@ -209,7 +209,7 @@ record Position(long endLsn, int index, int part, boolean legacy, long commit) {
      * consistent point (every later copy's reads carry it on, so that point survives any number of
      * interruptions); 0 if the offset has none.
      */
-    static long snapshotStreamFrom(Map<String, Object> offset) {
+    public static long snapshotStreamFrom(Map<String, Object> offset) {
         return offset != null && offset.get(SNAPSHOT_LSN) instanceof Number n ? n.longValue() : 0;
     }
 
@@ -217,7 +217,7 @@ record Position(long endLsn, int index, int part, boolean legacy, long commit) {
      * From a stored offset, pgrepl's or Debezium's ({@link DebeziumOffsets#position}); {@link #START}
      * when there is none, or it holds no streaming position.
      */
-    static Position fromOffset(Map<String, Object> offset) {
+    public static Position fromOffset(Map<String, Object> offset) {
         if (offset == null) return START;
         if (!pgrepl(offset)) return DebeziumOffsets.position(offset);
         Object end = offset.containsKey(TX_END) ? offset.get(TX_END) : offset.get(LSN_COMMIT);
@@ -230,7 +230,7 @@ record Position(long endLsn, int index, int part, boolean legacy, long commit) {
     }
 
     /** Legacy rule: true when record {@code idx} (emitted-record count) of the transaction ending at {@code lsn} is covered. */
-    boolean covers(long lsn, int idx) {
+    public boolean covers(long lsn, int idx) {
         int c = Long.compareUnsigned(lsn, endLsn);
         return c < 0 || (c == 0 && idx <= index);
     }
@@ -240,7 +240,7 @@ record Position(long endLsn, int index, int part, boolean legacy, long commit) {
      * is at or before this position; {@code emitted} is its emitted-record count, which a legacy
      * position compares instead.
      */
-    boolean covers(long lsn, int change, int p, int emitted) {
+    public boolean covers(long lsn, int change, int p, int emitted) {
         int c = Long.compareUnsigned(lsn, endLsn);
         if (c != 0) return c < 0;
         if (legacy) return emitted <= index;
@@ -252,7 +252,7 @@ record Position(long endLsn, int index, int part, boolean legacy, long commit) {
      * the new one wins: new-format positions are built only for records after the legacy one.
      * The later one's {@code commit} goes with it, or the other's when it has none.
      */
-    Position max(Position o) {
+    public Position max(Position o) {
         Position m = later(o);
         Position other = m == this ? o : this;
         if (m.commit == 0 && other.commit != 0) return m.withCommit(other.commit);
@@ -267,7 +267,7 @@ record Position(long endLsn, int index, int part, boolean legacy, long commit) {
     }
 
     /** For logs: {@code 0/16B3748#3.1} (change 3, record 1 of it); legacy {@code 0/16B3748@3}. */
-    String describe() {
+    public String describe() {
         String lsn = io.pgrepl.codec.Lsn.format(endLsn);
         if (legacy) return lsn + "@" + index;
         if (index == Integer.MAX_VALUE) return lsn + " (whole)";

@@ -1,4 +1,4 @@
-package io.pgrepl.kafka.connect;
+package io.pgrepl.kafka.connect.offsets;
 
 /**
  * The kafka signal channel's consumed position, kept in the source offsets as Debezium keeps it: one
@@ -8,25 +8,25 @@ package io.pgrepl.kafka.connect;
  * signal topic to NEXT and acts on every later signal once, whatever became of the consumer group's
  * offsets (a group left empty longer than the broker's offsets.retention.minutes loses them).
  */
-final class SignalOffsets {
+public final class SignalOffsets {
     private static final String LINE = "\nkafka-signal ";
 
     private SignalOffsets() {}
 
     /** {@code engineState} with the next signal offset to read; unchanged while none was consumed ({@code next < 0}). */
-    static String with(String engineState, long next) {
+    public static String with(String engineState, long next) {
         return next < 0 ? engineState : engineState + LINE + next;
     }
 
     /** The engine's part of a stored state (null stays null). */
-    static String engineState(String stored) {
+    public static String engineState(String stored) {
         if (stored == null) return null;
         int at = stored.indexOf(LINE);
         return at < 0 ? stored : stored.substring(0, at);
     }
 
     /** The next signal offset a stored state records, or -1. */
-    static long next(String stored) {
+    public static long next(String stored) {
         if (stored == null) return -1;
         int at = stored.indexOf(LINE);
         if (at < 0) return -1;

@@ -1,4 +1,4 @@
-package io.pgrepl.kafka.connect;
+package io.pgrepl.kafka.connect.offsets;
 
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
@@ -10,11 +10,11 @@ import java.util.Map;
  * strings or null), written and read by hand: the connector has no JSON library of its own, and the
  * worker's is not part of the Connect API.
  */
-final class Json {
+public final class Json {
     private Json() {}
 
     /** Appends {@code s} as a JSON string. */
-    static StringBuilder string(StringBuilder b, String s) {
+    public static StringBuilder string(StringBuilder b, String s) {
         b.append('"');
         for (int i = 0; i < s.length(); i++) {
             char c = s.charAt(i);
@@ -38,7 +38,7 @@ final class Json {
      *
      * @throws IllegalArgumentException naming {@code what} when the text is not of that shape
      */
-    static List<Map<String, String>> objects(String text, String what) {
+    public static List<Map<String, String>> objects(String text, String what) {
         Reader r = new Reader(text, what);
         List<Map<String, String>> out = new ArrayList<>();
         r.expect('[');

@@ -1,4 +1,4 @@
-package io.pgrepl.kafka.connect;
+package io.pgrepl.kafka.connect.offsets;
 
 import java.net.URLDecoder;
 import java.nio.charset.StandardCharsets;
@@ -36,24 +36,24 @@ import java.util.Map;
  * and, while incremental snapshots run, {@code incremental_snapshot_collections} listing the tables
  * still to read, without keys: Debezium then reads each of them again from its start.
  */
-final class DebeziumOffsets {
-    static final String LSN = "lsn";
-    static final String LSN_COMMIT = "lsn_commit";
-    static final String LSN_PROC = "lsn_proc";
-    static final String TX_ID = "txId";
-    static final String TS_USEC = "ts_usec";
-    static final String SNAPSHOT = "snapshot";
-    static final String SNAPSHOT_COMPLETED = "snapshot_completed";
-    static final String LAST_SNAPSHOT_RECORD = "last_snapshot_record";
-    static final String INCREMENTAL_COLLECTIONS = "incremental_snapshot_collections";
-    static final String INCREMENTAL_PRIMARY_KEY = "incremental_snapshot_primary_key";
-    static final String INCREMENTAL_MAXIMUM_KEY = "incremental_snapshot_maximum_key";
+public final class DebeziumOffsets {
+    public static final String LSN = "lsn";
+    public static final String LSN_COMMIT = "lsn_commit";
+    public static final String LSN_PROC = "lsn_proc";
+    public static final String TX_ID = "txId";
+    public static final String TS_USEC = "ts_usec";
+    public static final String SNAPSHOT = "snapshot";
+    public static final String SNAPSHOT_COMPLETED = "snapshot_completed";
+    public static final String LAST_SNAPSHOT_RECORD = "last_snapshot_record";
+    public static final String INCREMENTAL_COLLECTIONS = "incremental_snapshot_collections";
+    public static final String INCREMENTAL_PRIMARY_KEY = "incremental_snapshot_primary_key";
+    public static final String INCREMENTAL_MAXIMUM_KEY = "incremental_snapshot_maximum_key";
     private static final String COLLECTION_ID = INCREMENTAL_COLLECTIONS + "_id";
     private static final String COLLECTION_CONDITION = INCREMENTAL_COLLECTIONS + "_additional_condition";
     private static final String COLLECTION_SURROGATE = INCREMENTAL_COLLECTIONS + "_surrogate_key";
 
     /** One table of an incremental snapshot: Debezium's data collection. */
-    record Collection(String id, String condition, String surrogateKey) {}
+    public record Collection(String id, String condition, String surrogateKey) {}
 
     /** The last pgrepl state turned into Debezium's collections (offsets of one state come in runs). */
     private record Cached(String state, String json) {}
@@ -63,7 +63,7 @@ final class DebeziumOffsets {
     private DebeziumOffsets() {}
 
     /** Debezium's keys for a position covering every transaction up to the one ending at {@code commit} (0: none known). */
-    static void putCommit(Map<String, Object> m, long commit, long xid, long commitMicros) {
+    public static void putCommit(Map<String, Object> m, long commit, long xid, long commitMicros) {
         if (commit != 0) {
             m.put(LSN, commit);
             m.put(LSN_COMMIT, commit);
@@ -73,14 +73,14 @@ final class DebeziumOffsets {
     }
 
     /** Debezium's keys of a read of an initial snapshot that is not complete. */
-    static void putSnapshotUnfinished(Map<String, Object> m) {
+    public static void putSnapshotUnfinished(Map<String, Object> m) {
         m.put(SNAPSHOT, "INITIAL");
         m.put(SNAPSHOT_COMPLETED, false);
         m.put(LAST_SNAPSHOT_RECORD, false);
     }
 
     /** Debezium's incremental keys for the tables pgrepl's {@code state} has still to read (nothing when none). */
-    static void putIncremental(Map<String, Object> m, String state) {
+    public static void putIncremental(Map<String, Object> m, String state) {
         Cached c = cached;
         if (c.state() != state) {
             c = new Cached(state, collectionsJson(tablesOf(state)));
@@ -93,7 +93,7 @@ final class DebeziumOffsets {
      * The tables of a pgrepl incremental state (running first, then queued), from its {@code t}
      * lines: {@code t NAME CONDITION SURROGATE}, URL-encoded, {@code -} for none.
      */
-    static List<Collection> tablesOf(String state) {
+    public static List<Collection> tablesOf(String state) {
         List<Collection> out = new ArrayList<>();
         if (state == null) return out;
         for (String line : SignalOffsets.engineState(state).split("\n")) {
@@ -108,7 +108,7 @@ final class DebeziumOffsets {
     }
 
     /** Debezium's JSON list of data collections; null for none. */
-    static String collectionsJson(List<Collection> tables) {
+    public static String collectionsJson(List<Collection> tables) {
         if (tables.isEmpty()) return null;
         StringBuilder b = new StringBuilder("[");
         for (Collection t : tables) {
@@ -128,7 +128,7 @@ final class DebeziumOffsets {
     }
 
     /** True when {@code offset} (Debezium's) holds an initial or blocking snapshot it did not finish; its type then. */
-    static String unfinishedSnapshot(Map<String, ?> offset) {
+    public static String unfinishedSnapshot(Map<String, ?> offset) {
         Object s = offset.get(SNAPSHOT);
         if (s == null || "false".equals(String.valueOf(s))) return null;
         if (Boolean.TRUE.equals(offset.get(LAST_SNAPSHOT_RECORD)) || "true".equals(String.valueOf(offset.get(SNAPSHOT_COMPLETED)))) {
@@ -143,7 +143,7 @@ final class DebeziumOffsets {
      * {@code lsn_commit} (else {@code lsn_proc}, else {@code lsn}); {@link Position#START} for an
      * unfinished snapshot's offset or one without a position.
      */
-    static Position position(Map<String, ?> offset) {
+    public static Position position(Map<String, ?> offset) {
         if (offset == null || unfinishedSnapshot(offset) != null) return Position.START;
         for (String k : new String[] {LSN_COMMIT, LSN_PROC, LSN}) {
             if (offset.get(k) instanceof Number n && n.longValue() != 0) return Position.through(n.longValue());
@@ -152,7 +152,7 @@ final class DebeziumOffsets {
     }
 
     /** True when {@code offset} is Debezium's (not pgrepl's) and holds a streaming position. */
-    static boolean streaming(Map<String, ?> offset) {
+    public static boolean streaming(Map<String, ?> offset) {
         return offset != null && !Position.pgrepl(offset) && position(offset) != Position.START;
     }
 
@@ -162,7 +162,7 @@ final class DebeziumOffsets {
      *
      * @throws IllegalArgumentException when the stored list is not Debezium's JSON
      */
-    static List<Collection> incremental(Map<String, ?> offset) {
+    public static List<Collection> incremental(Map<String, ?> offset) {
         List<Collection> out = new ArrayList<>();
         if (offset == null || !(offset.get(INCREMENTAL_COLLECTIONS) instanceof String json)) return out;
         for (Map<String, String> o : Json.objects(json, INCREMENTAL_COLLECTIONS)) {
