@@ -1,5 +1,6 @@
 package io.pgrepl.kafka.connect;
 
+import io.pgrepl.kafka.connect.records.SourceInfo;
 import java.nio.charset.StandardCharsets;
 import java.util.Arrays;
 import java.util.HashMap;

@@ -1,7 +1,6 @@
 package io.pgrepl.kafka.connect;
 
 import io.pgrepl.kafka.connect.offsets.Position;
-
 import java.util.List;
 import org.apache.kafka.connect.source.SourceRecord;
 

@@ -1,12 +1,12 @@
 package io.pgrepl.kafka.connect;
 
-import io.pgrepl.kafka.connect.offsets.Position;
-import io.pgrepl.kafka.connect.offsets.AckTracker;
-
 import io.pgrepl.client.reactive.ReplicationPublisher;
 import io.pgrepl.client.stream.LogicalReplicationStream;
 import io.pgrepl.client.stream.StreamMetrics;
 import io.pgrepl.codec.Lsn;
+import io.pgrepl.kafka.connect.offsets.AckTracker;
+import io.pgrepl.kafka.connect.offsets.Position;
+import io.pgrepl.kafka.connect.records.ChangeRecords;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ArrayBlockingQueue;
@@ -22,7 +22,7 @@ import org.apache.kafka.connect.source.TransactionContext;
  * confirmed with ({@link AckTracker}). Everything here runs on the task thread except
  * {@link #acknowledged} (producer callbacks) and {@link #streaming} (the builder's reconnects).
  */
-final class Handover {
+public final class Handover {
     /** Chunks of records built ahead of poll(); with max.batch.size this bounds what waits in memory. */
     private static final int BUILT_AHEAD = 4;
 
@@ -52,33 +52,33 @@ final class Handover {
     private final BlockingQueue<Chunk> builtAhead = new ArrayBlockingQueue<>(BUILT_AHEAD);
     private Chunk pending;
 
-    Handover(SourceTaskContext context, ChangeRecords records, int heartbeatIntervalMs) {
+    public Handover(SourceTaskContext context, ChangeRecords records, int heartbeatIntervalMs) {
         this.context = context;
         this.records = records;
         this.heartbeatIntervalMs = heartbeatIntervalMs;
     }
 
     /** Where the builder thread puts its chunks. */
-    BlockingQueue<Chunk> builtAhead() {
+    public BlockingQueue<Chunk> builtAhead() {
         return builtAhead;
     }
 
-    Position written() {
+    public Position written() {
         return written;
     }
 
     /** Where delivery starts: the stored offsets' position, or {@link Position#START} before a copy. */
-    void written(Position p) {
+    public void written(Position p) {
         written = p;
     }
 
     /** The stream now being read (a reconnect opens a new one): its figures and its confirmations. */
-    void streaming(ReplicationPublisher<?> p) {
+    public void streaming(ReplicationPublisher<?> p) {
         publisher = p;
     }
 
     /** {@return whether a transaction handed over in parts is still open} */
-    boolean inTransaction() {
+    public boolean inTransaction() {
         return lastOfCurrent != null;
     }
 
@@ -87,14 +87,14 @@ final class Handover {
      * transaction, each holds back the next transaction until Kafka has it
      * ({@link AckTracker#untracked}); with exactly-once they commit a Kafka transaction of their own.
      */
-    void readsHandedOver(List<SourceRecord> reads) {
+    public void readsHandedOver(List<SourceRecord> reads) {
         for (SourceRecord r : reads) acks.untracked(AckTracker.ticket(r.sourceOffset()));
         TransactionContext tx = context.transactionContext();
         if (tx != null && !reads.isEmpty()) tx.commitTransaction(reads.get(reads.size() - 1));
     }
 
     /** The initial snapshot is complete: streaming hands over from its consistent point {@code from}. */
-    void snapshotDone(long from) {
+    public void snapshotDone(long from) {
         written = new Position(from, -1).withCommit(from);
         lastSentMillis = System.currentTimeMillis();
     }
@@ -103,7 +103,7 @@ final class Handover {
      * Hands the next chunk built ahead over into {@code out}, waiting until {@code deadline} only
      * while {@code out} is empty. {@return false once poll() should return what it has}
      */
-    boolean next(List<SourceRecord> out, int max, long deadline) throws InterruptedException {
+    public boolean next(List<SourceRecord> out, int max, long deadline) throws InterruptedException {
         Chunk c = pending;
         pending = null;
         if (c == null) {
@@ -121,7 +121,7 @@ final class Handover {
     }
 
     /** What poll() returns for what {@link #next} handed over: a heartbeat added when one is due. */
-    List<SourceRecord> withHeartbeat(List<SourceRecord> out) {
+    public List<SourceRecord> withHeartbeat(List<SourceRecord> out) {
         int hb = heartbeatIntervalMs;
         long now = System.currentTimeMillis();
         if (!out.isEmpty()) {
@@ -231,7 +231,7 @@ final class Handover {
     }
 
     /** Kafka acknowledged {@code record} (Connect's commitRecord). */
-    void acknowledged(SourceRecord record) {
+    public void acknowledged(SourceRecord record) {
         Map<String, ?> offset = record.sourceOffset();
         if (record.valueSchema() == ChangeRecords.HEARTBEAT_VALUE || Position.isRead(offset)) {
             acks.untrackedAcknowledged(AckTracker.ticket(offset)); // they hold back later transactions' offsets
@@ -242,7 +242,7 @@ final class Handover {
     }
 
     /** Offsets were committed: confirm what they cover ({@link AckTracker#offsetsCommitted}). */
-    void offsetsCommitted() {
+    public void offsetsCommitted() {
         long confirm = acks.offsetsCommitted();
         ReplicationPublisher<?> p = publisher;
         LogicalReplicationStream s = p == null ? null : p.stream();

@@ -1,6 +1,7 @@
 package io.pgrepl.kafka.connect;
 
 import io.pgrepl.client.PgConnection;
+import io.pgrepl.kafka.connect.records.SourceInfo;
 import io.pgrepl.kafka.connect.settings.DatabaseSettings;
 import io.pgrepl.kafka.connect.settings.SettingsCheck;
 import java.util.ArrayList;

@@ -1,12 +1,5 @@
 package io.pgrepl.kafka.connect;
 
-import io.pgrepl.kafka.connect.offsets.Position;
-import io.pgrepl.kafka.connect.offsets.AckTracker;
-import io.pgrepl.kafka.connect.offsets.UnacknowledgedRecords;
-import io.pgrepl.kafka.connect.offsets.SignalOffsets;
-
-import io.pgrepl.kafka.connect.values.CatalogTypes;
-
 import io.pgrepl.client.PgConnection;
 import io.pgrepl.client.blocking.BlockingChanges;
 import io.pgrepl.client.reactive.FlowOptions;
@@ -17,6 +10,25 @@ import io.pgrepl.client.stream.LogicalReplicationOptions;
 import io.pgrepl.client.stream.LogicalReplicationStream;
 import io.pgrepl.client.tx.TxEvent;
 import io.pgrepl.codec.Lsn;
+import io.pgrepl.kafka.connect.offsets.AckTracker;
+import io.pgrepl.kafka.connect.offsets.Position;
+import io.pgrepl.kafka.connect.offsets.SignalOffsets;
+import io.pgrepl.kafka.connect.offsets.UnacknowledgedRecords;
+import io.pgrepl.kafka.connect.records.ChangeRecords;
+import io.pgrepl.kafka.connect.records.PrimaryKeys;
+import io.pgrepl.kafka.connect.records.Reselect;
+import io.pgrepl.kafka.connect.records.SourceInfo;
+import io.pgrepl.kafka.connect.signals.KafkaSignals;
+import io.pgrepl.kafka.connect.signals.SignalCommits;
+import io.pgrepl.kafka.connect.snapshot.IncrementalReads;
+import io.pgrepl.kafka.connect.snapshot.IncrementalSettings;
+import io.pgrepl.kafka.connect.snapshot.IncrementalSetup;
+import io.pgrepl.kafka.connect.snapshot.IncrementalStream;
+import io.pgrepl.kafka.connect.snapshot.MaximumKeys;
+import io.pgrepl.kafka.connect.snapshot.NotifiedKeys;
+import io.pgrepl.kafka.connect.snapshot.SnapshotNotifications;
+import io.pgrepl.kafka.connect.snapshot.SnapshotReads;
+import io.pgrepl.kafka.connect.values.CatalogTypes;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;

@@ -12,6 +12,8 @@ import io.pgrepl.client.replication.SlotCreated;
 import io.pgrepl.client.replication.SnapshotMode;
 import io.pgrepl.codec.Lsn;
 import io.pgrepl.kafka.connect.PgreplConnectorConfig.AutocreateMode;
+import io.pgrepl.kafka.connect.snapshot.IncrementalSettings;
+import io.pgrepl.kafka.connect.snapshot.IncrementalSetup;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -28,12 +30,12 @@ import org.apache.kafka.connect.errors.ConnectException;
  * allowed) and the publication (created or altered per publication.autocreate.mode). Called from
  * the task's and the connector's own threads, never an event loop; every wait is bounded.
  */
-final class ReplicationSetup {
-    static final long TIMEOUT_SECONDS = 30;
+public final class ReplicationSetup {
+    public static final long TIMEOUT_SECONDS = 30;
     private static final org.slf4j.Logger log = org.slf4j.LoggerFactory.getLogger(ReplicationSetup.class);
 
     /** An existing slot's plugin, type and database, whether a connection holds it, and its positions (0 where null). */
-    record SlotInfo(String plugin, String slotType, String database, boolean active, long confirmedFlush, long restartLsn) {
+    public record SlotInfo(String plugin, String slotType, String database, boolean active, long confirmedFlush, long restartLsn) {
         StartPlan.Slot positions() {
             return new StartPlan.Slot(active, confirmedFlush, restartLsn);
         }
@@ -41,7 +43,7 @@ final class ReplicationSetup {
 
     private ReplicationSetup() {}
 
-    static PgConnection connect(PgreplConnectorConfig config) {
+    public static PgConnection connect(PgreplConnectorConfig config) {
         return await(PgConnection.connect(config.connectionConfig()), config, "connecting to the database");
     }
 
@@ -49,14 +51,14 @@ final class ReplicationSetup {
      * One catalog query on a short ordinary connection of its own, for lookups while the replication
      * connection is busy streaming.
      */
-    static QueryResult queryOnce(PgreplConnectorConfig config, String sql, String what) {
+    public static QueryResult queryOnce(PgreplConnectorConfig config, String sql, String what) {
         ConnectionConfig plain = config.connectionConfig().toBuilder().replication(ReplicationMode.NONE).build();
         try (PgConnection c = await(PgConnection.connect(plain), config, "connecting for " + what)) {
             return await(c.query(sql), config, what);
         }
     }
 
-    static <T> T await(CompletionStage<T> stage, PgreplConnectorConfig config, String what) {
+    public static <T> T await(CompletionStage<T> stage, PgreplConnectorConfig config, String what) {
         return await(stage, config, what, Duration.ofSeconds(TIMEOUT_SECONDS));
     }
 
@@ -65,7 +67,7 @@ final class ReplicationSetup {
      * cancelled (a connect stage closes what it opens after a cancel) and anything that still
      * arrives and can be closed (a connection) is closed, so nothing is left open with no owner.
      */
-    static <T> T await(CompletionStage<T> stage, PgreplConnectorConfig config, String what, Duration timeout) {
+    public static <T> T await(CompletionStage<T> stage, PgreplConnectorConfig config, String what, Duration timeout) {
         CompletableFuture<T> f = stage.toCompletableFuture();
         try {
             return f.get(timeout.toNanos(), TimeUnit.NANOSECONDS);
@@ -97,7 +99,7 @@ final class ReplicationSetup {
     }
 
     /** A failure's message with any password in the configuration masked. */
-    static String safeMessage(Throwable t, PgreplConnectorConfig config) {
+    public static String safeMessage(Throwable t, PgreplConnectorConfig config) {
         String m = t.getMessage() == null ? t.getClass().getSimpleName() : t.getMessage();
         String pw = config.getPassword(PgreplConnectorConfig.DATABASE_PASSWORD) == null ? null
                 : config.getPassword(PgreplConnectorConfig.DATABASE_PASSWORD).value();
@@ -105,7 +107,7 @@ final class ReplicationSetup {
                 : config.getPassword(io.pgrepl.kafka.connect.settings.DatabaseSettings.SSLPASSWORD).value());
     }
 
-    static SlotInfo slot(PgConnection conn, PgreplConnectorConfig config) {
+    public static SlotInfo slot(PgConnection conn, PgreplConnectorConfig config) {
         QueryResult r = await(conn.query("SELECT plugin, slot_type, database, active::text, confirmed_flush_lsn::text,"
                 + " restart_lsn::text FROM pg_catalog.pg_replication_slots WHERE slot_name = "
                 + Identifiers.quoteLiteral(config.slotName())), config, "looking up the slot");
@@ -119,23 +121,23 @@ final class ReplicationSetup {
     }
 
     /** An existing slot must be a logical pgoutput slot to stream from or copy beside. */
-    static void requireLogicalPgoutput(SlotInfo s, PgreplConnectorConfig config) {
+    public static void requireLogicalPgoutput(SlotInfo s, PgreplConnectorConfig config) {
         if (!"logical".equals(s.slotType()) || !"pgoutput".equals(s.plugin())) {
             throw new ConnectException("replication slot \"" + config.slotName() + "\" exists but is "
                     + s.slotType() + "/" + s.plugin() + ", not a logical pgoutput slot");
         }
     }
 
-    static boolean publicationExists(PgConnection conn, PgreplConnectorConfig config) {
+    public static boolean publicationExists(PgConnection conn, PgreplConnectorConfig config) {
         return await(conn.listPublications(), config, "listing publications").contains(config.publicationName());
     }
 
-    static String currentDatabase(PgConnection conn, PgreplConnectorConfig config) {
+    public static String currentDatabase(PgConnection conn, PgreplConnectorConfig config) {
         return await(conn.query("SELECT current_database()"), config, "reading the database name").singleRow().get(0);
     }
 
     /** Creates the slot when missing (slot.create); fails clearly when it is missing and may not be created. */
-    static SlotCreated ensureSlot(PgConnection conn, PgreplConnectorConfig config, SnapshotMode snapshot) {
+    public static SlotCreated ensureSlot(PgConnection conn, PgreplConnectorConfig config, SnapshotMode snapshot) {
         SlotInfo s = slot(conn, config);
         if (s != null) {
             requireLogicalPgoutput(s, config);
@@ -151,7 +153,7 @@ final class ReplicationSetup {
     }
 
     /** Makes the publication exist (and, in filtered mode, cover the filtered tables). */
-    static void ensurePublication(PgConnection conn, PgreplConnectorConfig config) {
+    public static void ensurePublication(PgConnection conn, PgreplConnectorConfig config) {
         boolean exists = publicationExists(conn, config);
         AutocreateMode mode = config.autocreateMode();
         switch (mode) {
@@ -187,7 +189,7 @@ final class ReplicationSetup {
     }
 
     /** Ordinary and partitioned tables outside the system schemas that the filter lets through, schema-qualified. */
-    static List<String> filteredTables(PgConnection conn, PgreplConnectorConfig config) {
+    public static List<String> filteredTables(PgConnection conn, PgreplConnectorConfig config) {
         QueryResult r = await(conn.query("SELECT n.nspname, c.relname FROM pg_catalog.pg_class c"
                 + " JOIN pg_catalog.pg_namespace n ON n.oid = c.relnamespace"
                 + " WHERE c.relkind IN ('r', 'p') AND n.nspname NOT IN ('pg_catalog', 'information_schema')"

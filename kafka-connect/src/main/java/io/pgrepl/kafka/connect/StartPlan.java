@@ -1,11 +1,10 @@
 package io.pgrepl.kafka.connect;
 
-import io.pgrepl.kafka.connect.offsets.Position;
-import io.pgrepl.kafka.connect.offsets.DebeziumOffsets;
-
 import io.pgrepl.codec.Lsn;
 import io.pgrepl.kafka.connect.PgreplConnectorConfig.SlotLostHandling;
 import io.pgrepl.kafka.connect.PgreplConnectorConfig.SnapshotMode;
+import io.pgrepl.kafka.connect.offsets.DebeziumOffsets;
+import io.pgrepl.kafka.connect.offsets.Position;
 import java.util.Map;
 import org.apache.kafka.connect.errors.ConnectException;
 
@@ -40,8 +39,8 @@ import org.apache.kafka.connect.errors.ConnectException;
  * same argument as above: Debezium confirms nothing during its copy); a blocking snapshot it did not
  * finish is refused (which tables it was reading is not in its offsets).
  */
-record StartPlan(Action action, long streamFrom, String why) {
-    enum Action {
+public record StartPlan(Action action, long streamFrom, String why) {
+    public enum Action {
         /** initial_only after its copy: nothing to do. */
         IDLE,
         /** Stream from the slot (created first if missing, snapshot.mode=never without offsets). */
@@ -57,9 +56,9 @@ record StartPlan(Action action, long streamFrom, String why) {
     }
 
     /** The slot as pg_replication_slots shows it; LSNs 0 where null. */
-    record Slot(boolean active, long confirmedFlush, long restartLsn) {}
+    public record Slot(boolean active, long confirmedFlush, long restartLsn) {}
 
-    static StartPlan decide(SnapshotMode mode, SlotLostHandling handling, Map<String, Object> stored, Slot slot,
+    public static StartPlan decide(SnapshotMode mode, SlotLostHandling handling, Map<String, Object> stored, Slot slot,
                             String slotName) {
         String debeziumCopy = stored == null || Position.pgrepl(stored) ? null : DebeziumOffsets.unfinishedSnapshot(stored);
         if (debeziumCopy != null) return debeziumCopy(debeziumCopy, mode, slot, slotName);
@@ -119,7 +118,7 @@ record StartPlan(Action action, long streamFrom, String why) {
     }
 
     /** Why the slot cannot serve everything after {@code covered}; null if it can. */
-    static String lost(Slot slot, long covered, String slotName) {
+    public static String lost(Slot slot, long covered, String slotName) {
         if (slot == null) {
             return "replication slot \"" + slotName + "\" does not exist, but the stored offsets need the changes after "
                     + Lsn.format(covered) + " from it";

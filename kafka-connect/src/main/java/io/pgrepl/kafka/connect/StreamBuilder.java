@@ -1,8 +1,5 @@
 package io.pgrepl.kafka.connect;
 
-import io.pgrepl.kafka.connect.offsets.Position;
-import io.pgrepl.kafka.connect.offsets.DebeziumOffsets;
-
 import io.pgrepl.client.PgClientException;
 import io.pgrepl.client.blocking.BlockingChanges;
 import io.pgrepl.client.stream.ReconnectPolicy;
@@ -12,6 +9,11 @@ import io.pgrepl.client.tx.NonTransactionalMessage;
 import io.pgrepl.client.tx.Transaction;
 import io.pgrepl.codec.MalformedMessageException;
 import io.pgrepl.codec.pgoutput.record.PgOutputRecord;
+import io.pgrepl.kafka.connect.offsets.DebeziumOffsets;
+import io.pgrepl.kafka.connect.offsets.Position;
+import io.pgrepl.kafka.connect.records.ChangeRecords;
+import io.pgrepl.kafka.connect.snapshot.IncrementalReads;
+import io.pgrepl.kafka.connect.snapshot.IncrementalStream;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashMap;

@@ -2,6 +2,7 @@ package io.pgrepl.kafka.connect;
 
 import io.pgrepl.client.stream.LogicalReplicationOptions;
 import io.pgrepl.client.stream.StreamingMode;
+import io.pgrepl.kafka.connect.snapshot.IncrementalSettings;
 import java.time.Duration;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;

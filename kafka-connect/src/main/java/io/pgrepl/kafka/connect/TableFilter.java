@@ -8,7 +8,7 @@ import java.util.List;
  * expressions matched against the whole {@code schema.table} (or schema) name, ignoring case, as
  * Debezium matches them. An empty include list includes everything; a table must pass both kinds.
  */
-final class TableFilter {
+public final class TableFilter {
     private final RegexList include;
     private final RegexList exclude;
     private final RegexList schemaInclude;
@@ -17,11 +17,11 @@ final class TableFilter {
     /** {@code schema.table} left out unless the include list names it (the signal table), or null. */
     private final String hidden;
 
-    TableFilter(List<String> include, List<String> exclude) {
+    public TableFilter(List<String> include, List<String> exclude) {
         this(include, exclude, List.of(), List.of());
     }
 
-    TableFilter(List<String> include, List<String> exclude, List<String> schemaInclude, List<String> schemaExclude) {
+    public TableFilter(List<String> include, List<String> exclude, List<String> schemaInclude, List<String> schemaExclude) {
         this(RegexList.of(include), RegexList.of(exclude), RegexList.of(schemaInclude), RegexList.of(schemaExclude), null);
     }
 
@@ -38,15 +38,15 @@ final class TableFilter {
      * it: the signal table is in the publication for its signals, and Debezium sends its rows only
      * when the table is captured on purpose.
      */
-    TableFilter hiding(String schema, String table) {
+    public TableFilter hiding(String schema, String table) {
         return new TableFilter(include, exclude, schemaInclude, schemaExclude, schema + "." + table);
     }
 
-    boolean isEmpty() {
+    public boolean isEmpty() {
         return include.isEmpty() && exclude.isEmpty() && schemaInclude.isEmpty() && schemaExclude.isEmpty();
     }
 
-    boolean test(String schema, String table) {
+    public boolean test(String schema, String table) {
         String name = schema + "." + table;
         if (name.equals(hidden) && include.isEmpty()) return false;
         if (!schemaInclude.isEmpty() && !schemaInclude.matches(schema)) return false;

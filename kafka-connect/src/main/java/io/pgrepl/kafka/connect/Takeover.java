@@ -1,12 +1,12 @@
 package io.pgrepl.kafka.connect;
 
-import io.pgrepl.kafka.connect.offsets.Position;
-import io.pgrepl.kafka.connect.offsets.DebeziumOffsets;
-
 import io.pgrepl.client.PgConnection;
 import io.pgrepl.client.snapshot.incremental.IncrementalSnapshots;
 import io.pgrepl.client.snapshot.incremental.SnapshotSignal;
 import io.pgrepl.codec.Lsn;
+import io.pgrepl.kafka.connect.offsets.DebeziumOffsets;
+import io.pgrepl.kafka.connect.offsets.Position;
+import io.pgrepl.kafka.connect.snapshot.IncrementalSettings;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;

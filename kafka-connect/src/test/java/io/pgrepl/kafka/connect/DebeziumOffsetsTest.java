@@ -1,8 +1,5 @@
 package io.pgrepl.kafka.connect;
 
-import io.pgrepl.kafka.connect.offsets.Position;
-import io.pgrepl.kafka.connect.offsets.DebeziumOffsets;
-
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNull;
@@ -16,6 +13,8 @@ import io.pgrepl.kafka.connect.PgreplConnectorConfig.SlotLostHandling;
 import io.pgrepl.kafka.connect.PgreplConnectorConfig.SnapshotMode;
 import io.pgrepl.kafka.connect.StartPlan.Action;
 import io.pgrepl.kafka.connect.StartPlan.Slot;
+import io.pgrepl.kafka.connect.offsets.DebeziumOffsets;
+import io.pgrepl.kafka.connect.offsets.Position;
 import java.nio.charset.StandardCharsets;
 import java.util.HashMap;
 import java.util.List;

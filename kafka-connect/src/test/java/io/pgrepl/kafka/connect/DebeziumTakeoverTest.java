@@ -1,8 +1,5 @@
 package io.pgrepl.kafka.connect;
 
-import io.pgrepl.kafka.connect.offsets.Position;
-import io.pgrepl.kafka.connect.offsets.DebeziumOffsets;
-
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNotNull;
@@ -11,6 +8,8 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import io.pgrepl.client.PgConnection;
 import io.pgrepl.client.Row;
 import io.pgrepl.kafka.connect.ConnectHarness.Change;
+import io.pgrepl.kafka.connect.offsets.DebeziumOffsets;
+import io.pgrepl.kafka.connect.offsets.Position;
 import io.pgrepl.testkit.PgServer;
 import java.nio.file.Path;
 import java.time.Duration;

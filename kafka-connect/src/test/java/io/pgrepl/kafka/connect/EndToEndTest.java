@@ -1,7 +1,5 @@
 package io.pgrepl.kafka.connect;
 
-import io.pgrepl.kafka.connect.offsets.Position;
-
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -11,6 +9,7 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import io.pgrepl.client.PgConnection;
 import io.pgrepl.client.Row;
 import io.pgrepl.kafka.connect.ConnectHarness.Change;
+import io.pgrepl.kafka.connect.offsets.Position;
 import io.pgrepl.testkit.PgServer;
 import java.math.BigDecimal;
 import java.math.BigInteger;

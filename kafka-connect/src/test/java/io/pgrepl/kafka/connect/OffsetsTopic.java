@@ -1,9 +1,8 @@
 package io.pgrepl.kafka.connect;
 
-import io.pgrepl.kafka.connect.offsets.Position;
-
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import io.pgrepl.kafka.connect.offsets.Position;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.time.Duration;

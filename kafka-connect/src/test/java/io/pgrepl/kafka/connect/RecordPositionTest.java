@@ -1,9 +1,5 @@
 package io.pgrepl.kafka.connect;
 
-import io.pgrepl.kafka.connect.offsets.Position;
-
-import io.pgrepl.kafka.connect.values.CatalogTypes;
-
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -18,6 +14,9 @@ import io.pgrepl.codec.pgoutput.record.PgOutputRecord;
 import io.pgrepl.codec.pgoutput.record.Relation;
 import io.pgrepl.codec.pgoutput.record.Tuple;
 import io.pgrepl.codec.pgoutput.record.Update;
+import io.pgrepl.kafka.connect.offsets.Position;
+import io.pgrepl.kafka.connect.records.ChangeRecords;
+import io.pgrepl.kafka.connect.values.CatalogTypes;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.HashMap;

@@ -2,8 +2,9 @@ package io.pgrepl.kafka.connect;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 
-import io.pgrepl.client.snapshot.incremental.TableProgress;
 import io.pgrepl.client.snapshot.incremental.TableProgress.Status;
+import io.pgrepl.client.snapshot.incremental.TableProgress;
+import io.pgrepl.kafka.connect.snapshot.SnapshotNotifications;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;

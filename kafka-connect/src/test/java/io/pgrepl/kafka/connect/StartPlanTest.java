@@ -1,7 +1,5 @@
 package io.pgrepl.kafka.connect;
 
-import io.pgrepl.kafka.connect.offsets.Position;
-
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -10,6 +8,7 @@ import io.pgrepl.kafka.connect.PgreplConnectorConfig.SlotLostHandling;
 import io.pgrepl.kafka.connect.PgreplConnectorConfig.SnapshotMode;
 import io.pgrepl.kafka.connect.StartPlan.Action;
 import io.pgrepl.kafka.connect.StartPlan.Slot;
+import io.pgrepl.kafka.connect.offsets.Position;
 import java.util.Map;
 import org.apache.kafka.connect.errors.ConnectException;
 import org.junit.jupiter.api.Test;

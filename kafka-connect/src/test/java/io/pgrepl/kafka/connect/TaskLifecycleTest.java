@@ -1,7 +1,5 @@
 package io.pgrepl.kafka.connect;
 
-import io.pgrepl.kafka.connect.offsets.Position;
-
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
@@ -10,6 +8,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import io.pgrepl.client.PgConnection;
 import io.pgrepl.client.Row;
 import io.pgrepl.codec.Lsn;
+import io.pgrepl.kafka.connect.offsets.Position;
 import io.pgrepl.testkit.PgServer;
 import java.time.Duration;
 import java.util.ArrayList;

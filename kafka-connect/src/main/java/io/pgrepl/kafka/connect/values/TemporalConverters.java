@@ -1,10 +1,9 @@
 package io.pgrepl.kafka.connect.values;
 
-import io.pgrepl.kafka.connect.PgreplConnectorConfig;
-
 import io.pgrepl.codec.value.PgInterval;
 import io.pgrepl.kafka.connect.PgreplConnectorConfig.IntervalMode;
 import io.pgrepl.kafka.connect.PgreplConnectorConfig.TimePrecisionMode;
+import io.pgrepl.kafka.connect.PgreplConnectorConfig;
 import java.math.BigDecimal;
 import java.time.LocalDate;
 import java.time.LocalDateTime;

@@ -1,9 +1,5 @@
 package io.pgrepl.kafka.connect.values;
 
-import io.pgrepl.kafka.connect.offsets.Json;
-
-import io.pgrepl.kafka.connect.PgreplConnectorConfig;
-
 import io.netty.buffer.Unpooled;
 import io.pgrepl.codec.pgoutput.ColumnInfo;
 import io.pgrepl.codec.value.PgType;
@@ -13,6 +9,8 @@ import io.pgrepl.kafka.connect.PgreplConnectorConfig.DecimalMode;
 import io.pgrepl.kafka.connect.PgreplConnectorConfig.HstoreMode;
 import io.pgrepl.kafka.connect.PgreplConnectorConfig.IntervalMode;
 import io.pgrepl.kafka.connect.PgreplConnectorConfig.TimePrecisionMode;
+import io.pgrepl.kafka.connect.PgreplConnectorConfig;
+import io.pgrepl.kafka.connect.offsets.Json;
 import java.math.BigDecimal;
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;

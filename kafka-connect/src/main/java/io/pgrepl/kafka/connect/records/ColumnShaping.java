@@ -1,8 +1,7 @@
-package io.pgrepl.kafka.connect;
-
-import io.pgrepl.kafka.connect.values.ValueConverters;
+package io.pgrepl.kafka.connect.records;
 
 import io.pgrepl.kafka.connect.settings.TableShape;
+import io.pgrepl.kafka.connect.values.ValueConverters;
 import java.util.Map;
 import java.util.function.Function;
 import java.util.function.UnaryOperator;
@@ -17,10 +16,10 @@ import org.apache.kafka.connect.data.Struct;
  * incremental reads, the stream and reselected values, gets it), and its field schema gets the
  * settings' parameters.
  */
-final class ColumnShaping {
+public final class ColumnShaping {
     private ColumnShaping() {}
 
-    static ValueConverters.Column apply(ValueConverters.Column c, TableShape shape, int i) {
+    public static ValueConverters.Column apply(ValueConverters.Column c, TableShape shape, int i) {
         UnaryOperator<Object> f = shape.transform(i);
         Map<String, String> params = shape.parameters(i);
         if (f == null && params.isEmpty()) return c;
@@ -40,7 +39,7 @@ final class ColumnShaping {
     }
 
     /** {@code s} with {@code params} added (Connect schemas are immutable: rebuilt as they are). */
-    static Schema withParameters(Schema s, Map<String, String> params) {
+    public static Schema withParameters(Schema s, Map<String, String> params) {
         if (params.isEmpty()) return s;
         SchemaBuilder b = switch (s.type()) {
             case ARRAY -> SchemaBuilder.array(s.valueSchema());

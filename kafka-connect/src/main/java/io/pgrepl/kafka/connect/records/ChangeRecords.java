@@ -1,10 +1,4 @@
-package io.pgrepl.kafka.connect;
-
-import io.pgrepl.kafka.connect.offsets.Position;
-
-import io.pgrepl.kafka.connect.values.ValueConverters;
-import io.pgrepl.kafka.connect.values.CatalogTypes;
-import io.pgrepl.kafka.connect.values.TypeNames;
+package io.pgrepl.kafka.connect.records;
 
 import io.pgrepl.codec.PgTime;
 import io.pgrepl.codec.pgoutput.ColumnInfo;
@@ -19,11 +13,21 @@ import io.pgrepl.codec.pgoutput.record.Relation;
 import io.pgrepl.codec.pgoutput.record.Truncate;
 import io.pgrepl.codec.pgoutput.record.Tuple;
 import io.pgrepl.codec.pgoutput.record.Update;
+import io.pgrepl.kafka.connect.PgreplConnectorConfig;
+import io.pgrepl.kafka.connect.ReplicationSetup;
+import io.pgrepl.kafka.connect.TableFilter;
+import io.pgrepl.kafka.connect.offsets.Position;
 import io.pgrepl.kafka.connect.settings.CaptureSettings;
 import io.pgrepl.kafka.connect.settings.ColumnRules;
 import io.pgrepl.kafka.connect.settings.SkippedOperations;
 import io.pgrepl.kafka.connect.settings.TableShape;
 import io.pgrepl.kafka.connect.settings.TopicNaming;
+import io.pgrepl.kafka.connect.snapshot.IncrementalSettings;
+import io.pgrepl.kafka.connect.snapshot.IncrementalSetup;
+import io.pgrepl.kafka.connect.snapshot.IncrementalStream;
+import io.pgrepl.kafka.connect.values.CatalogTypes;
+import io.pgrepl.kafka.connect.values.TypeNames;
+import io.pgrepl.kafka.connect.values.ValueConverters;
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 import java.util.HashMap;
@@ -45,16 +49,16 @@ import org.apache.kafka.connect.source.SourceRecord;
  * ordinal of the row change it came from and its part of that change, neither depending on the
  * configuration (see {@link Position}).
  */
-final class ChangeRecords {
+public final class ChangeRecords {
     /** The incremental snapshot engine's watermark messages (its ChunkReader): never sent to the messages topic. */
     private static final String WATERMARK_PREFIX = "pgrepl-wm";
-    static final Schema HEARTBEAT_KEY = SchemaBuilder.struct().name("io.debezium.connector.common.ServerNameKey")
+    public static final Schema HEARTBEAT_KEY = SchemaBuilder.struct().name("io.debezium.connector.common.ServerNameKey")
             .field("serverName", Schema.STRING_SCHEMA).build();
-    static final Schema HEARTBEAT_VALUE = SchemaBuilder.struct().name("io.debezium.connector.common.Heartbeat")
+    public static final Schema HEARTBEAT_VALUE = SchemaBuilder.struct().name("io.debezium.connector.common.Heartbeat")
             .field("ts_ms", Schema.INT64_SCHEMA).build();
-    static final Schema MESSAGE_BLOCK = SchemaBuilder.struct().name("io.debezium.connector.postgresql.Message")
+    public static final Schema MESSAGE_BLOCK = SchemaBuilder.struct().name("io.debezium.connector.postgresql.Message")
             .field("prefix", Schema.STRING_SCHEMA).field("content", Schema.BYTES_SCHEMA).build();
-    static final Schema MESSAGE_VALUE = SchemaBuilder.struct().name("io.debezium.connector.postgresql.MessageValue")
+    public static final Schema MESSAGE_VALUE = SchemaBuilder.struct().name("io.debezium.connector.postgresql.MessageValue")
             .field("op", Schema.STRING_SCHEMA).field("ts_ms", Schema.OPTIONAL_INT64_SCHEMA)
             .field("message", MESSAGE_BLOCK).build();
 
@@ -116,7 +120,7 @@ final class ChangeRecords {
     private static final int PART_SCHEMA = Integer.MIN_VALUE / 2;
     private int relationsSinceChange;
 
-    ChangeRecords(PgreplConnectorConfig config, Map<String, ?> partition, String db, CatalogTypes types,
+    public ChangeRecords(PgreplConnectorConfig config, Map<String, ?> partition, String db, CatalogTypes types,
                   PrimaryKeys.Lookup primaryKeys) {
         this.config = config;
         this.converters = new ValueConverters(ValueConverters.Modes.of(config), types);
@@ -137,7 +141,7 @@ final class ChangeRecords {
                 config.schemaChangesTopic(), SourceInfo.SCHEMA, List.of(config.publicationName()), oid -> primaryKeys.of(oid, xid));
     }
 
-    void begin(long endLsn, long commitLsn, long xid, long commitPgMicros) {
+    public void begin(long endLsn, long commitLsn, long xid, long commitPgMicros) {
         this.previousCommit = this.endLsn;
         this.endLsn = endLsn;
         this.commitLsn = commitLsn;
@@ -156,7 +160,7 @@ final class ChangeRecords {
     }
 
     /** How many records of the current transaction were produced (skipped ones included). */
-    int index() {
+    public int index() {
         return index;
     }
 
@@ -166,19 +170,19 @@ final class ChangeRecords {
      * anything. While a legacy skip position has not been passed, that position itself: a new
      * format position cannot be compared with it.
      */
-    Position through() {
+    public Position through() {
         if (lastPart < 0) return null;
         if (!passed && lastSkip != null && lastSkip.legacy() && lastSkip.endLsn() == endLsn) return lastSkip;
         return Position.of(endLsn, change, lastPart, committed);
     }
 
     /** Streaming resumes after {@code position}: its last whole transaction is what the first offsets name to Debezium. */
-    void resumeAfter(Position position) {
+    public void resumeAfter(Position position) {
         committed = position.commit();
     }
 
     /** Every change of the current transaction (or standalone message) was built: later offsets name it to Debezium. */
-    void end() {
+    public void end() {
         committed = endLsn;
     }
 
@@ -203,7 +207,7 @@ final class ChangeRecords {
      * Adds the records for {@code r} to {@code out}; those at or below {@code skipThrough}
      * (records already written before a restart) are counted but not added.
      */
-    void accept(PgOutputRecord r, Position skipThrough, Consumer<SourceRecord> out) {
+    public void accept(PgOutputRecord r, Position skipThrough, Consumer<SourceRecord> out) {
         lastSkip = skipThrough;
         if (r instanceof Relation rel) {
             relation(rel, xid);
@@ -249,7 +253,7 @@ final class ChangeRecords {
      * ({@code op=r}, {@code before} null, {@code source.snapshot="true"}), with the topic, key and
      * {@code after} of an insert into the same table. Nothing when the table is filtered out.
      */
-    void read(RelationInfo rel, Insert row, long consistentPoint, int index, long snapshotMicros,
+    public void read(RelationInfo rel, Insert row, long consistentPoint, int index, long snapshotMicros,
               Consumer<SourceRecord> out) {
         read(rel, row, consistentPoint, "true", Position.snapshotRead(consistentPoint, index), snapshotMicros, out);
     }
@@ -259,7 +263,7 @@ final class ChangeRecords {
      * Debezium sends one: {@code op=r}, {@code source.snapshot="incremental"}, {@code source.lsn} the
      * position. Nothing when the table is filtered out.
      */
-    void incrementalRead(RelationInfo rel, Insert row, long position, Map<String, ?> offset, Consumer<SourceRecord> out) {
+    public void incrementalRead(RelationInfo rel, Insert row, long position, Map<String, ?> offset, Consumer<SourceRecord> out) {
         read(rel, row, position, Position.INCREMENTAL, offset, System.currentTimeMillis() * 1000, out);
     }
 
@@ -289,12 +293,12 @@ final class ChangeRecords {
     }
 
     /** {@code read} as the snapshot's last record: {@code source.snapshot="last"}, and the offset says the copy is done. */
-    static SourceRecord lastRead(SourceRecord read, long consistentPoint) {
+    public static SourceRecord lastRead(SourceRecord read, long consistentPoint) {
         return markedRead(read, "last", Position.snapshotDone(consistentPoint));
     }
 
     /** {@code read} with {@code source.snapshot} set to {@code mark} and the given offset. */
-    static SourceRecord markedRead(SourceRecord read, String mark, Map<String, ?> offset) {
+    public static SourceRecord markedRead(SourceRecord read, String mark, Map<String, ?> offset) {
         Struct old = (Struct) read.value();
         Struct value = new Struct(old.schema());
         for (Field f : old.schema().fields()) value.put(f, old.get(f));
@@ -325,7 +329,7 @@ final class ChangeRecords {
      * replica identity, the primary key under FULL, or message.key.columns), or null when the table
      * is not captured or has no key.
      */
-    int[] keyColumns(int relOid) {
+    public int[] keyColumns(int relOid) {
         Table t = schemas.get(relOid);
         return t == null || t.schema.keyColumns.length == 0 ? null : t.schema.keyColumns.clone();
     }
@@ -376,7 +380,7 @@ final class ChangeRecords {
     }
 
     /** Column {@code i} of {@code tuple} read in place from the tuple's array (no ColumnValue); null without a value. */
-    static Object convert(ValueConverters.Column c, Tuple tuple, int i) {
+    public static Object convert(ValueConverters.Column c, Tuple tuple, int i) {
         Object decoded = tuple.decode(i);
         return decoded == null ? null : c.convert().apply(decoded);
     }
@@ -477,7 +481,7 @@ final class ChangeRecords {
                 commitMicros / 1000));
     }
 
-    SourceRecord heartbeat(Position at, String incrementalState) {
+    public SourceRecord heartbeat(Position at, String incrementalState) {
         Map<String, ?> offset = at == null ? null : Position.withState(at.toOffset(), incrementalState);
         return new SourceRecord(partition, offset, naming.heartbeat(config.topicPrefix()), null,
                 HEARTBEAT_KEY, new Struct(HEARTBEAT_KEY).put("serverName", config.topicPrefix()),
@@ -491,12 +495,12 @@ final class ChangeRecords {
     }
 
     /** The incremental snapshots' state for the offsets of the records built next (null: none runs). */
-    void incrementalState(String state) {
+    public void incrementalState(String state) {
         this.incrementalState = state;
     }
 
     /** Non-transactional messages: one record in a position of their own (their LSN, before any row change). */
-    void beginStandalone(long lsn) {
+    public void beginStandalone(long lsn) {
         begin(lsn, lsn, 0, (System.currentTimeMillis() * 1000) - PgTime.PG_EPOCH_UNIX_MICROS);
     }
 

@@ -1,4 +1,4 @@
-package io.pgrepl.kafka.connect;
+package io.pgrepl.kafka.connect.snapshot;
 
 import io.pgrepl.client.snapshot.incremental.TableProgress;
 import io.pgrepl.codec.pgoutput.RelationInfo;
@@ -26,10 +26,10 @@ import org.apache.kafka.connect.source.SourceRecord;
  * {@code status}. pgrepl's extras ({@code chunks}, {@code rows_scanned}, {@code total_rows_estimate})
  * ride along on IN_PROGRESS. Builder thread only.
  */
-final class SnapshotNotifications {
-    static final String AGGREGATE_TYPE = "Incremental Snapshot";
-    static final Schema KEY = SchemaBuilder.struct().name("io.debezium.notification.Key").field("id", Schema.STRING_SCHEMA).build();
-    static final Schema VALUE = SchemaBuilder.struct().name("io.debezium.notification.Notification")
+public final class SnapshotNotifications {
+    public static final String AGGREGATE_TYPE = "Incremental Snapshot";
+    public static final Schema KEY = SchemaBuilder.struct().name("io.debezium.notification.Key").field("id", Schema.STRING_SCHEMA).build();
+    public static final Schema VALUE = SchemaBuilder.struct().name("io.debezium.notification.Notification")
             .field("id", Schema.STRING_SCHEMA)
             .field("aggregate_type", Schema.STRING_SCHEMA)
             .field("type", Schema.STRING_SCHEMA)
@@ -48,7 +48,7 @@ final class SnapshotNotifications {
     private final Map<String, String> lastKeys = new HashMap<>();
 
     /** {@code maximumKey}: a table's largest key when asked first (see {@link MaximumKeys}). */
-    SnapshotNotifications(String topic, String connector, Map<String, ?> partition, Function<RelationInfo, String> maximumKey) {
+    public SnapshotNotifications(String topic, String connector, Map<String, ?> partition, Function<RelationInfo, String> maximumKey) {
         this.topic = topic;
         this.connector = connector;
         this.partition = partition;
@@ -59,7 +59,7 @@ final class SnapshotNotifications {
      * {@link #accept(TableProgress, boolean, Map, Consumer)} after a chunk whose reads were of
      * {@code rel}, the last with key texts {@code lastKey} (both null for a progress without reads).
      */
-    void accept(TableProgress p, RelationInfo rel, String lastKey, boolean nothingLeft, Map<String, ?> offset,
+    public void accept(TableProgress p, RelationInfo rel, String lastKey, boolean nothingLeft, Map<String, ?> offset,
                 Consumer<SourceRecord> out) {
         if (rel != null) relations.put(p.table(), rel);
         if (lastKey != null) lastKeys.put(p.table(), lastKey);
@@ -70,7 +70,7 @@ final class SnapshotNotifications {
      * The notifications a table's progress calls for, with {@code offset}; {@code nothingLeft}: the
      * engine's state after it holds no table (none running or queued), so the snapshot is complete.
      */
-    void accept(TableProgress p, boolean nothingLeft, Map<String, ?> offset, Consumer<SourceRecord> out) {
+    public void accept(TableProgress p, boolean nothingLeft, Map<String, ?> offset, Consumer<SourceRecord> out) {
         String t = p.table();
         TableProgress.Status before = open.get(t);
         if (before == null) {

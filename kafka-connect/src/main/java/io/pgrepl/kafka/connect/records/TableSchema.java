@@ -1,12 +1,11 @@
-package io.pgrepl.kafka.connect;
-
-import io.pgrepl.kafka.connect.values.ValueConverters;
+package io.pgrepl.kafka.connect.records;
 
 import io.pgrepl.codec.pgoutput.ColumnInfo;
 import io.pgrepl.codec.pgoutput.record.Relation;
+import io.pgrepl.kafka.connect.settings.TableShape;
+import io.pgrepl.kafka.connect.values.ValueConverters;
 import java.util.ArrayList;
 import java.util.List;
-import io.pgrepl.kafka.connect.settings.TableShape;
 import java.util.Set;
 import org.apache.kafka.connect.data.Schema;
 import org.apache.kafka.connect.data.SchemaBuilder;
@@ -17,22 +16,22 @@ import org.apache.kafka.connect.data.SchemaBuilder;
  * gives a new TableSchema. The {@code Key} and {@code Value} structs carry no version, as
  * Debezium's carry none: a schema is told apart by its fields.
  */
-final class TableSchema {
-    final Relation relation;
-    final String topic;
-    final List<ValueConverters.Column> columns;
+public final class TableSchema {
+    public final Relation relation;
+    public final String topic;
+    public final List<ValueConverters.Column> columns;
     /** Indexes (into columns) of the replica identity columns; empty: no key. */
-    final int[] keyColumns;
-    final Schema keySchema;
-    final Schema rowSchema;
-    final Schema envelopeSchema;
+    public final int[] keyColumns;
+    public final Schema keySchema;
+    public final Schema rowSchema;
+    public final Schema envelopeSchema;
 
     /**
      * @param keyNames the key's column names; null: the columns the Relation flags as replica
      *                 identity (for REPLICA IDENTITY FULL that is every column, so the caller gives
      *                 the primary key's instead)
      */
-    TableSchema(Relation relation, String topicPrefix, ValueConverters converters, Set<String> keyNames) {
+    public TableSchema(Relation relation, String topicPrefix, ValueConverters converters, Set<String> keyNames) {
         this(relation, topicPrefix, converters, keyNames, TableShape.NONE);
     }
 
@@ -41,7 +40,7 @@ final class TableSchema {
      *              parameters; a message.key.columns key arrives as {@code keyNames}, its columns
      *              outside the replica identity optional)
      */
-    TableSchema(Relation relation, String topicPrefix, ValueConverters converters, Set<String> keyNames,
+    public TableSchema(Relation relation, String topicPrefix, ValueConverters converters, Set<String> keyNames,
                 TableShape shape) {
         this(relation, topicPrefix + "." + relation.namespace() + "." + relation.name(), converters, keyNames, shape, true);
     }
@@ -50,7 +49,7 @@ final class TableSchema {
      * @param topic the table's topic (topic.naming.strategy's): also the start of the schemas' names
      * @param named marks this constructor apart from the one that builds the topic
      */
-    TableSchema(Relation relation, String topic, ValueConverters converters, Set<String> keyNames,
+    public TableSchema(Relation relation, String topic, ValueConverters converters, Set<String> keyNames,
                 TableShape shape, boolean named) {
         this.relation = relation;
         this.topic = topic;
@@ -97,7 +96,7 @@ final class TableSchema {
     }
 
     /** Same columns (names, types, typmods, key flags) as {@code other}: no new schema version needed. */
-    boolean sameColumns(Relation other) {
+    public boolean sameColumns(Relation other) {
         return relation.columns().equals(other.columns()) && relation.namespace().equals(other.namespace())
                 && relation.name().equals(other.name());
     }

@@ -1,10 +1,9 @@
-package io.pgrepl.kafka.connect;
-
-import io.pgrepl.kafka.connect.offsets.Position;
-import io.pgrepl.kafka.connect.offsets.SignalOffsets;
+package io.pgrepl.kafka.connect.signals;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 
+import io.pgrepl.kafka.connect.offsets.Position;
+import io.pgrepl.kafka.connect.offsets.SignalOffsets;
 import java.util.List;
 import java.util.Map;
 import org.apache.kafka.connect.source.SourceRecord;

@@ -1,7 +1,9 @@
-package io.pgrepl.kafka.connect;
+package io.pgrepl.kafka.connect.records;
 
 import io.pgrepl.client.QueryResult;
 import io.pgrepl.client.Row;
+import io.pgrepl.kafka.connect.PgreplConnectorConfig;
+import io.pgrepl.kafka.connect.ReplicationSetup;
 import java.util.HashSet;
 import java.util.Set;
 
@@ -19,9 +21,9 @@ import java.util.Set;
  * change's own transaction is (CREATE TABLE and its first rows in one transaction), though it may
  * have come after the Relation in it: no catalog row tells which.
  */
-final class PrimaryKeys {
+public final class PrimaryKeys {
     /** Looks up a table's primary key as it stood for a transaction. */
-    interface Lookup {
+    public interface Lookup {
         /**
          * @param relOid the table
          * @param xid    the transaction of the change (32-bit, unsigned), or 0 when unknown
@@ -35,12 +37,12 @@ final class PrimaryKeys {
 
     private final PgreplConnectorConfig config;
 
-    PrimaryKeys(PgreplConnectorConfig config) {
+    public PrimaryKeys(PgreplConnectorConfig config) {
         this.config = config;
     }
 
     /** The names of table {@code relOid}'s primary key columns; empty when it has none, or it is newer than transaction {@code xid}. */
-    Set<String> of(int relOid, long xid) {
+    public Set<String> of(int relOid, long xid) {
         String id = Integer.toUnsignedString(relOid);
         QueryResult r = ReplicationSetup.queryOnce(config, "SELECT a.attname, i.xmin::text FROM pg_catalog.pg_index i"
                 + " JOIN pg_catalog.pg_attribute a ON a.attrelid = i.indrelid AND a.attnum = ANY (i.indkey)"
@@ -54,7 +56,7 @@ final class PrimaryKeys {
     }
 
     /** Whether xid {@code a} is newer than {@code b}, modulo 2^32 as PostgreSQL compares them (TransactionIdFollows). */
-    static boolean later(long a, long b) {
+    public static boolean later(long a, long b) {
         if (a < FIRST_NORMAL_XID) return false;
         return (int) (a - b) > 0;
     }

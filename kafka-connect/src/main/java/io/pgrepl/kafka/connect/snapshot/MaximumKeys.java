@@ -1,10 +1,12 @@
-package io.pgrepl.kafka.connect;
+package io.pgrepl.kafka.connect.snapshot;
 
 import io.pgrepl.client.ConnectionConfig;
 import io.pgrepl.client.PgConnection;
 import io.pgrepl.client.Row;
 import io.pgrepl.client.replication.Identifiers;
 import io.pgrepl.codec.pgoutput.RelationInfo;
+import io.pgrepl.kafka.connect.PgreplConnectorConfig;
+import io.pgrepl.kafka.connect.ReplicationSetup;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
@@ -18,8 +20,8 @@ import org.slf4j.LoggerFactory;
  * texts joined by commas, as Debezium joins a composite key; {@code <null>} when it cannot be read
  * (an empty table, or the query failed: a notification is not worth failing the task for).
  */
-final class MaximumKeys {
-    static final String NONE = "<null>";
+public final class MaximumKeys {
+    public static final String NONE = "<null>";
     private static final Logger log = LoggerFactory.getLogger(MaximumKeys.class);
 
     private final PgreplConnectorConfig config;
@@ -28,14 +30,14 @@ final class MaximumKeys {
     private final Map<Integer, String> byRelation = new HashMap<>();
 
     /** {@code keyColumns}: the columns the table's records are keyed by, the key a notification names. */
-    MaximumKeys(PgreplConnectorConfig config, NotifiedKeys keys, java.util.function.Function<RelationInfo, int[]> keyColumns) {
+    public MaximumKeys(PgreplConnectorConfig config, NotifiedKeys keys, java.util.function.Function<RelationInfo, int[]> keyColumns) {
         this.config = config;
         this.keys = keys;
         this.keyColumns = keyColumns;
     }
 
     /** The table's maximum key, looked up the first time this relation asks. Builder thread. */
-    String of(RelationInfo rel) {
+    public String of(RelationInfo rel) {
         return byRelation.computeIfAbsent(rel.oid(), o -> lookUp(rel));
     }
 

@@ -1,6 +1,4 @@
-package io.pgrepl.kafka.connect;
-
-import io.pgrepl.kafka.connect.offsets.SignalOffsets;
+package io.pgrepl.kafka.connect.snapshot;
 
 import io.pgrepl.client.PgConnection;
 import io.pgrepl.client.reactive.FlowOptions;
@@ -20,6 +18,8 @@ import io.pgrepl.codec.pgoutput.TupleView;
 import io.pgrepl.codec.pgoutput.record.Insert;
 import io.pgrepl.codec.pgoutput.record.PgOutputRecord;
 import io.pgrepl.codec.pgoutput.record.PgOutputRecords;
+import io.pgrepl.kafka.connect.offsets.SignalOffsets;
+import io.pgrepl.kafka.connect.signals.KafkaSignals;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.atomic.AtomicLong;
@@ -34,21 +34,21 @@ import java.util.function.Consumer;
  * after it. One engine lives as long as the task; each (re)connection gets a publisher and an
  * assembler of its own.
  */
-final class IncrementalStream {
+public final class IncrementalStream {
     /** What the stream hands the task's builder thread. */
-    sealed interface Item permits Tx, Reads {}
+    public sealed interface Item permits Tx, Reads {}
 
     /** A transaction (or standalone message) and the state as of its commit. */
-    record Tx(TxEvent event, String state) implements Item {}
+    public record Tx(TxEvent event, String state) implements Item {}
 
     /** One read row: the table and a copy of the row. */
-    record Read(RelationInfo relation, Insert row) {}
+    public record Read(RelationInfo relation, Insert row) {}
 
     /**
      * A chunk's reads at {@code position} (its high watermark; none for a progress without reads),
      * the table's progress after it, and the state once it is emitted.
      */
-    record Reads(List<Read> rows, long position, TableProgress progress, String state) implements Item {}
+    public record Reads(List<Read> rows, long position, TableProgress progress, String state) implements Item {}
 
     private final IncrementalSnapshots engine;
     private final Forwarder forwarder = new Forwarder();
@@ -58,12 +58,12 @@ final class IncrementalStream {
      */
     private final AtomicLong nextSignal = new AtomicLong(-1);
 
-    IncrementalStream(IncrementalOptions options) {
+    public IncrementalStream(IncrementalOptions options) {
         this.engine = IncrementalSnapshots.create(options, forwarder);
     }
 
     /** The kafka signal channel's position, read and moved on the event loop (stored with the state). */
-    AtomicLong nextSignal() {
+    public AtomicLong nextSignal() {
         return nextSignal;
     }
 
@@ -73,12 +73,12 @@ final class IncrementalStream {
     }
 
     /** {@return the engine: execute, stop, pause and resume snapshots} */
-    IncrementalSnapshots engine() {
+    public IncrementalSnapshots engine() {
         return engine;
     }
 
     /** A publisher for one connection; the engine moves to it when it starts. */
-    ReplicationPublisher<Item> publisher(PgConnection connection, LogicalReplicationOptions options, FlowOptions flow) {
+    public ReplicationPublisher<Item> publisher(PgConnection connection, LogicalReplicationOptions options, FlowOptions flow) {
         return new ReplicationPublisher<Item>(connection, options, flow, (sink, ack) -> {
             forwarder.attach(sink, new TransactionAssembler(flow.assembler(), ack, ev -> sink.accept(new Tx(ev, state()))));
             return engine;
@@ -91,7 +91,7 @@ final class IncrementalStream {
     }
 
     /** Closes the engine's chunk connections and the last assembler (after the stream stopped). */
-    void close() {
+    public void close() {
         engine.close();
         forwarder.attach(null, null);
     }

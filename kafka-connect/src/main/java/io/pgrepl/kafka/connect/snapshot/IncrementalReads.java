@@ -1,10 +1,10 @@
-package io.pgrepl.kafka.connect;
-
-import io.pgrepl.kafka.connect.offsets.Position;
-import io.pgrepl.kafka.connect.offsets.SignalOffsets;
+package io.pgrepl.kafka.connect.snapshot;
 
 import io.pgrepl.client.snapshot.incremental.TableProgress;
 import io.pgrepl.codec.pgoutput.RelationInfo;
+import io.pgrepl.kafka.connect.offsets.Position;
+import io.pgrepl.kafka.connect.offsets.SignalOffsets;
+import io.pgrepl.kafka.connect.records.ChangeRecords;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -17,7 +17,7 @@ import org.apache.kafka.connect.source.SourceRecord;
  * which carries the state after it. So whichever of them Connect last committed, a restart resumes
  * the stream after that position and re-reads at most the chunk that was not wholly in Kafka.
  */
-final class IncrementalReads {
+public final class IncrementalReads {
     /** The engine's state when no snapshot runs: nothing to store. */
     private static final String EMPTY = "pgrepl-inc 1";
 
@@ -26,7 +26,7 @@ final class IncrementalReads {
     private final NotifiedKeys keys;
     private String state;
 
-    IncrementalReads(ChangeRecords records, SnapshotNotifications notifications, NotifiedKeys keys, String resumed) {
+    public IncrementalReads(ChangeRecords records, SnapshotNotifications notifications, NotifiedKeys keys, String resumed) {
         this.records = records;
         this.notifications = notifications;
         this.keys = keys;
@@ -34,18 +34,18 @@ final class IncrementalReads {
     }
 
     /** The state as of the last item built (null: none to store). */
-    String state() {
+    public String state() {
         return state;
     }
 
     /** A transaction's item: its records' offsets carry {@code itemState}. */
-    void transaction(String itemState) {
+    public void transaction(String itemState) {
         state = stored(itemState);
         records.incrementalState(state);
     }
 
     /** A chunk's reads and notifications, handed over after everything up to {@code at}. */
-    List<SourceRecord> chunk(IncrementalStream.Reads item, Position at) {
+    public List<SourceRecord> chunk(IncrementalStream.Reads item, Position at) {
         List<SourceRecord> out = new ArrayList<>(item.rows().size() + 2);
         Map<String, Object> before = Position.incrementalRead(at, state);
         for (IncrementalStream.Read r : item.rows()) records.incrementalRead(r.relation(), r.row(), item.position(), before, out::add);
@@ -65,7 +65,7 @@ final class IncrementalReads {
     }
 
     /** A read's key as Debezium prints one in notifications: column texts, as the records show them, joined by commas. */
-    String keyText(IncrementalStream.Read r, NotifiedKeys keys) {
+    public String keyText(IncrementalStream.Read r, NotifiedKeys keys) {
         RelationInfo rel = r.relation();
         int[] columns = keyColumns(records, rel);
         StringBuilder b = new StringBuilder();
@@ -78,7 +78,7 @@ final class IncrementalReads {
     }
 
     /** The columns the table's records are keyed by; the relation's replica identity flags before its first record. */
-    static int[] keyColumns(ChangeRecords records, RelationInfo rel) {
+    public static int[] keyColumns(ChangeRecords records, RelationInfo rel) {
         int[] k = records.keyColumns(rel.oid());
         if (k != null) return k;
         k = new int[rel.keyColumnCount()];

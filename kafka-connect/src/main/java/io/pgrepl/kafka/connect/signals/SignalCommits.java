@@ -1,9 +1,8 @@
-package io.pgrepl.kafka.connect;
+package io.pgrepl.kafka.connect.signals;
 
-import io.pgrepl.kafka.connect.offsets.Position;
 import io.pgrepl.kafka.connect.offsets.AckTracker;
+import io.pgrepl.kafka.connect.offsets.Position;
 import io.pgrepl.kafka.connect.offsets.SignalOffsets;
-
 import java.util.ArrayDeque;
 import java.util.List;
 import java.util.Map;
@@ -25,7 +24,7 @@ import org.apache.kafka.connect.source.SourceRecord;
  * ({@link AckTracker#offsetsCommitted}), what was wholly acknowledged at one offset commit is
  * committed to the group at the next. Task thread and producer callbacks: synchronized.
  */
-final class SignalCommits {
+public final class SignalCommits {
     /** {position, records not yet acknowledged} in hand-over order. */
     private final ArrayDeque<long[]> runs = new ArrayDeque<>();
     /** The position of the last run wholly acknowledged, in order (-1: none). */
@@ -33,7 +32,7 @@ final class SignalCommits {
     private long candidate = -1;
 
     /** {@code records} were handed to Connect, in this order. */
-    synchronized void handedOver(List<SourceRecord> records) {
+    public synchronized void handedOver(List<SourceRecord> records) {
         for (SourceRecord r : records) {
             long next = position(r.sourceOffset());
             long[] last = runs.peekLast();
@@ -43,7 +42,7 @@ final class SignalCommits {
     }
 
     /** Kafka acknowledged {@code record} (or a transform dropped it). */
-    synchronized void acknowledged(SourceRecord record) {
+    public synchronized void acknowledged(SourceRecord record) {
         long next = position(record.sourceOffset());
         for (long[] run : runs) {
             if (run[0] == next && run[1] > 0) {
@@ -59,7 +58,7 @@ final class SignalCommits {
      * position to commit the group to now (-1: none), the one wholly acknowledged at the previous
      * commit, and remembers the one wholly acknowledged now for the next.
      */
-    synchronized long offsetsCommitted() {
+    public synchronized long offsetsCommitted() {
         long commit = candidate;
         candidate = acknowledged;
         return commit;

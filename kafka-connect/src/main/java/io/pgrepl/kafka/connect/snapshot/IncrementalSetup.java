@@ -1,8 +1,11 @@
-package io.pgrepl.kafka.connect;
+package io.pgrepl.kafka.connect.snapshot;
 
-import io.pgrepl.client.replication.Identifiers;
 import io.pgrepl.client.PgConnection;
 import io.pgrepl.client.Row;
+import io.pgrepl.client.replication.Identifiers;
+import io.pgrepl.kafka.connect.PgreplConnectorConfig;
+import io.pgrepl.kafka.connect.ReplicationSetup;
+import io.pgrepl.kafka.connect.TableFilter;
 import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;
@@ -10,13 +13,13 @@ import java.util.Set;
 import org.apache.kafka.connect.errors.ConnectException;
 
 /** What a starting task checks and reads for incremental snapshots (on its replication connection). */
-final class IncrementalSetup {
+public final class IncrementalSetup {
     private static final Set<String> SIGNAL_COLUMNS = Set.of("id", "type", "data");
 
     private IncrementalSetup() {}
 
     /** {@code schema.table} split and unquoted; without a schema, {@code public}. */
-    static String[] split(String table) {
+    public static String[] split(String table) {
         int dot = table.indexOf('.');
         String schema = dot < 0 ? "public" : table.substring(0, dot);
         String name = dot < 0 ? table : table.substring(dot + 1);
@@ -31,7 +34,7 @@ final class IncrementalSetup {
      * Fails clearly unless signal.data.collection exists with Debezium's columns and is in the
      * publication: a signal table the stream does not carry would ignore every signal silently.
      */
-    static void checkSignalTable(PgConnection c, PgreplConnectorConfig config) {
+    public static void checkSignalTable(PgConnection c, PgreplConnectorConfig config) {
         String table = IncrementalSettings.signalTable(config);
         if (table == null) return;
         String[] st = split(table);
@@ -71,7 +74,7 @@ final class IncrementalSetup {
      * The tables an incremental initial load reads: those of the publication that the table filter
      * lets through, without the signal table; {@code schema.table}, quoted where needed.
      */
-    static List<String> initialTables(PgConnection c, PgreplConnectorConfig config) {
+    public static List<String> initialTables(PgConnection c, PgreplConnectorConfig config) {
         TableFilter f = config.tableFilter();
         String signal = IncrementalSettings.signalTable(config);
         String[] s = signal == null ? null : split(signal);

@@ -1,4 +1,4 @@
-package io.pgrepl.kafka.connect;
+package io.pgrepl.kafka.connect.records;
 
 import io.pgrepl.client.ConnectionConfig;
 import io.pgrepl.client.PgConnection;
@@ -8,6 +8,9 @@ import io.pgrepl.codec.pgoutput.ColumnInfo;
 import io.pgrepl.codec.pgoutput.ColumnKind;
 import io.pgrepl.codec.pgoutput.record.ColumnValue;
 import io.pgrepl.codec.pgoutput.record.Tuple;
+import io.pgrepl.kafka.connect.Handover;
+import io.pgrepl.kafka.connect.PgreplConnectorConfig;
+import io.pgrepl.kafka.connect.ReplicationSetup;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Arrays;
@@ -36,10 +39,10 @@ import org.slf4j.LoggerFactory;
  * are correct without (they are what Debezium sends without its post-processor), and a database
  * that is gone for good fails the stream anyway.
  */
-final class Reselect implements AutoCloseable {
+public final class Reselect implements AutoCloseable {
     private static final Logger log = LoggerFactory.getLogger(Reselect.class);
     /** Longest wait for a connection or a query (also the server's statement_timeout for it). */
-    static final Duration TIMEOUT = Duration.ofSeconds(10);
+    public static final Duration TIMEOUT = Duration.ofSeconds(10);
 
     private final PgreplConnectorConfig config;
     /** Task thread, but closed by stop() too. */
@@ -49,7 +52,7 @@ final class Reselect implements AutoCloseable {
     private boolean retryWait;
     private volatile boolean closed;
 
-    Reselect(PgreplConnectorConfig config) {
+    public Reselect(PgreplConnectorConfig config) {
         this.config = config;
     }
 
@@ -58,7 +61,7 @@ final class Reselect implements AutoCloseable {
      * text of its key (as pgoutput sent it, which is what a literal of the column reads back as)
      * and which columns lack a value. Built on the builder thread, completed on the task thread.
      */
-    static final class Row extends CheckedStruct {
+    public static final class Row extends CheckedStruct {
         final TableSchema table;
         final List<String> key;
         final int[] missing;
@@ -77,7 +80,7 @@ final class Reselect implements AutoCloseable {
      * The struct for a row of {@code tuple}: a {@link Row} when it has unchanged TOAST values that
      * {@code fallback} (the old tuple) does not hold and its table has a key, else a plain one.
      */
-    static Struct row(TableSchema table, Tuple tuple, Tuple fallback) {
+    public static Struct row(TableSchema table, Tuple tuple, Tuple fallback) {
         int n = Math.min(tuple.size(), table.columns.size());
         int[] missing = null;
         int count = 0;
@@ -100,7 +103,7 @@ final class Reselect implements AutoCloseable {
     }
 
     /** Fills what it can in {@code records}' rows, in place; records are neither added, removed nor moved. */
-    void fill(List<SourceRecord> records) {
+    public void fill(List<SourceRecord> records) {
         if (records == null) return;
         Map<TableSchema, List<Row>> byTable = new LinkedHashMap<>(); // TableSchema has identity equality
         for (SourceRecord r : records) {

@@ -1,4 +1,4 @@
-package io.pgrepl.kafka.connect;
+package io.pgrepl.kafka.connect.records;
 
 import org.apache.kafka.connect.data.Schema;
 import org.apache.kafka.connect.data.Struct;
@@ -11,8 +11,8 @@ import org.apache.kafka.connect.data.Struct;
  * samples, so it is skipped here. A field left unset that the schema requires is still refused
  * where the record is converted (the converters check for required nulls as they write).
  */
-class CheckedStruct extends Struct {
-    CheckedStruct(Schema schema) {
+public class CheckedStruct extends Struct {
+    public CheckedStruct(Schema schema) {
         super(schema);
     }
 

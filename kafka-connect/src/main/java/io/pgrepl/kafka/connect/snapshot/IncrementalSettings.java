@@ -1,36 +1,37 @@
-package io.pgrepl.kafka.connect;
+package io.pgrepl.kafka.connect.snapshot;
 
 import io.pgrepl.client.snapshot.incremental.IncrementalOptions;
+import io.pgrepl.kafka.connect.PgreplConnectorConfig;
 import java.util.List;
 import java.util.Locale;
-import org.apache.kafka.common.config.ConfigDef;
 import org.apache.kafka.common.config.ConfigDef.Importance;
 import org.apache.kafka.common.config.ConfigDef.Type;
+import org.apache.kafka.common.config.ConfigDef;
 
 /**
  * Incremental snapshots, signals and notifications: Debezium's keys where Debezium has one, so a
  * Debezium configuration and its signalling tooling move over unchanged.
  */
-final class IncrementalSettings {
-    static final String CHUNK_SIZE = "incremental.snapshot.chunk.size";
-    static final String INITIAL_METHOD = "snapshot.initial.method";
+public final class IncrementalSettings {
+    public static final String CHUNK_SIZE = "incremental.snapshot.chunk.size";
+    public static final String INITIAL_METHOD = "snapshot.initial.method";
     /** pgrepl's own: Debezium 3.6.1 reads an incremental snapshot's chunks one after another. */
-    static final String WORKERS_PER_TABLE = "incremental.snapshot.workers.per.table";
-    static final String PARALLEL_TABLES = "incremental.snapshot.parallel.tables";
-    static final String SIGNAL_CHANNELS = "signal.enabled.channels";
-    static final String SIGNAL_DATA_COLLECTION = "signal.data.collection";
-    static final String SIGNAL_KAFKA_TOPIC = "signal.kafka.topic";
-    static final String SIGNAL_KAFKA_SERVERS = "signal.kafka.bootstrap.servers";
-    static final String SIGNAL_KAFKA_GROUP = "signal.kafka.groupId";
-    static final String NOTIFICATION_CHANNELS = "notification.enabled.channels";
-    static final String NOTIFICATION_TOPIC = "notification.sink.topic.name";
+    public static final String WORKERS_PER_TABLE = "incremental.snapshot.workers.per.table";
+    public static final String PARALLEL_TABLES = "incremental.snapshot.parallel.tables";
+    public static final String SIGNAL_CHANNELS = "signal.enabled.channels";
+    public static final String SIGNAL_DATA_COLLECTION = "signal.data.collection";
+    public static final String SIGNAL_KAFKA_TOPIC = "signal.kafka.topic";
+    public static final String SIGNAL_KAFKA_SERVERS = "signal.kafka.bootstrap.servers";
+    public static final String SIGNAL_KAFKA_GROUP = "signal.kafka.groupId";
+    public static final String NOTIFICATION_CHANNELS = "notification.enabled.channels";
+    public static final String NOTIFICATION_TOPIC = "notification.sink.topic.name";
 
     /** How the initial load of snapshot.mode initial / when_needed is taken. */
-    enum InitialMethod { COPY, INCREMENTAL }
+    public enum InitialMethod { COPY, INCREMENTAL }
 
     private IncrementalSettings() {}
 
-    static ConfigDef define(ConfigDef d) {
+    public static ConfigDef define(ConfigDef d) {
         return d
                 .define(CHUNK_SIZE, Type.INT, IncrementalOptions.DEFAULT_CHUNK_SIZE, ConfigDef.Range.between(1, 1_000_000),
                         Importance.MEDIUM, "Rows per chunk of an incremental snapshot (Debezium's default, 1024). Larger"
@@ -63,11 +64,11 @@ final class IncrementalSettings {
                 .define(NOTIFICATION_TOPIC, Type.STRING, "", Importance.LOW, "Topic of the sink notification channel.");
     }
 
-    static int chunkSize(PgreplConnectorConfig c) {
+    public static int chunkSize(PgreplConnectorConfig c) {
         return c.getInt(CHUNK_SIZE);
     }
 
-    static InitialMethod initialMethod(PgreplConnectorConfig c) {
+    public static InitialMethod initialMethod(PgreplConnectorConfig c) {
         return InitialMethod.valueOf(c.getString(INITIAL_METHOD).trim().toUpperCase(Locale.ROOT));
     }
 
@@ -77,29 +78,29 @@ final class IncrementalSettings {
     }
 
     /** The signal table when the source channel is on, else null. */
-    static String signalTable(PgreplConnectorConfig c) {
+    public static String signalTable(PgreplConnectorConfig c) {
         String t = c.getString(SIGNAL_DATA_COLLECTION).trim();
         return t.isEmpty() || !listed(c, SIGNAL_CHANNELS, "source") ? null : t;
     }
 
-    static boolean kafkaChannel(PgreplConnectorConfig c) {
+    public static boolean kafkaChannel(PgreplConnectorConfig c) {
         return listed(c, SIGNAL_CHANNELS, "kafka");
     }
 
-    static String kafkaTopic(PgreplConnectorConfig c) {
+    public static String kafkaTopic(PgreplConnectorConfig c) {
         return c.getString(SIGNAL_KAFKA_TOPIC).trim();
     }
 
-    static String kafkaServers(PgreplConnectorConfig c) {
+    public static String kafkaServers(PgreplConnectorConfig c) {
         return c.getString(SIGNAL_KAFKA_SERVERS).trim();
     }
 
-    static String kafkaGroup(PgreplConnectorConfig c) {
+    public static String kafkaGroup(PgreplConnectorConfig c) {
         return c.getString(SIGNAL_KAFKA_GROUP).trim();
     }
 
     /** The notification topic when the sink channel is on, else null. */
-    static String notificationTopic(PgreplConnectorConfig c) {
+    public static String notificationTopic(PgreplConnectorConfig c) {
         String t = c.getString(NOTIFICATION_TOPIC).trim();
         return listed(c, NOTIFICATION_CHANNELS, "sink") && !t.isEmpty() ? t : null;
     }
@@ -108,12 +109,12 @@ final class IncrementalSettings {
      * True when the stream runs under the incremental snapshot engine: a signal can reach it, or the
      * initial load is incremental. Otherwise the stream is exactly what it was without this feature.
      */
-    static boolean enabled(PgreplConnectorConfig c) {
+    public static boolean enabled(PgreplConnectorConfig c) {
         return signalTable(c) != null || kafkaChannel(c) || initialMethod(c) == InitialMethod.INCREMENTAL;
     }
 
     /** The engine's options for this connector, resuming from {@code resumeState} (or null). */
-    static IncrementalOptions options(PgreplConnectorConfig c, String resumeState) {
+    public static IncrementalOptions options(PgreplConnectorConfig c, String resumeState) {
         IncrementalOptions o = IncrementalOptions.of(c.dataConnectionConfig()).withChunkSize(chunkSize(c))
                 .withSignalTable(signalTable(c)).withWorkersPerTable(c.getInt(WORKERS_PER_TABLE))
                 .withParallelTables(c.getInt(PARALLEL_TABLES));

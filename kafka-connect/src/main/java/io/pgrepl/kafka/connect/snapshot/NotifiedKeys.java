@@ -1,4 +1,4 @@
-package io.pgrepl.kafka.connect;
+package io.pgrepl.kafka.connect.snapshot;
 
 import io.pgrepl.codec.pgoutput.RelationInfo;
 import io.pgrepl.kafka.connect.settings.ColumnRules;
@@ -13,16 +13,16 @@ import java.util.function.UnaryOperator;
  * shows its masked value, an excluded one {@value MaximumKeys#NONE}. The notification topic is a
  * topic like the others; a key hidden in the records must not leave through it. Builder thread.
  */
-final class NotifiedKeys {
+public final class NotifiedKeys {
     private final ColumnRules rules;
     private final Map<Integer, TableShape> shapes = new HashMap<>();
 
-    NotifiedKeys(ColumnRules rules) {
+    public NotifiedKeys(ColumnRules rules) {
         this.rules = rules;
     }
 
     /** The text of key column {@code column} (an index into the relation's columns) as the records show it. */
-    String text(RelationInfo rel, int column, String value) {
+    public String text(RelationInfo rel, int column, String value) {
         if (value == null || rules.isEmpty()) return value;
         TableShape shape = shapes.computeIfAbsent(rel.oid(), o -> rules.table(rel.namespace(), rel.name(), rel.columns(), oid -> ""));
         if (!shape.included(column)) return MaximumKeys.NONE;

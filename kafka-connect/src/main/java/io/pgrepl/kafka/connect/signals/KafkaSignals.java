@@ -1,10 +1,11 @@
-package io.pgrepl.kafka.connect;
-
-import io.pgrepl.kafka.connect.offsets.SignalOffsets;
+package io.pgrepl.kafka.connect.signals;
 
 import io.pgrepl.client.snapshot.incremental.IncrementalSnapshots;
 import io.pgrepl.client.snapshot.incremental.MalformedSignalException;
 import io.pgrepl.client.snapshot.incremental.SnapshotSignals;
+import io.pgrepl.kafka.connect.PgreplConnectorConfig;
+import io.pgrepl.kafka.connect.offsets.SignalOffsets;
+import io.pgrepl.kafka.connect.snapshot.IncrementalSettings;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.HashMap;
@@ -36,7 +37,7 @@ import org.slf4j.LoggerFactory;
  * SignalCommits}, from the task's offset commits): committed as soon as read, a task that died
  * before its records were flushed would start past the signal and never act on it.
  */
-final class KafkaSignals implements AutoCloseable {
+public final class KafkaSignals implements AutoCloseable {
     private static final Logger log = LoggerFactory.getLogger(KafkaSignals.class);
 
     private final KafkaConsumer<byte[], byte[]> consumer;
@@ -68,7 +69,7 @@ final class KafkaSignals implements AutoCloseable {
      * Starts the channel at {@code stored} (the next offset the source offsets record, or -1), moving
      * {@code next} as the engine applies what it reads.
      */
-    static KafkaSignals start(PgreplConnectorConfig config, IncrementalSnapshots engine, AtomicLong next, long stored) {
+    public static KafkaSignals start(PgreplConnectorConfig config, IncrementalSnapshots engine, AtomicLong next, long stored) {
         String topic = IncrementalSettings.kafkaTopic(config);
         String servers = IncrementalSettings.kafkaServers(config);
         if (topic.isEmpty() || servers.isEmpty()) {
@@ -148,7 +149,7 @@ final class KafkaSignals implements AutoCloseable {
      * The committed source offsets hold the channel's position {@code next} (or a later one): the
      * group may be committed up to it. Any thread; the consumer commits on its own within a poll.
      */
-    void offsetsCommitted(long next) {
+    public void offsetsCommitted(long next) {
         if (next > commitWanted) commitWanted = next;
     }
 

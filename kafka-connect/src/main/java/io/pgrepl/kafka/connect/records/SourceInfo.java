@@ -1,4 +1,4 @@
-package io.pgrepl.kafka.connect;
+package io.pgrepl.kafka.connect.records;
 
 import org.apache.kafka.connect.data.Field;
 import org.apache.kafka.connect.data.Schema;
@@ -6,14 +6,14 @@ import org.apache.kafka.connect.data.SchemaBuilder;
 import org.apache.kafka.connect.data.Struct;
 
 /** The {@code source} block of Debezium's PostgreSQL envelope (same name and fields). */
-final class SourceInfo {
-    static final String CONNECTOR = "postgresql";
-    static final String VERSION = versionOf();
+public final class SourceInfo {
+    public static final String CONNECTOR = "postgresql";
+    public static final String VERSION = versionOf();
 
     /** Debezium's values of {@code source.snapshot} (pgrepl sends false, true and last). */
-    static final String SNAPSHOT_VALUES = "true,first,first_in_data_collection,last_in_data_collection,last,false,incremental";
+    public static final String SNAPSHOT_VALUES = "true,first,first_in_data_collection,last_in_data_collection,last,false,incremental";
 
-    static final Schema SCHEMA = SchemaBuilder.struct().name("io.debezium.connector.postgresql.Source").version(1)
+    public static final Schema SCHEMA = SchemaBuilder.struct().name("io.debezium.connector.postgresql.Source").version(1)
             .field("version", Schema.STRING_SCHEMA)
             .field("connector", Schema.STRING_SCHEMA)
             .field("name", Schema.STRING_SCHEMA)
@@ -38,21 +38,21 @@ final class SourceInfo {
     private static final Field CONNECTOR_F = SCHEMA.field("connector");
     private static final Field NAME_F = SCHEMA.field("name");
     private static final Field TS_MS_F = SCHEMA.field("ts_ms");
-    static final Field SNAPSHOT_F = SCHEMA.field("snapshot");
+    public static final Field SNAPSHOT_F = SCHEMA.field("snapshot");
     private static final Field DB_F = SCHEMA.field("db");
     private static final Field SEQUENCE_F = SCHEMA.field("sequence");
     private static final Field TS_US_F = SCHEMA.field("ts_us");
     private static final Field TS_NS_F = SCHEMA.field("ts_ns");
     private static final Field SCHEMA_F = SCHEMA.field("schema");
     private static final Field TABLE_F = SCHEMA.field("table");
-    static final Field TX_ID_F = SCHEMA.field("txId");
+    public static final Field TX_ID_F = SCHEMA.field("txId");
     private static final Field LSN_F = SCHEMA.field("lsn");
     private static final Field XMIN_F = SCHEMA.field("xmin");
-    static final Field ORIGIN_F = SCHEMA.field("origin");
-    static final Field ORIGIN_LSN_F = SCHEMA.field("origin_lsn");
+    public static final Field ORIGIN_F = SCHEMA.field("origin");
+    public static final Field ORIGIN_LSN_F = SCHEMA.field("origin_lsn");
 
     /** Debezium's optional transaction block; pgrepl leaves it null (no transaction metadata topic). */
-    static final Schema TRANSACTION_SCHEMA = SchemaBuilder.struct().name("event.block").version(1).optional()
+    public static final Schema TRANSACTION_SCHEMA = SchemaBuilder.struct().name("event.block").version(1).optional()
             .field("id", Schema.STRING_SCHEMA)
             .field("total_order", Schema.INT64_SCHEMA)
             .field("data_collection_order", Schema.INT64_SCHEMA)
@@ -66,7 +66,7 @@ final class SourceInfo {
      * @param lsn           the position of this change (the commit LSN of its transaction; pgoutput
      *                      carries no per-row LSN)
      */
-    static Struct of(String serverName, String db, String schema, String table, long commitMicros, long xid,
+    public static Struct of(String serverName, String db, String schema, String table, long commitMicros, long xid,
                      long lsn, long lastCommitLsn, String snapshot) {
         long tsMs = Math.floorDiv(commitMicros, 1000);
         // Fields by reference, not by name: the lookup by name was a tenth of Struct.put's time.
@@ -89,7 +89,7 @@ final class SourceInfo {
     }
 
     /** {@code source} with another {@code snapshot} value (a fresh struct: the original may be shared by other records). */
-    static Struct withSnapshot(Struct source, String snapshot) {
+    public static Struct withSnapshot(Struct source, String snapshot) {
         Struct copy = new CheckedStruct(SCHEMA);
         for (Field f : SCHEMA.fields()) copy.put(f, source.get(f));
         return copy.put(SNAPSHOT_F, snapshot);

@@ -1,4 +1,4 @@
-package io.pgrepl.kafka.connect;
+package io.pgrepl.kafka.connect.snapshot;
 
 import io.pgrepl.client.PgConnection;
 import io.pgrepl.client.blocking.BlockingChanges;
@@ -11,6 +11,9 @@ import io.pgrepl.client.snapshot.SnapshotPublisher;
 import io.pgrepl.client.snapshot.SnapshotResult;
 import io.pgrepl.client.stream.LogicalReplicationOptions;
 import io.pgrepl.codec.pgoutput.record.Insert;
+import io.pgrepl.kafka.connect.PgreplConnectorConfig;
+import io.pgrepl.kafka.connect.StartPlan;
+import io.pgrepl.kafka.connect.records.ChangeRecords;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Iterator;
@@ -41,12 +44,12 @@ import org.apache.kafka.connect.source.SourceRecord;
  * ({@code pgrepl-records-SLOT}, as streamed changes are), so building overlaps Connect's conversion
  * and send() on the task thread; at most {@link #BUILT_AHEAD} chunks of max.batch.size records wait.
  */
-final class SnapshotReads implements AutoCloseable {
+public final class SnapshotReads implements AutoCloseable {
     private static final int PREFETCH = 64;
     /** Rows the publisher queues before it pauses the COPY sockets. */
     private static final FlowOptions FLOW = FlowOptions.defaults().withWatermarks(512, 128);
     /** Chunks built ahead of poll(). */
-    static final int BUILT_AHEAD = 4;
+    public static final int BUILT_AHEAD = 4;
     /** How long the builder waits for a row before it hands over a partial chunk. */
     private static final Duration IDLE_WAIT = Duration.ofMillis(100);
 
@@ -85,7 +88,7 @@ final class SnapshotReads implements AutoCloseable {
      * temporary for initial_only), or beside the existing slot under a fresh snapshot. Every read
      * carries {@link #streamFrom()} as its LSN and in its offset.
      */
-    static SnapshotReads start(PgConnection replication, PgreplConnectorConfig config, LogicalReplicationOptions stream,
+    public static SnapshotReads start(PgConnection replication, PgreplConnectorConfig config, LogicalReplicationOptions stream,
                                StartPlan plan, ChangeRecords records) {
         boolean temporary = plan.action() == StartPlan.Action.SNAPSHOT_TEMPORARY;
         boolean existing = plan.action() == StartPlan.Action.SNAPSHOT_EXISTING_SLOT
@@ -105,7 +108,7 @@ final class SnapshotReads implements AutoCloseable {
      * Where streaming starts after the copy (and the LSN every read carries): the existing slot's
      * position the plan named, else the new slot's consistent point (once the copy completed).
      */
-    long streamFrom() {
+    public long streamFrom() {
         return streamFrom != 0 ? streamFrom : result().consistentPoint();
     }
 
@@ -114,7 +117,7 @@ final class SnapshotReads implements AutoCloseable {
      * up to {@code wait} for the first. Returns true once the copy is complete and its last read
      * was added. A failed copy throws (the snapshot API has then dropped the slot it created).
      */
-    boolean drain(List<SourceRecord> out, int max, Duration wait) throws InterruptedException {
+    public boolean drain(List<SourceRecord> out, int max, Duration wait) throws InterruptedException {
         if (done) return true;
         long deadline = System.nanoTime() + wait.toNanos();
         while (true) {
@@ -219,7 +222,7 @@ final class SnapshotReads implements AutoCloseable {
     }
 
     /** The finished snapshot (only once {@link #drain} returned true, or on the builder thread at completion). */
-    SnapshotResult result() {
+    public SnapshotResult result() {
         return publisher.snapshot().toCompletableFuture().join();
     }
 
@@ -231,7 +234,7 @@ final class SnapshotReads implements AutoCloseable {
     }
 
     /** Asks the copy to stop without waiting for it (stop(): Connect allows seconds). */
-    void closeNow() {
+    public void closeNow() {
         closed = true;
         builder.interrupt();
     }
