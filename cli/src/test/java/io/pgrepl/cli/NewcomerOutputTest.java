@@ -38,7 +38,9 @@ class NewcomerOutputTest {
 
     @Test
     void aTableWithoutAKeyPointsToSurrogateKeyWhichStreamTakes() throws Exception {
+        // A unique index is not a key to the stream (no replica identity), but it makes code a surrogate key.
         server.sql("postgres", "CREATE TABLE \"No Key\" (code varchar(8) NOT NULL, amount numeric(8,2), at timestamp(3));"
+                + " CREATE UNIQUE INDEX ON \"No Key\" (code);"
                 + " INSERT INTO \"No Key\" VALUES ('b', 1.50, '2025-01-02 03:04:05.678'), ('a', NULL, NULL), ('c', 3.00, NULL);"
                 + " CREATE PUBLICATION nk_pub FOR TABLE \"No Key\" WITH (publish = 'insert')");
         server.sql("postgres", "SELECT pg_create_logical_replication_slot('nk', 'pgoutput')");

@@ -54,6 +54,7 @@ final class SurrogateKeys {
         Set<Integer> notNullAttnums = new HashSet<>();
         for (Row r : notNull.rows()) notNullAttnums.add(Integer.parseInt(r.get(0)));
         String qualified = Identifiers.quoteIdentifier(schema) + "." + Identifiers.quoteIdentifier(name);
+        String spelled = new io.pgrepl.client.replication.QualifiedName(schema, name).toString();
         boolean unique = false;
         for (Row r : indexes.rows()) {
             int keyCount = Integer.parseInt(r.get(0));
@@ -65,7 +66,7 @@ final class SurrogateKeys {
             if (covered) unique = true;
         }
         if (!unique) {
-            throw new SnapshotException(SnapshotException.Kind.FAILED, "surrogate key " + quotedList(columns) + " of table " + table
+            throw new SnapshotException(SnapshotException.Kind.FAILED, "surrogate key " + quotedList(columns) + " of table " + spelled
                     + " is not known to be unique: no valid unique index without a WHERE clause or expressions has only its"
                     + " columns as its key, and two rows sharing a value at a chunk boundary would lose the second. Create one"
                     + " (CREATE UNIQUE INDEX CONCURRENTLY ON " + qualified + " ("
@@ -80,7 +81,7 @@ final class SurrogateKeys {
         }
         if (!nullable.isEmpty()) {
             throw new SnapshotException(SnapshotException.Kind.FAILED, "surrogate key column"
-                    + (nullable.size() == 1 ? " " : "s ") + quotedList(nullable) + " of table " + table + " allow"
+                    + (nullable.size() == 1 ? " " : "s ") + quotedList(nullable) + " of table " + spelled + " allow"
                     + (nullable.size() == 1 ? "s" : "") + " NULL, and a row whose key is NULL is never read: make "
                     + (nullable.size() == 1 ? "it" : "them") + " NOT NULL ("
                     + nullable.stream().map(c -> "ALTER TABLE " + qualified + " ALTER COLUMN " + Identifiers.quoteIdentifier(c)
