@@ -47,7 +47,8 @@ import org.apache.flink.streaming.api.functions.sink.v2.DiscardingSink;
  * CPU: the command's process CPU; for Flink, this JVM's process CPU over the run (the local cluster
  * runs here), so Flink's own runtime counts. Variants alternate their order each round.
  *
- * <pre>java -cp benchmarks/flink/target/classes:$(cat benchmarks/flink/target/classpath.txt) io.pgrepl.benchmarks.flink.FlinkThroughput
+ * <pre>mvn -pl benchmarks/flink dependency:build-classpath -Dmdep.outputFile=target/classpath.txt
+ * java -cp benchmarks/flink/target/classes:$(cat benchmarks/flink/target/classpath.txt) io.pgrepl.benchmarks.flink.FlinkThroughput
  *     [--rows 1000000] [--changes 1000000] [--chunk 8192] [--version 18] [--rounds 1] [--cli ./pgrepl] [--out FILE.tsv]
  *     [--only PREFIX]</pre>
  */
