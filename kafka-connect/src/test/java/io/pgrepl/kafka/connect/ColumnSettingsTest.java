@@ -218,16 +218,18 @@ class ColumnSettingsTest {
         assertTrue(major < 11 || all.stream().anyMatch(c -> c.topic().startsWith(p + "i.") && "t".equals(c.op())),
                 "skipped.operations=u skipped truncates"); // pgoutput sends truncates from 11 on
         // The key is message.key.columns' (the hashed email), and the schemas say what was done.
-        // From the copy connector: incremental reads give numeric(10,2) no declared precision (their relation has no typmods).
-        JsonNode schema = JSON.readTree(all.stream().filter(c -> c.value() != null && c.topic().equals(p + "c." + table)).findFirst()
-                .orElseThrow().rawValue()).get("schema");
-        String fields = schema.toString();
-        assertTrue(fields.contains("\"masked\":\"true\"") && fields.contains("\"truncateLength\":\"5\""), fields);
-        // column.propagate.source.type and datatype.propagate.source.type: numeric(10,2) and timestamp(3).
-        for (String param : List.of("\"__debezium.source.column.type\":\"NUMERIC\"", "\"__debezium.source.column.length\":\"10\"",
-                "\"__debezium.source.column.scale\":\"2\"", "\"__debezium.source.column.type\":\"TIMESTAMP\"",
-                "\"__debezium.source.column.name\":\"ts\"")) {
-            assertTrue(fields.contains(param), param + " in " + fields);
+        // Both connectors, so the incremental one's chunk reads too: a read's relation has the columns' typmods.
+        for (String path : List.of("c.", "i.")) {
+            JsonNode schema = JSON.readTree(all.stream().filter(c -> c.value() != null && c.topic().equals(p + path + table)
+                    && "r".equals(c.op())).findFirst().orElseThrow().rawValue()).get("schema");
+            String fields = schema.toString();
+            assertTrue(fields.contains("\"masked\":\"true\"") && fields.contains("\"truncateLength\":\"5\""), fields);
+            // column.propagate.source.type and datatype.propagate.source.type: numeric(10,2) and timestamp(3).
+            for (String param : List.of("\"__debezium.source.column.type\":\"NUMERIC\"", "\"__debezium.source.column.length\":\"10\"",
+                    "\"__debezium.source.column.scale\":\"2\"", "\"__debezium.source.column.type\":\"TIMESTAMP\"",
+                    "\"__debezium.source.column.name\":\"ts\"")) {
+                assertTrue(fields.contains(param), path + " read: " + param + " in " + fields);
+            }
         }
     }
 
