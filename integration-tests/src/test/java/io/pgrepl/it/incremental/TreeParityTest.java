@@ -149,6 +149,75 @@ class TreeParityTest {
                 List.of("tree_pub"), PARENT, Set.of("Inh Parent"), twinsOfInheritance(10));
     }
 
+    /**
+     * A child's changes are the child's: while the parent is read chunk by chunk, a writer
+     * updates, again and again, every row of a child that holds one key of every ten of the
+     * parent's; no parent row may be taken for one the stream changed (the stream names those
+     * changes by the child), so every parent row is read. The child waits its turn (one table at a
+     * time), so the parent's run is the only one tracking the stream meanwhile.
+     */
+    @Test
+    void childChangesLeaveTheParentsRowsOn18(@PgServerConfig(version = 18) PgServer s) throws Exception {
+        String kid = S + "\"Inh Kid\"";
+        s.sql("postgres", "DROP PUBLICATION IF EXISTS tree_pub, tree_pub2; " + TypedTable.setup(18)
+                + " CREATE TABLE " + PARENT + " (\"Id\" int PRIMARY KEY, \"Amount\" numeric(10,2), \"Code\" varchar(8));"
+                + " CREATE TABLE " + kid + " () INHERITS (" + PARENT + "); ALTER TABLE " + kid + " ADD PRIMARY KEY (\"Id\");"
+                + " INSERT INTO " + PARENT + " SELECT g, g / 100.0, 'p' || g FROM generate_series(1, 300) g;"
+                // One key of every ten: each chunk of the parent (ten rows) holds one key the writer changes in the child.
+                + " INSERT INTO " + kid + " SELECT g, g / 100.0, 'k' || g FROM generate_series(10, 300, 10) g;"
+                + " CREATE PUBLICATION tree_pub FOR TABLE " + PARENT);
+        Paths p = new Paths();
+        java.util.concurrent.atomic.AtomicBoolean writing = new java.util.concurrent.atomic.AtomicBoolean(true);
+        java.util.concurrent.atomic.AtomicInteger writes = new java.util.concurrent.atomic.AtomicInteger();
+        try (PgConnection repl = connect(s, ReplicationMode.DATABASE); PgConnection writer = connect(s, ReplicationMode.NONE)) {
+            LogicalReplicationOptions stream = LogicalReplicationOptions.builder("tree_slot").publications("tree_pub")
+                    .autoAcknowledge(true).statusInterval(Duration.ofMillis(200)).build();
+            SnapshotOptions options = SnapshotOptions.of(stream).withSlot(SnapshotOptions.of(stream).slot().withTemporary(true));
+            IncrementalSnapshots inc = IncrementalSnapshots.create(IncrementalOptions.of(config(s, ReplicationMode.NONE))
+                    .withWatermarks(WatermarkMode.READ_ONLY).withChunkSize(10).withParallelTables(1), p);
+            InitialSnapshot.Started st = await(InitialSnapshot.start(repl, InitialSnapshotMode.INITIAL, options, p, inc));
+            Thread w = new Thread(() -> {
+                while (writing.get()) {
+                    try {
+                        await(writer.query("UPDATE " + kid + " SET \"Amount\" = \"Amount\" + 1"));
+                        writes.incrementAndGet();
+                        Thread.sleep(10);
+                    } catch (Exception e) {
+                        return;
+                    }
+                }
+            });
+            w.start();
+            try {
+                // Each row read waits 3 ms: a chunk's read spans some of the writer's commits.
+                inc.execute(Map.of(PARENT, "(SELECT true FROM pg_catalog.pg_sleep(0.003))"));
+                try {
+                    waitUntil("the incremental snapshot of " + PARENT, Duration.ofSeconds(60), () -> {
+                        TableProgress t = p.progress.get(PARENT);
+                        if (t != null && t.status() == TableProgress.Status.FAILED) throw new AssertionError(t.error());
+                        return t != null && t.status() == TableProgress.Status.COMPLETED;
+                    });
+                } catch (AssertionError e) {
+                    throw new AssertionError(e.getMessage() + "; progress " + p.progress + ", " + writes + " updates", e);
+                }
+                writing.set(false);
+                w.join(10_000);
+                waitUntil("the child's snapshot", Duration.ofSeconds(60), () -> finished(p, inc));
+            } finally {
+                writing.set(false);
+                w.join(10_000);
+                await(st.stream().stop());
+                inc.close();
+            }
+        }
+        assertTrue(writes.get() > 10, "the child was written while the parent was read: " + writes.get() + " updates");
+        Set<String> missing = new TreeSet<>();
+        for (int id = 1; id <= 300; id++) if (!p.chunked.containsKey("Inh Parent/" + id)) missing.add("Inh Parent/" + id);
+        assertEquals(Set.of(), missing, "parent rows the chunks did not read");
+        assertEquals(300, p.chunked.keySet().stream().filter(k -> k.startsWith("Inh Parent/")).count(), "parent rows read");
+        assertEquals(TableProgress.Status.COMPLETED, p.progress.get(S + "\"Inh Kid\"").status(), "the child, read as a table of its own");
+    }
+
     private static String defs(int major) {
         return TypedTable.columns(major).stream().map(c -> c.quoted() + " " + c.type()).collect(Collectors.joining(", "));
     }
