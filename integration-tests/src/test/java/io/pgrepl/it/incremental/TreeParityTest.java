@@ -12,10 +12,12 @@ import io.pgrepl.client.ReplicationMode;
 import io.pgrepl.client.snapshot.InitialSnapshot;
 import io.pgrepl.client.snapshot.InitialSnapshotMode;
 import io.pgrepl.client.snapshot.SnapshotHandler;
+import io.pgrepl.client.snapshot.SnapshotException;
 import io.pgrepl.client.snapshot.SnapshotOptions;
 import io.pgrepl.client.snapshot.incremental.IncrementalOptions;
 import io.pgrepl.client.snapshot.incremental.IncrementalSnapshots;
 import io.pgrepl.client.snapshot.incremental.SnapshotReadHandler;
+import io.pgrepl.client.snapshot.incremental.TablePlanner;
 import io.pgrepl.client.snapshot.incremental.TableProgress;
 import io.pgrepl.client.snapshot.incremental.WatermarkMode;
 import io.pgrepl.client.stream.LogicalReplicationOptions;
@@ -122,6 +124,21 @@ class TreeParityTest {
         run(s, 18, partitioned(18) + " CREATE PUBLICATION tree_pub FOR TABLE " + ROOT + " WITH (publish_via_partition_root = true);"
                         + " CREATE PUBLICATION tree_pub2 FOR TABLE " + S + "\"Orders EU\"",
                 List.of("tree_pub", "tree_pub2"), ROOT, Set.of("Orders Root"), ROOT);
+    }
+
+    /** A leaf whose rows the stream names by its root cannot be snapshotted by itself: the planner names the root. */
+    @Test
+    void aLeafNamedByItsRootIsRefusedOn18(@PgServerConfig(version = 18) PgServer s) throws Exception {
+        s.sql("postgres", partitioned(18) + " CREATE PUBLICATION tree_pub FOR TABLE " + ROOT + " WITH (publish_via_partition_root = true);"
+                + " CREATE PUBLICATION tree_pub2 FOR TABLE " + S + "\"Orders EU\"");
+        try (PgConnection sql = connect(s, ReplicationMode.NONE)) {
+            // Listed by the second publication alone, it is the leaf's own.
+            assertEquals("Orders EU", await(TablePlanner.plan(sql, List.of("tree_pub2"), S + "\"Orders EU\"", null)).table());
+            SnapshotException e = org.junit.jupiter.api.Assertions.assertThrows(SnapshotException.class,
+                    () -> await(TablePlanner.plan(sql, List.of("tree_pub", "tree_pub2"), S + "\"Orders EU\"", null)));
+            assertEquals("table Sales.Q1.Orders EU is a partition whose rows the stream names by Sales.Q1.Orders Root (a publication"
+                    + " lists it with publish_via_partition_root = true): snapshot Sales.Q1.Orders Root", e.getMessage());
+        }
     }
 
     @Test
