@@ -279,9 +279,11 @@ final class Engine {
         }
         adopt(t, p.others());
         if (p.table() == null) {
-            // Published leaf by leaf: the stream names none of its rows by it; its leaves are read instead.
+            // Not published itself (a root published leaf by leaf, a parent whose children alone are
+            // listed): the stream names none of its rows by it; the relations it names are read instead.
             first.thenAccept(r -> r.connection().close());
-            log.info("slot {}: the stream names the rows of {} by its partitions; snapshotting them: {}", slot, t.name, p.others());
+            log.info("slot {}: the stream names the rows of {} by other relations of its tree; snapshotting those: {}", slot, t.name,
+                    p.others());
             end(t, TableProgress.Status.COMPLETED);
             schedule();
             return;
