@@ -2,6 +2,7 @@ package io.pgrepl.client.snapshot;
 
 import io.pgrepl.client.QueryResult;
 import io.pgrepl.client.Row;
+import io.pgrepl.client.internal.PublishedRelations;
 import io.pgrepl.codec.pgoutput.ColumnInfo;
 import io.pgrepl.codec.pgoutput.RelationInfo;
 import java.util.ArrayList;
@@ -15,7 +16,8 @@ import java.util.stream.Collectors;
 
 /**
  * What the publications cover, read inside the snapshot's transaction so it matches the rows:
- * {@code pg_publication_tables} (which already follows publish_via_partition_root, and on 15+
+ * {@code pg_publication_tables} (which already follows publish_via_partition_root, less the
+ * partitions the stream names by an ancestor another publication lists: {@link PublishedRelations}; on 15+
  * carries column lists and row filters; on 18 its column list honours publish_generated_columns),
  * then {@code pg_attribute} for the columns' types and replica identity key flags. Before 15 every
  * live, non-generated column is published, as pgoutput sends them. Pure functions of query results.
@@ -29,15 +31,15 @@ final class SnapshotCatalog {
                   + " FROM pg_catalog.pg_partition_tree(c.oid) t) ELSE pg_catalog.pg_relation_size(c.oid) END"
                 : "pg_catalog.pg_relation_size(c.oid)";
         String lists = major >= 15 ? "pt.attnames::text[], pt.rowfilter" : "NULL::text[], NULL::text";
-        return "SELECT c.oid, n.nspname, c.relname, c.relkind, c.relreplident, " + lists + ", " + size
+        // A partition another publication lists an ancestor of through the root is read with that ancestor.
+        return "WITH " + PublishedRelations.cte(publications.stream().map(SnapshotCatalog::literal).collect(Collectors.joining(", ")), major)
+                + " SELECT c.oid, n.nspname, c.relname, c.relkind, c.relreplident, " + lists + ", " + size
                 + ", " + rowsEstimateSql(size) + ", current_setting('block_size')::bigint,"
                 + " EXISTS (SELECT 1 FROM pg_catalog.pg_index i WHERE i.indrelid = c.oid AND CASE c.relreplident"
                 + " WHEN 'd' THEN i.indisprimary WHEN 'i' THEN i.indisreplident ELSE false END)"
-                + " FROM pg_catalog.pg_publication_tables pt"
-                + " JOIN pg_catalog.pg_namespace n ON n.nspname = pt.schemaname"
-                + " JOIN pg_catalog.pg_class c ON c.relnamespace = n.oid AND c.relname = pt.tablename"
-                + " WHERE pt.pubname IN (" + publications.stream().map(SnapshotCatalog::literal).collect(Collectors.joining(", "))
-                + ")";
+                + " FROM pub pt JOIN pg_catalog.pg_class c ON c.oid = pt.relid"
+                + " JOIN pg_catalog.pg_namespace n ON n.oid = c.relnamespace"
+                + " WHERE " + PublishedRelations.namedByItself(major);
     }
 
     /**

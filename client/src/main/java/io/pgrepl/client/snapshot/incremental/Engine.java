@@ -277,6 +277,17 @@ final class Engine {
             fail(t, e);
             return;
         }
+        adopt(t, p.others());
+        if (p.table() == null) {
+            // Not published itself (a root published leaf by leaf, a parent whose children alone are
+            // listed): the stream names none of its rows by it; the relations it names are read instead.
+            first.thenAccept(r -> r.connection().close());
+            log.info("slot {}: the stream names the rows of {} by other relations of its tree; snapshotting those: {}", slot, t.name,
+                    p.others());
+            end(t, TableProgress.Status.COMPLETED);
+            schedule();
+            return;
+        }
         int[] oids = p.oids();
         t.planned(p.table(), oids[0], oids);
         if (t.resumed != null) {
@@ -295,6 +306,23 @@ final class Engine {
         // the tracking started, and before any chunk's snapshot.
         first.thenCompose(r -> LingeringCommits.ask(r.connection()))
                 .whenComplete((lingering, e2) -> loop.execute(() -> tracked(t, first, lingering, e2)));
+    }
+
+    /**
+     * The other relations of {@code t}'s tree the stream names rows by (see {@link PublishedTree}),
+     * each a table of its own with {@code t}'s condition and surrogate key, unless already asked for.
+     */
+    private void adopt(TableRun t, List<String> others) {
+        boolean added = false;
+        for (String name : others) {
+            if (tables.containsKey(name)) continue;
+            tables.put(name, new TableRun(name, t.condition, t.surrogateKey, null));
+            added = true;
+        }
+        if (added) {
+            log.info("slot {}: incremental snapshot of {} takes the relations of its tree the stream names rows by: {}", slot, t.name, others);
+            updateState();
+        }
     }
 
     private void tracked(TableRun t, CompletionStage<ChunkReader> first, long[] lingering, Throwable e) {

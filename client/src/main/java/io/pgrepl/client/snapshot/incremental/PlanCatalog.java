@@ -2,6 +2,7 @@ package io.pgrepl.client.snapshot.incremental;
 
 import io.pgrepl.client.QueryResult;
 import io.pgrepl.client.Row;
+import io.pgrepl.client.internal.PublishedRelations;
 import io.pgrepl.client.replication.Identifiers;
 import io.pgrepl.client.replication.QualifiedName;
 import io.pgrepl.client.snapshot.SnapshotException;
@@ -23,13 +24,18 @@ import java.util.stream.Collectors;
 final class PlanCatalog {
     private PlanCatalog() {}
 
-    /** The table and, per publication of ours that lists it, the column names and row filter. */
+    /**
+     * The table and, per publication of ours that lists it, the column names and row filter; last,
+     * the ancestor whose name the stream gives its rows when another publication lists one through
+     * the root (then the table itself is not read: see {@link PublishedRelations}).
+     */
     static String tableSql(String qualifiedTable, List<String> publications, int major) {
         String lists = major >= 15 ? "pt.attnames::text[], pt.rowfilter" : "NULL::text[], NULL::text";
-        return "SELECT c.oid, n.nspname, c.relname, c.relkind, c.relreplident, pt.pubname, " + lists
+        return "WITH " + PublishedRelations.cte(PublishedRelations.literals(publications), major)
+                + " SELECT c.oid, n.nspname, c.relname, c.relkind, c.relreplident, pt.pubname, " + lists
+                + ", " + PublishedRelations.publishedAncestor(major)
                 + " FROM pg_catalog.pg_class c JOIN pg_catalog.pg_namespace n ON n.oid = c.relnamespace"
-                + " LEFT JOIN pg_catalog.pg_publication_tables pt ON pt.schemaname = n.nspname AND pt.tablename = c.relname"
-                + " AND pt.pubname IN (" + publications.stream().map(Identifiers::quoteLiteral).collect(Collectors.joining(", ")) + ")"
+                + " LEFT JOIN pub pt ON pt.relid = c.oid"
                 + " WHERE c.oid = pg_catalog.to_regclass(" + Identifiers.quoteLiteral(QualifiedName.parse(qualifiedTable).quoted()) + ")"
                 + " ORDER BY pt.pubname";
     }
@@ -73,6 +79,7 @@ final class PlanCatalog {
         boolean unfiltered = false;
         List<String> filters = new ArrayList<>();
         boolean published = false;
+        String ancestor = first.get(8);
         for (Row row : r.rows()) {
             if (row.isNull(5)) continue;
             published = true;
@@ -82,6 +89,11 @@ final class PlanCatalog {
             else filters.add(row.get(7));
         }
         String table = schema + "." + name;
+        if (ancestor != null) {
+            throw new SnapshotException(SnapshotException.Kind.FAILED, "table " + table + " is a partition whose rows the stream"
+                    + " names by " + ancestor + " (a publication lists it with publish_via_partition_root = true): snapshot "
+                    + ancestor, table, null);
+        }
         if (!published) {
             String hint = relkind == 'p'
                     ? " (a partitioned table is listed under its own name only with publish_via_partition_root = true;"
