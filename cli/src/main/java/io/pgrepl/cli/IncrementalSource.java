@@ -3,6 +3,7 @@ package io.pgrepl.cli;
 import io.pgrepl.client.ConnectionConfig;
 import io.pgrepl.client.PgConnection;
 import io.pgrepl.client.Row;
+import io.pgrepl.client.replication.QualifiedName;
 import io.pgrepl.client.snapshot.incremental.IncrementalOptions;
 import io.pgrepl.client.snapshot.incremental.IncrementalSnapshots;
 import io.pgrepl.client.snapshot.incremental.SnapshotReadHandler;
@@ -85,10 +86,18 @@ final class IncrementalSource extends TxSource implements SnapshotReadHandler {
     static List<String> publishedTables(PgConnection conn, List<String> publications) throws Exception {
         StringBuilder in = new StringBuilder();
         for (String p : publications) in.append(in.length() == 0 ? "" : ",").append(StreamCommand.literal(p));
+        // A partition whose ancestor a publication lists through the root is named by that ancestor in
+        // the stream (13+), so it is read with it, not by itself; the engine takes each table's tree.
+        String namedByItself = conn.serverMajor() < 13 ? "" : " WHERE NOT EXISTS (SELECT 1 FROM pg_catalog.pg_class c"
+                + " JOIN pg_catalog.pg_namespace n ON n.oid = c.relnamespace, pg_catalog.pg_partition_ancestors(c.oid) anc"
+                + " JOIN pg_catalog.pg_class ac ON ac.oid = anc.relid JOIN pg_catalog.pg_namespace an ON an.oid = ac.relnamespace"
+                + " JOIN pub ON pub.schemaname = an.nspname AND pub.tablename = ac.relname"
+                + " WHERE n.nspname = p.schemaname AND c.relname = p.tablename AND c.relispartition AND anc.relid <> c.oid)";
         List<String> tables = new ArrayList<>();
-        for (Row r : StreamCommand.await(conn.query("SELECT DISTINCT schemaname || '.' || tablename FROM pg_catalog.pg_publication_tables"
-                + " WHERE pubname IN (" + in + ") ORDER BY 1")).rows()) {
-            tables.add(r.get(0));
+        for (Row r : StreamCommand.await(conn.query("WITH pub AS (SELECT DISTINCT schemaname, tablename FROM pg_catalog.pg_publication_tables"
+                + " WHERE pubname IN (" + in + ")) SELECT p.schemaname, p.tablename FROM pub p" + namedByItself + " ORDER BY 1, 2")).rows()) {
+            // As PostgreSQL reads it back: a name that needs quotes keeps them.
+            tables.add(new QualifiedName(r.get(0), r.get(1)).toString());
         }
         if (tables.isEmpty()) throw new IllegalStateException("--snapshot=incremental: the publications have no tables");
         return tables;
