@@ -161,7 +161,11 @@ class StandbyOAuthGuardTest {
                 return false;
             }
         });
-        assertEquals("RUNNING", connect.connectorStatus("gk").tasks().get(0).state(), "nothing retained yet");
+        // The worker's status may list the task a moment after its slot went active.
+        waitUntil("the task's status RUNNING, nothing retained yet", () -> {
+            var tasks = connect.connectorStatus("gk").tasks();
+            return !tasks.isEmpty() && "RUNNING".equals(tasks.get(0).state());
+        });
         // WAL the publication does not cover: nothing reaches Kafka, no heartbeats confirm it, the slot holds it.
         primary.sql("postgres", "INSERT INTO gk_unpublished SELECT g, repeat('x', 200) FROM generate_series(1, 40000) g");
         waitUntil("the task to fail", () -> "FAILED".equals(connect.connectorStatus("gk").tasks().get(0).state()));
