@@ -44,9 +44,10 @@ import org.junit.jupiter.params.provider.MethodSource;
  *       of range"), and it stops there.
  *   <li>A table without a primary key (REPLICA IDENTITY FULL: {@code sc_p1}, {@code sc_p2}) has no record
  *       key: {@code record_key} refuses its first record, no table is created.
- *   <li>A new primary key or REPLICA IDENTITY FULL on {@code "Order Items"}: the record key changes (or,
- *       for a change older than the table's current primary key, is null), the sink's table keeps its
- *       key, and the task fails.
+ *   <li>A new primary key on {@code "Order Items"}: the sink's table keeps its key, and the task fails on
+ *       records keyed otherwise; the change made under REPLICA IDENTITY FULL one step before has no record
+ *       key when the connector reads it after the key was replaced (its primary key is read then), and
+ *       then fails the task first.
  *   <li>RENAME TABLE and SET SCHEMA: records go to another topic, so to another sink table holding only
  *       the rows written since (not checked here: the group fails before).
  *   <li>DROP TABLE: nothing; the sink's table and its rows stay ({@code Dot.ted}, {@code sc_gone}).
