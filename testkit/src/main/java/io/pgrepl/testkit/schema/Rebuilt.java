@@ -85,7 +85,9 @@ public final class Rebuilt {
      * An incremental snapshot's read: the row as the table had it, replacing the row with the same
      * key, else added. A read must come in the shape the table's last schema-change event announced
      * (as a streamed row does): one in another shape is a problem, since a copy following the
-     * events would then get a row its table has no columns for, or lose the values of new ones.
+     * events would then get a row its table has no columns for, or lose the values of new ones. The
+     * table must have had its first event: reads of a table the stream has delivered no row of yet
+     * come before its {@code FIRST_SEEN} (start the snapshot after one).
      *
      * @param oid    the table
      * @param shape  the read's columns, {@code name:typeOid} each, in order
