@@ -98,7 +98,7 @@ class SchemaChangeScriptTest {
     }
 
     /**
-     * The script while an incremental snapshot reads {@code sc_plain} (5000 rows more, written before the
+     * The script while an incremental snapshot reads {@code sc_plain} (8000 rows more, written before the
      * slot, so only the snapshot brings them), started after the first step and paced so that it reads
      * across the table's ALTER TABLEs (a column added, one dropped and added again as bigint, the key
      * widened by a rewrite): the Flow face's events equal the catalog's, every read comes in the shape
@@ -113,7 +113,7 @@ class SchemaChangeScriptTest {
             if (capture) await(DdlCapture.install(sql));
         }
         SchemaScriptRun run = SchemaScriptRun.setUp(s, "postgres");
-        s.sql("postgres", "INSERT INTO sc_plain SELECT g, 'bulk ' || g FROM generate_series(100, 5099) g");
+        s.sql("postgres", "INSERT INTO sc_plain SELECT g, 'bulk ' || g FROM generate_series(100, 8099) g");
         s.sql("postgres", "SELECT pg_drop_replication_slot(slot_name) FROM pg_replication_slots WHERE slot_name = 'sc_inc'");
         s.sql("postgres", "SELECT pg_create_logical_replication_slot('sc_inc', 'pgoutput')");
         Face face = new Face(capture);
@@ -213,7 +213,7 @@ class SchemaChangeScriptTest {
                 record(face, e, done);
             }
         }
-        assertTrue(readCount >= 5000, "the snapshot's reads: " + readCount);
+        assertTrue(readCount >= 8000, "the snapshot's reads: " + readCount);
         run.assertEvents("Flow face with an incremental snapshot", face.events, capture);
         run.assertRebuilt("Flow face with an incremental snapshot", face.rebuilt, capture);
     }
