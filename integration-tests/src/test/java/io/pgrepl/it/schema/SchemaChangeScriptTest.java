@@ -15,6 +15,9 @@ import io.pgrepl.client.reactive.ReactiveReplication;
 import io.pgrepl.client.reactive.ReplicationPublisher;
 import io.pgrepl.client.schema.DdlCapture;
 import io.pgrepl.client.schema.SchemaChange;
+import io.pgrepl.client.snapshot.incremental.IncrementalFlow;
+import io.pgrepl.client.snapshot.incremental.IncrementalOptions;
+import io.pgrepl.client.snapshot.incremental.WatermarkMode;
 import io.pgrepl.client.stream.LogicalReplicationOptions;
 import io.pgrepl.client.stream.LogicalReplicationStream;
 import io.pgrepl.client.stream.LogicalStreamHandler;
@@ -36,8 +39,10 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.Flow;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
 
 /**
  * {@link SchemaScript} (more than 20 DDL statements between rows) streamed through the handler, Flow
@@ -90,6 +95,127 @@ class SchemaChangeScriptTest {
                 await(DdlCapture.uninstall(sql));
             }
         }
+    }
+
+    /**
+     * The script while an incremental snapshot reads {@code sc_plain} (8000 rows more, written before the
+     * slot, so only the snapshot brings them), started after the first step and paced so that it reads
+     * across the table's ALTER TABLEs (a column added, one dropped and added again as bigint, the key
+     * widened by a rewrite): the Flow face's events equal the catalog's, every read comes in the shape
+     * the table's last schema-change event announced, and the tables rebuilt from reads, rows and
+     * events equal the source. 18 with DDL capture and message watermarks, 10 without, read-only ones.
+     */
+    @PgMatrixTest(newestAndOldest = true)
+    void whileAnIncrementalSnapshotRuns(PgServer s) throws Exception {
+        boolean capture = s.majorVersion() >= 14;
+        try (PgConnection sql = connect(s, ReplicationMode.NONE)) {
+            await(DdlCapture.uninstall(sql));
+            if (capture) await(DdlCapture.install(sql));
+        }
+        SchemaScriptRun run = SchemaScriptRun.setUp(s, "postgres");
+        s.sql("postgres", "INSERT INTO sc_plain SELECT g, 'bulk ' || g FROM generate_series(100, 8099) g");
+        s.sql("postgres", "SELECT pg_drop_replication_slot(slot_name) FROM pg_replication_slots WHERE slot_name = 'sc_inc'");
+        s.sql("postgres", "SELECT pg_create_logical_replication_slot('sc_inc', 'pgoutput')");
+        Face face = new Face(capture);
+        int done = run.oid(SchemaScript.DONE);
+        List<Throwable> errors = new CopyOnWriteArrayList<>();
+        List<ChangeEvent> events = new CopyOnWriteArrayList<>();
+        AtomicLong reads = new AtomicLong();
+        try (PgConnection repl = connect(s, ReplicationMode.DATABASE)) {
+            IncrementalOptions inc = IncrementalOptions
+                    .of(ConnectionConfig.builder().host(s.host()).port(s.port()).user(s.superuser().name())
+                            .password(s.superuser().password()).database("postgres").sslMode(SslMode.DISABLE).build())
+                    .withChunkSize(100);
+            if (!capture) inc = inc.withWatermarks(WatermarkMode.READ_ONLY);
+            IncrementalFlow flow = IncrementalFlow.changes(repl, options("sc_inc", capture), FlowOptions.defaults(), inc);
+            Flow.Subscription[] sub = new Flow.Subscription[1];
+            flow.publisher().subscribe(new Flow.Subscriber<>() {
+                public void onSubscribe(Flow.Subscription x) {
+                    sub[0] = x;
+                    x.request(Long.MAX_VALUE);
+                }
+
+                public void onNext(ChangeEvent e) {
+                    events.add(e);
+                    if (e.snapshotRead()) reads.incrementAndGet();
+                }
+
+                public void onError(Throwable t) {
+                    errors.add(t);
+                }
+
+                public void onComplete() {}
+            });
+            // Paced: the snapshot reads a little after the first step, then before each ALTER TABLE of
+            // sc_plain (steps 20 to 22) it runs until more rows came out and pauses (the chunk in flight
+            // completes), so chunks are read and emitted across those statements rather than all at once.
+            List<SchemaScript.Step> steps = SchemaScript.steps();
+            run.runSteps(i -> {
+                if (i == 0) flow.snapshots().execute("public.sc_plain");
+                else if (i + 1 < steps.size() && steps.get(i + 1).ddlOn().contains(SchemaScript.PLAIN)) flow.snapshots().resume();
+                else return;
+                long before = reads.get();
+                long until = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
+                while (reads.get() == before && errors.isEmpty() && System.nanoTime() < until) {
+                    try {
+                        Thread.sleep(5);
+                    } catch (InterruptedException e) {
+                        throw new IllegalStateException(e);
+                    }
+                }
+                flow.snapshots().pause();
+            });
+            flow.snapshots().resume();
+            long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(120);
+            while (errors.isEmpty() && System.nanoTime() < deadline) {
+                boolean sawDone = events.stream().anyMatch(e -> e.record() instanceof Commit)
+                        && events.stream().anyMatch(e -> e.record() instanceof Insert i && i.relationOid() == done);
+                if (sawDone && await(flow.snapshots().progress()).isEmpty()) break;
+                Thread.sleep(20);
+            }
+            assertEquals(List.of(), errors);
+            sub[0].cancel();
+            flow.snapshots().close();
+        } finally {
+            dropWhenInactive(s, "sc_inc");
+            try (PgConnection sql = connect(s, ReplicationMode.NONE)) {
+                await(DdlCapture.uninstall(sql));
+            }
+        }
+        long readCount = 0;
+        int plain = run.oid(SchemaScript.PLAIN);
+        // The pacing worked: the snapshot's reads came before sc_plain's first ALTER event and after its last.
+        int firstAlter = -1;
+        int lastAlter = -1;
+        for (int k = 0; k < events.size(); k++) {
+            SchemaChange c = events.get(k).schemaChange();
+            if (c != null && c.relationId() == plain && c.kind() == SchemaChange.Kind.ALTER) {
+                if (firstAlter < 0) firstAlter = k;
+                lastAlter = k;
+            }
+        }
+        assertTrue(firstAlter >= 0, "sc_plain's ALTER events");
+        assertTrue(events.subList(0, firstAlter).stream().anyMatch(ChangeEvent::snapshotRead), "reads before sc_plain's first ALTER");
+        assertTrue(events.subList(lastAlter, events.size()).stream().anyMatch(ChangeEvent::snapshotRead), "reads after its last");
+        for (ChangeEvent e : events) {
+            if (e.snapshotRead()) {
+                if (e.schemaChange() != null) face.schema(e.schemaChange());
+                readCount++;
+                Insert i = (Insert) e.record();
+                List<String> key = new ArrayList<>();
+                List<String> shape = new ArrayList<>();
+                for (var c : e.relation().columns()) {
+                    if (c.isKey()) key.add(c.name());
+                    shape.add(c.name() + ":" + Integer.toUnsignedString(c.typeOid()));
+                }
+                face.rebuilt.read(i.relationOid(), shape, Observe.values(i.newTuple(), e.relation(), false), key);
+            } else {
+                record(face, e, done);
+            }
+        }
+        assertTrue(readCount >= 8000, "the snapshot's reads: " + readCount);
+        run.assertEvents("Flow face with an incremental snapshot", face.events, capture);
+        run.assertRebuilt("Flow face with an incremental snapshot", face.rebuilt, capture);
     }
 
     /** What one face delivered: its schema-change events, and the tables its rows and events rebuild. */
@@ -277,6 +403,20 @@ class SchemaChangeScriptTest {
             }
         }
         return face;
+    }
+
+    /** Drops the slot once its walsender has gone (it lingers a moment after the stream's connection closed). */
+    static void dropWhenInactive(PgServer s, String slot) throws Exception {
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
+        while (true) {
+            try {
+                s.sql("postgres", "SELECT pg_drop_replication_slot(slot_name) FROM pg_replication_slots WHERE slot_name = '" + slot + "'");
+                return;
+            } catch (Exception e) {
+                if (System.nanoTime() > deadline || !String.valueOf(e.getMessage()).contains("55006")) throw e;
+                Thread.sleep(50);
+            }
+        }
     }
 
     private static LogicalReplicationOptions options(String slot, boolean capture) {

@@ -11,7 +11,6 @@ import io.pgrepl.kafka.connect.ConnectHarness.Change;
 import io.pgrepl.kafka.connect.offsets.DebeziumOffsets;
 import io.pgrepl.kafka.connect.offsets.Position;
 import io.pgrepl.testkit.PgServer;
-import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -54,10 +53,7 @@ class DebeziumTakeoverTest {
 
     @BeforeAll
     void start() {
-        Path plugins = Path.of("target", "debezium-plugins").toAbsolutePath();
-        assertTrue(plugins.resolve("debezium-connector-jdbc").toFile().isDirectory(), "the JDBC sink's plugin directory ("
-                + plugins + ") is unpacked by the build (generate-test-resources)");
-        connect = ConnectHarness.start("takeover", 1, Map.of("plugin.path", plugins.toString()));
+        connect = ConnectHarness.start("takeover", 1, JdbcSinkPlugin.workerProps());
         sink = PgServer.start(PgServer.builder().version(18).build());
     }
 
@@ -506,18 +502,8 @@ class DebeziumTakeoverTest {
     }
 
     private Map<String, String> jdbcSink(String p) {
-        Map<String, String> c = new HashMap<>();
-        c.put("connector.class", "io.debezium.connector.jdbc.JdbcSinkConnector");
-        c.put("tasks.max", "1");
+        Map<String, String> c = JdbcSinkPlugin.config(sink, "postgres");
         c.put("topics", p + ".public." + p + "_items," + p + ".public." + p + "_OrderLines");
-        c.put("connection.url", "jdbc:postgresql://127.0.0.1:" + sink.port() + "/postgres");
-        c.put("connection.username", sink.superuser().name());
-        c.put("connection.password", sink.superuser().password());
-        c.put("insert.mode", "upsert");
-        c.put("delete.enabled", "true");
-        c.put("primary.key.mode", "record_key");
-        c.put("schema.evolution", "basic");
-        c.put("quote.identifiers", "true");
         // Topic p.public.T to table T (in the sink's public schema).
         c.put("transforms", "route");
         c.put("transforms.route.type", "org.apache.kafka.connect.transforms.RegexRouter");

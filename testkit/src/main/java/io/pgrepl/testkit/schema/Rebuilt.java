@@ -1,6 +1,7 @@
 package io.pgrepl.testkit.schema;
 
 import java.util.ArrayList;
+import java.util.Collection;
 import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -81,6 +82,41 @@ public final class Rebuilt {
     }
 
     /**
+     * An incremental snapshot's read: the row as the table had it, replacing the row with the same
+     * key, else added. A read must come in the shape the table's last schema-change event announced
+     * (as a streamed row does): one in another shape is a problem, since a copy following the
+     * events would then get a row its table has no columns for, or lose the values of new ones. The
+     * table must have had its first event: reads of a table the stream has delivered no row of yet
+     * come before its {@code FIRST_SEEN} (start the snapshot after one).
+     *
+     * @param oid    the table
+     * @param shape  the read's columns, {@code name:typeOid} each, in order
+     * @param values every column's text (null for NULL)
+     * @param key    the names of the columns the read is keyed by
+     */
+    public void read(int oid, List<String> shape, Map<String, String> values, Collection<String> key) {
+        Table t = table(oid);
+        if (t == null) return;
+        List<String> announced = new ArrayList<>();
+        for (String c : t.columns) announced.add(c.substring(0, c.lastIndexOf(':', c.lastIndexOf(':') - 1)));
+        if (!announced.equals(shape)) {
+            String problem = t.name + ": a read in columns " + shape + " after the schema-change event that announced " + announced;
+            if (!problems.contains(problem)) problems.add(problem); // once, not once per row
+            return;
+        }
+        Map<String, String> row = normalized(t, new HashMap<>(values));
+        Map<String, String> match = new HashMap<>();
+        for (String k : key) match.put(k, row.get(k));
+        for (Map<String, String> r : t.rows) {
+            if (matches(r, match)) {
+                r.putAll(row);
+                return;
+            }
+        }
+        t.rows.add(row);
+    }
+
+    /**
      * An update.
      *
      * @param oid       the table
@@ -137,14 +173,7 @@ public final class Rebuilt {
         Map<String, String> m = normalized(t, new HashMap<>(match));
         Map<String, String> found = null;
         for (Map<String, String> row : t.rows) {
-            boolean same = true;
-            for (Map.Entry<String, String> e : m.entrySet()) {
-                if (!java.util.Objects.equals(row.get(e.getKey()), e.getValue())) {
-                    same = false;
-                    break;
-                }
-            }
-            if (same) {
+            if (matches(row, m)) {
                 if (found != null) {
                     problems.add(t.name + ": " + shorten(match) + " matches more than one row");
                     return null;
@@ -171,6 +200,13 @@ public final class Rebuilt {
         }
         if (found == null) problems.add(t.name + ": no row matches " + shorten(match) + " in " + shorten(t.rows));
         return found;
+    }
+
+    private static boolean matches(Map<String, String> row, Map<String, String> match) {
+        for (Map.Entry<String, String> e : match.entrySet()) {
+            if (!java.util.Objects.equals(row.get(e.getKey()), e.getValue())) return false;
+        }
+        return true;
     }
 
     /** Long (TOASTed) values cut in messages. */

@@ -53,12 +53,22 @@ public final class SchemaScriptRun {
 
     /** Runs every step, reading the catalog after each. */
     public void runSteps() throws Exception {
-        for (SchemaScript.Step step : steps) {
+        runSteps(i -> { });
+    }
+
+    /**
+     * Runs every step, reading the catalog after each, and calls {@code afterStep} with the step's
+     * index after it ran (to start something in the middle of the script).
+     */
+    public void runSteps(java.util.function.IntConsumer afterStep) throws Exception {
+        for (int i = 0; i < steps.size(); i++) {
+            SchemaScript.Step step = steps.get(i);
             server.sql(database, step.sql());
             try (PgConnection c = connect()) {
                 for (Map.Entry<String, String> e : step.creates().entrySet()) oids.put(e.getKey(), oidOf(c, e.getValue()));
                 shapes.add(CatalogShape.read(c, oids.values()));
             }
+            afterStep.accept(i);
         }
     }
 
