@@ -16,7 +16,7 @@ import org.apache.kafka.connect.source.SourceRecord;
  */
 final class IncrementalReads {
     /** The engine's state when no snapshot runs: nothing to store. */
-    private static final String EMPTY = "pgrepl-inc 1";
+    static final String EMPTY = "pgrepl-inc 1";
 
     private final ChangeRecords records;
     private final SnapshotNotifications notifications;
