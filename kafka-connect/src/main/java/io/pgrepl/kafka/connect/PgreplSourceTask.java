@@ -182,7 +182,8 @@ public final class PgreplSourceTask extends SourceTask {
         String topic = IncrementalSettings.notificationTopic(config);
         NotifiedKeys keys = new NotifiedKeys(config.columnRules());
         incrementalReads = new IncrementalReads(records, topic == null ? null : new SnapshotNotifications(topic,
-                config.topicPrefix(), partition, new MaximumKeys(config, keys, rel -> IncrementalReads.keyColumns(records, rel))::of), keys, resume);
+                config.topicPrefix(), partition, new MaximumKeys(config, keys, rel -> IncrementalReads.keyColumns(records, rel))::of), keys, resume,
+                config.slotName(), IncrementalSettings.failureHandling(config));
         if (resume != null) log.info("slot {}: resuming incremental snapshots from the stored offsets", config.slotName());
         if (IncrementalSettings.kafkaChannel(config) && kafkaSignals == null) {
             signalCommits = new SignalCommits();

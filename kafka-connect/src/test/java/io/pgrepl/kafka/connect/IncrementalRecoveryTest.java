@@ -20,7 +20,9 @@ import org.junit.jupiter.params.provider.MethodSource;
 /**
  * Incremental snapshots when something goes wrong, through a real Connect worker, Kafka and
  * PostgreSQL (18 and 10): a slot lost mid-snapshot and re-created under slot.lost.handling=snapshot
- * reads every table again from its start, not from the progress stored before the loss.
+ * reads every table again from its start, not from the progress stored before the loss; a table whose
+ * snapshot fails is never silent: a WARN naming it and the reason, the notification, and the task
+ * streaming on, or under incremental.snapshot.failure.handling.mode=fail a failed task naming both.
  */
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
 class IncrementalRecoveryTest {
@@ -86,6 +88,77 @@ class IncrementalRecoveryTest {
         assertEquals(1, IncrementalChecks.notifications(all, notes, "public." + p + "_big").stream()
                 .filter("TABLE_SCAN_COMPLETED"::equals).count(), "one complete scan of the big table");
         IncrementalChecks.assertRebuilt(pg, p + "_big", all, big);
+        connect.deleteConnector(p);
+    }
+
+    @ParameterizedTest(name = "PostgreSQL {0}")
+    @MethodSource("majors")
+    void aFailedTableIsNeverSilent(int major) throws Exception {
+        PgServer pg = server(major);
+        String p = "tfail" + major;
+        IncrementalSnapshotTest.createTables(pg, p, 200, 10);
+        EndToEndTest.sql(pg, "CREATE TABLE " + p + "_nokey (x int, label varchar(10)); INSERT INTO " + p + "_nokey VALUES (1, 'one')");
+        String notes = p + ".notifications";
+        String nokey = "public." + p + "_nokey";
+        Map<String, String> c = IncrementalSnapshotTest.config(pg, p, 50);
+        c.put("table.include.list", "public\\." + p + "_(big|small|end|nokey)");
+        java.io.PrintStream err = System.err;
+        java.io.ByteArrayOutputStream logged = new java.io.ByteArrayOutputStream();
+        System.setErr(new java.io.PrintStream(new java.io.OutputStream() { // the worker's log (slf4j-simple writes to System.err), kept too
+            @Override
+            public void write(int b) {
+                err.write(b);
+                synchronized (logged) {
+                    logged.write(b);
+                }
+            }
+
+            @Override
+            public void write(byte[] b, int off, int len) {
+                err.write(b, off, len);
+                synchronized (logged) {
+                    logged.write(b, off, len);
+                }
+            }
+        }, true));
+        try {
+            connect.configureConnector(p, c);
+            connect.assertions().assertConnectorAndExactlyNumTasksAreRunning(p, 1, "connector did not start");
+            EndToEndTest.awaitSlotActive(pg, p + "_slot");
+            EndToEndTest.sql(pg, "INSERT INTO " + p + "_signal VALUES ('f-1', 'execute-snapshot', '{\"data-collections\": [\""
+                    + nokey + "\", \"public." + p + "_small\"], \"type\": \"incremental\"}')");
+            List<Change> notified = ConnectHarness.readUntil(connect, "\\Q" + notes + "\\E", Map.of(),
+                    l -> IncrementalChecks.notifications(l, notes, null).contains("COMPLETED"), Duration.ofSeconds(90), 0);
+            var scan = IncrementalChecks.notificationData(notified, notes, nokey, "TABLE_SCAN_COMPLETED");
+            assertEquals(1, scan.size(), scan.toString());
+            assertEquals("SQL_EXCEPTION", scan.get(0).get("status").asText(), scan.toString());
+            assertTrue(scan.get(0).get("error").asText().contains("no primary key"), scan.toString());
+            // The task streams on: a later change arrives, and the task still runs.
+            EndToEndTest.sql(pg, "INSERT INTO " + p + "_end VALUES (1, 'end', 1)");
+            ConnectHarness.readUntil(connect, "\\Q" + p + ".public." + p + "_end\\E", Map.of(), l -> !l.isEmpty(), Duration.ofSeconds(60), 0);
+            assertEquals("RUNNING", connect.connectorStatus(p).tasks().get(0).state());
+            String log;
+            synchronized (logged) {
+                log = logged.toString(java.nio.charset.StandardCharsets.UTF_8);
+            }
+            String warned = log.lines()
+                    .filter(l -> l.contains(" WARN ") && l.contains(nokey) && l.contains("streaming goes on")).findFirst().orElse(null);
+            assertTrue(warned != null && warned.contains("no primary key"), "a WARN names the table and the reason");
+        } finally {
+            System.setErr(err);
+        }
+
+        // Told to fail: the task fails, not retried, naming the table and the reason.
+        c.put("incremental.snapshot.failure.handling.mode", "fail");
+        connect.configureConnector(p, c);
+        connect.assertions().assertConnectorAndExactlyNumTasksAreRunning(p, 1, "connector did not restart");
+        EndToEndTest.awaitSlotActive(pg, p + "_slot");
+        EndToEndTest.sql(pg, "INSERT INTO " + p + "_signal VALUES ('f-2', 'execute-snapshot', '{\"data-collections\": [\""
+                + nokey + "\"], \"type\": \"incremental\"}')");
+        connect.assertions().assertConnectorIsRunningAndTasksHaveFailed(p, 1, "the task did not fail");
+        String trace = connect.connectorStatus(p).tasks().get(0).trace();
+        assertTrue(trace.contains("incremental snapshot of " + nokey + " failed") && trace.contains("no primary key")
+                && trace.contains("incremental.snapshot.failure.handling.mode=fail"), trace);
         connect.deleteConnector(p);
     }
 
