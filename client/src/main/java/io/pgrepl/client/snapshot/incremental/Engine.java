@@ -290,7 +290,7 @@ final class Engine {
             planningFailed(t, e);
             return;
         }
-        String stale = t.resumed == null ? null : staleRanges(t.name, t.resumed, p.table());
+        String stale = t.resumed == null ? null : p.misfit(t.name, t.resumed);
         if (stale != null) {
             first.thenAccept(r -> r.connection().close());
             fail(t, stale);
@@ -314,24 +314,6 @@ final class Engine {
         // the tracking started, and before any chunk's snapshot.
         first.thenCompose(r -> LingeringCommits.ask(r.connection()))
                 .whenComplete((lingering, e2) -> loop.execute(() -> tracked(t, first, lingering, e2)));
-    }
-
-    /**
-     * Why resumed ranges do not fit the table's key as planned now (its key changed since they were
-     * saved: another primary key, replica identity index or surrogate key), or null when they fit.
-     */
-    private static String staleRanges(String table, List<ProgressState.Range> ranges, KeyedTable plan) {
-        int columns = plan.keyColumnIndexes().length;
-        for (ProgressState.Range r : ranges) {
-            for (List<String> key : java.util.Arrays.asList(r.after(), r.upTo(), r.lastKey())) {
-                if (key != null && key.size() != columns) {
-                    return "the saved progress of " + table + " holds keys of " + key.size() + " column(s), but the table"
-                            + " is now read by " + plan.keyColumns().stream().map(KeyedTable.Column::name).toList()
-                            + " (its key changed since): stop its snapshot and request it again to read it from the start";
-                }
-            }
-        }
-        return null;
     }
 
     private void tracked(TableRun t, CompletionStage<ChunkReader> first, long[] lingering, Throwable e) {
