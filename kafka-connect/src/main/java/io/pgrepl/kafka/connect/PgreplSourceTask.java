@@ -129,14 +129,14 @@ public final class PgreplSourceTask extends SourceTask {
             Handover h = handover;
             h.written(resume);
             records.resumeAfter(resume);
-            if (IncrementalSettings.enabled(config)) {
-                startIncremental(c, stored);
-                if (takeover != null) takeover.resumeIncremental(incremental.engine());
-            }
             ReplicationSetup.SlotInfo slot = ReplicationSetup.slot(c, config);
             if (slot != null) ReplicationSetup.requireLogicalPgoutput(slot, config);
             StartPlan plan = StartPlan.decide(config.snapshotMode(), config.slotLostHandling(), stored,
                     slot == null ? null : slot.positions(), config.slotName());
+            if (IncrementalSettings.enabled(config)) {
+                startIncremental(c, stored, plan);
+                if (takeover != null) takeover.resumeIncremental(incremental.engine());
+            }
             switch (plan.action()) {
                 case IDLE -> {
                     log.info("snapshot.mode=initial_only and the snapshot is complete: the task stays idle");
@@ -181,17 +181,29 @@ public final class PgreplSourceTask extends SourceTask {
         }
     }
 
-    /** The engine around the stream, resuming from the state in the stored offsets; the signal table checked. */
-    private void startIncremental(PgConnection c, Map<String, Object> stored) {
+    /**
+     * The engine around the stream, resuming from the state in the stored offsets; the signal table
+     * checked. When {@code plan} reads every table again (a lost slot under slot.lost.handling=snapshot
+     * or when_needed), the stored progress is dropped: it describes tables read before the changes the
+     * slot lost, and a table resumed mid-way would never read again the rows before its last key. The
+     * kafka signal channel's position is kept, so no signal is acted on twice.
+     */
+    private void startIncremental(PgConnection c, Map<String, Object> stored, StartPlan plan) {
         IncrementalSetup.checkSignalTable(c, config);
         String resume = Position.incrementalState(stored);
+        if (resume != null && plan.readsEveryTable() && !IncrementalReads.EMPTY.equals(SignalOffsets.engineState(resume))) {
+            log.warn("slot {}: {}; the incremental snapshot progress in the stored offsets is dropped: every table is read"
+                    + " again from its start", config.slotName(), plan.why());
+            resume = SignalOffsets.withoutProgress(resume, IncrementalReads.EMPTY);
+        }
         if (incremental == null) incremental = new IncrementalStream(IncrementalSettings.options(config, SignalOffsets.engineState(resume)));
         SlotGuardTask guard = slotGuard;
         if (guard != null) guard.snapshot(incremental.engine().guardControl()); // hold or abort reads before failing the task
         String topic = IncrementalSettings.notificationTopic(config);
         NotifiedKeys keys = new NotifiedKeys(config.columnRules());
         incrementalReads = new IncrementalReads(records, topic == null ? null : new SnapshotNotifications(topic,
-                config.topicPrefix(), partition, new MaximumKeys(config, keys, rel -> IncrementalReads.keyColumns(records, rel))::of), keys, resume);
+                config.topicPrefix(), partition, new MaximumKeys(config, keys, rel -> IncrementalReads.keyColumns(records, rel))::of), keys, resume,
+                config.slotName(), IncrementalSettings.failureHandling(config));
         if (resume != null) log.info("slot {}: resuming incremental snapshots from the stored offsets", config.slotName());
         if (IncrementalSettings.kafkaChannel(config) && kafkaSignals == null) {
             signalCommits = new SignalCommits();

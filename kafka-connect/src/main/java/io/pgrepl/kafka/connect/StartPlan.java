@@ -55,6 +55,12 @@ public record StartPlan(Action action, long streamFrom, String why) {
         SNAPSHOT_BESIDE_SLOT
     }
 
+    /** {@return whether every table is read again from its start (a copy, or an incremental initial load)} */
+    boolean readsEveryTable() {
+        return action == Action.SNAPSHOT_NEW_SLOT || action == Action.SNAPSHOT_EXISTING_SLOT || action == Action.SNAPSHOT_TEMPORARY
+                || action == Action.SNAPSHOT_BESIDE_SLOT;
+    }
+
     /** The slot as pg_replication_slots shows it; LSNs 0 where null. */
     public record Slot(boolean active, long confirmedFlush, long restartLsn) {}
 

@@ -107,12 +107,21 @@ final class StreamBuilder {
                     build(ev);
                 } catch (NoSuchElementException ended) {
                     reconnect(new ConnectException("the replication stream ended"));
+                } catch (IncrementalReads.TableFailed f) {
+                    throw f; // a table's snapshot, not the stream: no reconnect would change it
                 } catch (RuntimeException e) {
                     reconnect(e);
                 }
             }
         } catch (InterruptedException stopped) {
             // stop()
+        } catch (IncrementalReads.TableFailed f) {
+            // After the records built before it (the failed table's notification among them): they are in order.
+            try {
+                deliver(new Chunk(0, false, false, false, List.of(), null, f));
+            } catch (InterruptedException stopped) {
+                // stop()
+            }
         } catch (RuntimeException fatal) {
             if (!link.stopping()) builtAhead.clear(); // nothing after a failure is handed over anyway
             builtAhead.offer(new Chunk(0, false, false, false, List.of(), null, fatal));
@@ -130,6 +139,8 @@ final class StreamBuilder {
                 deliver(new Chunk(r.position(), false, false, false, rs.subList(i, Math.min(rs.size(), i + max)), null, null, true,
                         incrementalReads.state()));
             }
+            IncrementalReads.TableFailed f = incrementalReads.takeFailure();
+            if (f != null) throw f;
             return;
         } else if (item instanceof IncrementalStream.Tx tx) {
             incrementalReads.transaction(tx.state());

@@ -73,6 +73,16 @@ class SnapshotNotificationsTest {
     }
 
     @Test
+    void planningTriedAgainIsStartedWithoutProgressBeforeTheFirstChunk() {
+        n.accept(new TableProgress("public.a", Status.PLANNING, 0, 0, -1,
+                "planning attempt 1 of 8 failed, trying again in 200 ms: canceling statement due to lock timeout"), false, Map.of("x", 1), out::add);
+        report("public.a", Status.RUNNING, 0, 0, false); // planned: no chunk read yet
+        report("public.a", Status.RUNNING, 1, 10, false);
+        assertEquals(List.of("STARTED", "IN_PROGRESS"), types());
+        assertEquals("1", data(1).get("chunks"));
+    }
+
+    @Test
     void aStoppedTableIsAbortedNotCompleted() {
         report("public.a", Status.RUNNING, 1, 10, false);
         report("public.a", Status.STOPPED, 1, 10, true);

@@ -21,6 +21,16 @@ final class Engine {
     private static final Logger log = LoggerFactory.getLogger(IncrementalSnapshots.class);
     /** Consecutive transient failures of one worker's chunk before its table fails. */
     private static final int MAX_RETRIES = 3;
+    /** A chunk read again after a transient failure waits this long, doubled per failure in a row. */
+    private static final long CHUNK_RETRY_MS = 100;
+    /**
+     * Planning attempts of one table before a transient failure (a lock not granted within
+     * lock_timeout, a serialization failure, a lost connection) fails it; between them a pause of
+     * {@link #PLAN_RETRY_MS} doubled per failure, at most {@link #PLAN_RETRY_MAX_MS}: some 30 s in all.
+     */
+    static final int MAX_PLAN_ATTEMPTS = 8;
+    private static final long PLAN_RETRY_MS = 200;
+    private static final long PLAN_RETRY_MAX_MS = 10_000;
     /**
      * Chunks a worker reads ahead while the stream has not passed its previous chunk's high mark
      * yet: the read overlaps the marks' trip through the walsender and the emission of the rows.
@@ -81,6 +91,9 @@ final class Engine {
                     String name = canonical(t.name());
                     tables.putIfAbsent(name, new TableRun(name, t.condition(), t.surrogateKey(), t.ranges()));
                 }
+                // A resumed table meets the checks a requested one does: no watermarks, or a binary
+                // stream, fail it here as execute() refuses a new one (its key is checked once planned).
+                if (modeError != null) abortAll(modeError);
             }
         } else {
             // A new connection resends from the acknowledged position: marks of chunks in flight
@@ -274,7 +287,13 @@ final class Engine {
         }
         if (e != null) {
             first.thenAccept(r -> r.connection().close());
-            fail(t, e);
+            planningFailed(t, e);
+            return;
+        }
+        String stale = t.resumed == null ? null : p.misfit(t.name, t.resumed);
+        if (stale != null) {
+            first.thenAccept(r -> r.connection().close());
+            fail(t, stale);
             return;
         }
         adopt(t, p.others());
@@ -331,16 +350,57 @@ final class Engine {
             return;
         }
         if (e != null) {
-            fail(t, e);
+            planningFailed(t, e);
             return;
         }
         t.lingering(lingering);
+        t.error = null; // a failed attempt's reason, reported while it waited
         t.status = held(t) ? TableProgress.Status.PAUSED : TableProgress.Status.RUNNING;
         log.info("slot {}: incremental snapshot of {} started: {} key range(s), about {} rows, {} watermarks", slot, t.name,
                 t.cursors.size(), t.plan.estimatedRows(), mode);
         updateState();
         progress(t);
         schedule();
+    }
+
+    /**
+     * Planning {@code t} failed: a transient error is tried again on a new connection after a pause
+     * (the table stays PLANNING, its progress saying why it waits), up to {@link #MAX_PLAN_ATTEMPTS}
+     * attempts; any other error, or the last attempt's, fails the table at once with the reason.
+     */
+    private void planningFailed(TableRun t, Throwable e) {
+        int failures = t.planFailures + 1;
+        if (!Failures.isTransient(e)) {
+            fail(t, e);
+            return;
+        }
+        if (failures >= MAX_PLAN_ATTEMPTS) {
+            fail(t, "planning failed " + failures + " times in a row, the last time with: " + Failures.message(e));
+            return;
+        }
+        // Whatever the failed attempt set up goes: a new run plans the table afresh.
+        closeReaders(t);
+        if (t.oids != null) for (int oid : t.oids) window.unregister(oid, t);
+        TableRun fresh = new TableRun(t.name, t.condition, t.surrogateKey, t.resumed);
+        fresh.replannedFor = t.replannedFor;
+        fresh.chunks = t.chunks;
+        fresh.rows = t.rows;
+        fresh.paused = t.paused;
+        fresh.planFailures = failures;
+        fresh.planning = true; // until the pause is over
+        long wait = Failures.backoffMs(failures, PLAN_RETRY_MS, PLAN_RETRY_MAX_MS);
+        fresh.error = "planning attempt " + failures + " of " + MAX_PLAN_ATTEMPTS + " failed, trying again in " + wait + " ms: "
+                + Failures.message(e);
+        tables.put(t.name, fresh);
+        log.warn("slot {}: incremental snapshot of {}: {}", slot, t.name, fresh.error);
+        updateState();
+        progress(fresh);
+        // Through the current loop: a reconnect may have moved the engine to another by then.
+        loop.schedule(() -> loop.execute(() -> {
+            if (tables.get(fresh.name) != fresh || closed) return;
+            fresh.planning = false;
+            schedule();
+        }), wait, java.util.concurrent.TimeUnit.MILLISECONDS);
     }
 
     private void startChunk(TableRun t, TableRun.Cursor c) {
@@ -370,6 +430,8 @@ final class Engine {
                 log.warn("slot {}: chunk of {} failed ({}); reading it again on a new connection", slot, ch.table.name, Failures.message(e));
                 CompletionStage<ChunkReader> dead = ch.cursor.reader;
                 ch.cursor.reader = null;
+                ch.cursor.retryAt = System.nanoTime()
+                        + java.util.concurrent.TimeUnit.MILLISECONDS.toNanos(Failures.backoffMs(ch.cursor.failures, CHUNK_RETRY_MS, 1000));
                 if (dead != null) dead.thenAccept(r -> r.connection().close());
                 schedule();
             } else {
@@ -489,7 +551,11 @@ final class Engine {
     }
 
     private void fail(TableRun t, Throwable e) {
-        t.error = Failures.message(e);
+        fail(t, Failures.message(e));
+    }
+
+    private void fail(TableRun t, String error) {
+        t.error = error;
         log.error("slot {}: incremental snapshot of {} failed: {}", slot, t.name, t.error);
         end(t, TableProgress.Status.FAILED);
         updateState();

@@ -66,4 +66,26 @@ record PlannedTable(KeyedTable table, int[] oids, List<KeyRange> ranges, long[] 
             });
         });
     }
+
+    /**
+     * Why ranges resumed from a saved state do not fit the table's key as planned now (its key
+     * changed since they were saved: another primary key, replica identity index or surrogate key),
+     * or null when they fit.
+     *
+     * @param name   the table, as the engine names it
+     * @param ranges the resumed ranges
+     */
+    String misfit(String name, List<ProgressState.Range> ranges) {
+        int columns = table.keyColumnIndexes().length;
+        for (ProgressState.Range r : ranges) {
+            for (List<String> key : java.util.Arrays.asList(r.after(), r.upTo(), r.lastKey())) {
+                if (key != null && key.size() != columns) {
+                    return "the saved progress of " + name + " holds keys of " + key.size() + " column(s), but the table"
+                            + " is now read by " + table.keyColumns().stream().map(KeyedTable.Column::name).toList()
+                            + " (its key changed since): stop its snapshot and request it again to read it from the start";
+                }
+            }
+        }
+        return null;
+    }
 }

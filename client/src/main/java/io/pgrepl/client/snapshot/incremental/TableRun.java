@@ -69,7 +69,10 @@ final class TableRun {
     KeyedTable plan;
     /** The table's oid, then its partitions' (the stream names a leaf's changes by the leaf unless published via the root). */
     int[] oids;
+    /** Planning under way, or waiting to be tried again ({@link #planFailures}). */
     boolean planning;
+    /** Planning attempts that failed with a transient error so far (see {@link Failures#isTransient}). */
+    int planFailures;
     /** The published columns, as the reads' relation. */
     RelationInfo relation;
     /** All selected columns (published, then key-only ones), to decode the COPY. */

@@ -18,6 +18,12 @@ public final class SignalOffsets {
         return next < 0 ? engineState : engineState + LINE + next;
     }
 
+    /** {@code stored} with the engine's part replaced by {@code emptyState}: null when it records no signal position either. */
+    public static String withoutProgress(String stored, String emptyState) {
+        long next = next(stored);
+        return next < 0 ? null : with(emptyState, next);
+    }
+
     /** The engine's part of a stored state (null stays null). */
     public static String engineState(String stored) {
         if (stored == null) return null;

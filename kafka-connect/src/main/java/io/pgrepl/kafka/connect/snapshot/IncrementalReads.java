@@ -2,13 +2,17 @@ package io.pgrepl.kafka.connect.snapshot;
 
 import io.pgrepl.client.snapshot.incremental.TableProgress;
 import io.pgrepl.codec.pgoutput.RelationInfo;
+import io.pgrepl.kafka.connect.PgreplSourceTask;
 import io.pgrepl.kafka.connect.offsets.Position;
 import io.pgrepl.kafka.connect.offsets.SignalOffsets;
 import io.pgrepl.kafka.connect.records.ChangeRecords;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import org.apache.kafka.connect.errors.ConnectException;
 import org.apache.kafka.connect.source.SourceRecord;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * Builder thread: turns the incremental stream's items into what the builder hands over. A
@@ -19,18 +23,41 @@ import org.apache.kafka.connect.source.SourceRecord;
  */
 public final class IncrementalReads {
     /** The engine's state when no snapshot runs: nothing to store. */
-    private static final String EMPTY = "pgrepl-inc 1";
+    public static final String EMPTY = "pgrepl-inc 1";
+
+    private static final Logger log = LoggerFactory.getLogger(PgreplSourceTask.class);
+
+    /** A table's incremental snapshot failed under {@code incremental.snapshot.failure.handling.mode=fail}: the task fails. */
+    public static final class TableFailed extends ConnectException {
+        TableFailed(String message) {
+            super(message);
+        }
+    }
 
     private final ChangeRecords records;
     private final SnapshotNotifications notifications;
     private final NotifiedKeys keys;
+    private final String slot;
+    private final IncrementalSettings.FailureHandling failureHandling;
     private String state;
+    /** A failure to hand to the task after the records of the chunk that reported it. */
+    private TableFailed failed;
 
-    public IncrementalReads(ChangeRecords records, SnapshotNotifications notifications, NotifiedKeys keys, String resumed) {
+    public IncrementalReads(ChangeRecords records, SnapshotNotifications notifications, NotifiedKeys keys, String resumed, String slot,
+                     IncrementalSettings.FailureHandling failureHandling) {
         this.records = records;
         this.notifications = notifications;
         this.keys = keys;
         this.state = resumed;
+        this.slot = slot;
+        this.failureHandling = failureHandling;
+    }
+
+    /** {@return the failure of a table to fail the task with, once (null: none)} */
+    public TableFailed takeFailure() {
+        TableFailed f = failed;
+        failed = null;
+        return f;
     }
 
     /** The state as of the last item built (null: none to store). */
@@ -50,6 +77,7 @@ public final class IncrementalReads {
         Map<String, Object> before = Position.incrementalRead(at, state);
         for (IncrementalStream.Read r : item.rows()) records.incrementalRead(r.relation(), r.row(), item.position(), before, out::add);
         TableProgress p = item.progress();
+        if (p != null && p.status() == TableProgress.Status.FAILED) failed(p);
         if (notifications != null && p != null) {
             IncrementalStream.Read last = item.rows().isEmpty() ? null : item.rows().get(item.rows().size() - 1);
             notifications.accept(p, last == null ? null : last.relation(), last == null ? null : keyText(last, keys),
@@ -62,6 +90,21 @@ public final class IncrementalReads {
             out.set(last, withOffset(out.get(last), Position.incrementalRead(at, state)));
         }
         return out;
+    }
+
+    /** A table ended FAILED: never silently (see {@link IncrementalSettings#FAILURE_HANDLING}). */
+    private void failed(TableProgress p) {
+        if (failureHandling == IncrementalSettings.FailureHandling.FAIL) {
+            log.warn("slot {}: incremental snapshot of {} failed: {}; the task fails ({}=fail)", slot, p.table(), p.error(),
+                    IncrementalSettings.FAILURE_HANDLING);
+            failed = new TableFailed("incremental snapshot of " + p.table() + " failed: " + p.error() + " ("
+                    + IncrementalSettings.FAILURE_HANDLING + "=fail; the table is not in the stored progress, so a restart"
+                    + " streams on without it: fix the cause and signal its snapshot again)");
+        } else {
+            log.warn("slot {}: incremental snapshot of {} failed: {}; streaming goes on without it (signal its snapshot again"
+                    + " once the cause is fixed, or set {}=fail to fail the task instead)", slot, p.table(), p.error(),
+                    IncrementalSettings.FAILURE_HANDLING);
+        }
     }
 
     /** A read's key as Debezium prints one in notifications: column texts, as the records show them, joined by commas. */

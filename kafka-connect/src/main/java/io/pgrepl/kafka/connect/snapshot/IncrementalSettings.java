@@ -25,6 +25,16 @@ public final class IncrementalSettings {
     public static final String SIGNAL_KAFKA_GROUP = "signal.kafka.groupId";
     public static final String NOTIFICATION_CHANNELS = "notification.enabled.channels";
     public static final String NOTIFICATION_TOPIC = "notification.sink.topic.name";
+    /** pgrepl's own: what a table whose incremental snapshot failed does to the task. */
+    public static final String FAILURE_HANDLING = "incremental.snapshot.failure.handling.mode";
+
+    /** What a table whose incremental snapshot ended FAILED does to the task. */
+    public enum FailureHandling {
+        /** A WARN and the notification; the task streams on. */
+        WARN,
+        /** The task fails (not retriable) naming the table and the reason, after the records before it. */
+        FAIL
+    }
 
     /** How the initial load of snapshot.mode initial / when_needed is taken. */
     public enum InitialMethod { COPY, INCREMENTAL }
@@ -61,11 +71,22 @@ public final class IncrementalSettings {
                 .define(SIGNAL_KAFKA_GROUP, Type.STRING, "kafka-signal", Importance.LOW, "Consumer group of the kafka signal channel.")
                 .define(NOTIFICATION_CHANNELS, Type.LIST, "", Importance.LOW,
                         "sink: incremental snapshot notifications (Debezium's shape) to notification.sink.topic.name.")
-                .define(NOTIFICATION_TOPIC, Type.STRING, "", Importance.LOW, "Topic of the sink notification channel.");
+                .define(NOTIFICATION_TOPIC, Type.STRING, "", Importance.LOW, "Topic of the sink notification channel.")
+                .define(FAILURE_HANDLING, Type.STRING, "warn", ConfigDef.CaseInsensitiveValidString.in("warn", "fail"),
+                        Importance.LOW, "When a table's incremental snapshot fails (a deterministic error such as a"
+                                + " dropped table, no usable key or a missing privilege, or a transient one that outlasted"
+                                + " its retries): warn (a WARN naming the table and the reason, the TABLE_SCAN_COMPLETED"
+                                + " notification with status SQL_EXCEPTION, and the task streams on; the table is not"
+                                + " read until requested again) or fail (the task fails, not retriable, with an error"
+                                + " naming the table and the reason). The failed table is never retried by itself.");
     }
 
     public static int chunkSize(PgreplConnectorConfig c) {
         return c.getInt(CHUNK_SIZE);
+    }
+
+    public static FailureHandling failureHandling(PgreplConnectorConfig c) {
+        return FailureHandling.valueOf(c.getString(FAILURE_HANDLING).trim().toUpperCase(Locale.ROOT));
     }
 
     public static InitialMethod initialMethod(PgreplConnectorConfig c) {

@@ -81,7 +81,10 @@ public final class SnapshotNotifications {
             case PLANNING -> { }
             case RUNNING -> {
                 if (before == TableProgress.Status.PAUSED) out.accept(record("RESUMED", data("data_collections", collections()), offset));
-                else if (before != null || p.chunks() > 0) out.accept(record("IN_PROGRESS", progress(p), offset));
+                // PLANNING came before when planning was tried again (STARTED then): no chunk yet, nothing in progress.
+                else if ((before != null && before != TableProgress.Status.PLANNING) || p.chunks() > 0) {
+                    out.accept(record("IN_PROGRESS", progress(p), offset));
+                }
                 open.put(t, p.status());
             }
             case PAUSED -> {
