@@ -72,12 +72,13 @@ final class IncrementalSource extends TxSource implements SnapshotReadHandler {
         if (resume != null) o = o.withResumeState(resume); // the tables still to do, from their last stored chunk
         engine = IncrementalSnapshots.create(o, this);
         // Queued until the stream has started; with only --accept-signals there is nothing to read until a signal comes.
-        if (resume == null && !settings.snapshotTables.isEmpty()) {
+        if (resume != null) {
+            if (settings.verbose) err.println("pgrepl: resuming the incremental snapshot from " + settings.snapshotState);
+        } else if (!settings.snapshotTables.isEmpty()) {
             if (settings.surrogateKey == null) engine.execute(settings.snapshotTables.toArray(String[]::new));
             else engine.signal(new SnapshotSignal(SnapshotSignal.Type.EXECUTE, settings.snapshotTables, java.util.Map.of(),
                     "incremental", null, null, settings.surrogateKey), "--surrogate-key");
         }
-        else if (settings.verbose) err.println("pgrepl: resuming the incremental snapshot from " + settings.snapshotState);
         return engine;
     }
 
