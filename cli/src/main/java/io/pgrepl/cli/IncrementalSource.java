@@ -42,6 +42,8 @@ final class IncrementalSource extends TxSource implements SnapshotReadHandler {
     private final JsonBytes json = new JsonBytes();
     private final ReadHeads heads;
     private final Set<String> startedTables = new HashSet<>();
+    /** Tables whose snapshot ended failed, in order (event loop adds, the printing thread reads at the end). */
+    private final Set<String> failed = new java.util.LinkedHashSet<>();
     private int lines;
     private IncrementalSnapshots engine;
 
@@ -166,14 +168,22 @@ final class IncrementalSource extends TxSource implements SnapshotReadHandler {
         }
         switch (p.status()) {
             case COMPLETED, STOPPED, FAILED -> {
+                if (p.status() == TableProgress.Status.COMPLETED) {
+                    synchronized (failed) {
+                        failed.remove(p.table()); // requested again (a signal) and read whole this time
+                    }
+                }
                 json.ascii("{\"type\":\"snapshot_end\",\"snapshot\":\"incremental\",\"table\":").str(p.table())
                         .ascii(",\"status\":").str(p.status().name().toLowerCase(java.util.Locale.ROOT))
                         .ascii(",\"chunks\":").num(p.chunks()).ascii(",\"rows\":").num(p.rows());
                 if (p.error() != null) json.ascii(",\"error\":").str(p.error());
                 json.ascii("}\n");
                 lines++;
+                // The library's log already says on stderr which table failed and why: the CLI adds only the way out.
                 if (p.status() == TableProgress.Status.FAILED) {
-                    err.println("pgrepl: incremental snapshot of " + p.table() + " failed: " + p.error());
+                    synchronized (failed) {
+                        failed.add(p.table());
+                    }
                     if (p.error() != null && p.error().contains("no key to read it by")) {
                         err.println("pgrepl: hint: read it by a unique, not-null column: --snapshot=incremental --snapshot-tables "
                                 + shellWord(p.table()) + " --surrogate-key COLUMN");
@@ -185,11 +195,20 @@ final class IncrementalSource extends TxSource implements SnapshotReadHandler {
         handOver();
     }
 
-    @Override
-    public void onSignalRefused(String source, String reason) {
-        err.println("pgrepl: snapshot signal refused (" + source + "): " + reason);
+    /**
+     * Throws when a table's snapshot ended failed (and was not read whole by a later request): the
+     * run did not deliver what was asked for, so the command must not exit 0.
+     */
+    void requireNoFailures() {
+        List<String> names;
+        synchronized (failed) {
+            names = new ArrayList<>(failed);
+        }
+        if (names.isEmpty()) return;
+        throw new IllegalStateException((names.size() == 1 ? "the incremental snapshot of " + names.get(0) + " failed"
+                : "the incremental snapshots of " + names.size() + " tables failed: " + String.join(", ", names))
+                + " (why: on stderr above, and in the snapshot_end line)");
     }
-
 
     private void handOver() {
         if (lines == 0) return;

@@ -266,6 +266,7 @@ final class StreamRun {
             releaseQueued();
             if (txSource != null) txSource.close();
         }
+        if (txSource instanceof IncrementalSource inc) inc.requireNoFailures(); // the stream ended cleanly; the reads did not
         return 0;
     }
 
