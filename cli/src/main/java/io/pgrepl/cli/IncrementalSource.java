@@ -193,6 +193,11 @@ final class IncrementalSource extends TxSource implements SnapshotReadHandler {
             default -> { }
         }
         handOver();
+        if (p.status() == TableProgress.Status.COMPLETED || p.status() == TableProgress.Status.STOPPED
+                || p.status() == TableProgress.Status.FAILED) {
+            IncrementalCheckpoint.TableEnd end = checkpoint.tableEnded(engine.state()); // stored behind the lines just handed over
+            if (end != null) run.handOver(end, 0);
+        }
     }
 
     /**

@@ -332,6 +332,15 @@ final class StreamRun {
             if (l.end() || queue.isEmpty()) output.flush();
             return 0;
         }
+        if (item instanceof IncrementalCheckpoint.TableEnd end) {
+            // Its state covers every line before it: those are made durable first, as a commit's are.
+            flushJson(txJson);
+            output.flush();
+            if (output.fsyncs()) output.fsync();
+            acknowledgeWritten();
+            end.store();
+            return 0;
+        }
         if (item instanceof ProtocolSource.Chunk c) {
             output.stream().write(c.text().getBytes(StandardCharsets.UTF_8));
             output.flush();

@@ -21,8 +21,8 @@ import org.junit.jupiter.api.io.TempDir;
 /**
  * How a {@code pgrepl stream --snapshot=incremental} (or {@code --accept-signals}) run starts and
  * ends, on PostgreSQL 18: a table that cannot be read makes the exit code non-zero and is named
- * once on stderr, with why, as a refused signal is; nothing is said about resuming when there is
- * nothing to resume.
+ * once on stderr, with why, as a refused signal is; a table's completion stores the resumable state
+ * even when no commit follows; nothing is said about resuming when there is nothing to resume.
  */
 class StreamIncrementalOutcomeTest {
     private static PgServer server;
@@ -125,5 +125,28 @@ class StreamIncrementalOutcomeTest {
         assertEquals(1, ofType(run.result(), "message").size(), run.result().out());
         assertEquals(1, count(run.stderr(), "(logical message at "), "one line for the refused signal: " + run.stderr());
         server.sql("postgres", "SELECT pg_drop_replication_slot('outcome_bad_sig')");
+    }
+
+    /**
+     * A snapshot that completes on a quiet database (no commit after it to pair its state with) is
+     * stored all the same: the next run with the same --snapshot-state reads nothing again.
+     */
+    @Test
+    void aSnapshotCompletedOnAQuietDatabaseIsNotReadAgain(@TempDir Path dir) throws Exception {
+        Path state = dir.resolve("quiet.state");
+        String[] args = {"stream", Cli.url(server), "-S", "outcome_quiet", "-P", "outcome_pub", "--create-slot", "--if-not-exists",
+                "--snapshot=incremental", "--snapshot-tables", "public.\"Keyed Rows\"", "--chunk-size", "64",
+                "--snapshot-state", state.toString(), "--idle-exit", "2"};
+        Cli.Result first = Cli.run(args);
+        assertEquals(0, first.rc(), first.err());
+        assertEquals(300, ofType(first, "read").size(), first.err());
+        assertEquals("completed", ofType(first, "snapshot_end").get(0).get("status").asText(), first.out());
+        assertEquals(List.of(), ofType(first, "commit"), "the database was quiet");
+        assertTrue(Files.exists(state), "the state was stored when the table completed");
+
+        Cli.Result second = Cli.run(args);
+        assertEquals(0, second.rc(), second.err());
+        assertEquals(List.of(), ofType(second, "read"), "read again: " + second.err());
+        server.sql("postgres", "SELECT pg_drop_replication_slot('outcome_quiet')");
     }
 }
