@@ -13,6 +13,7 @@ import io.pgrepl.client.stream.LogicalStreamHandler;
 import io.pgrepl.client.stream.ReconnectPolicy;
 import io.pgrepl.client.stream.ReconnectingLogicalStream;
 import io.pgrepl.client.stream.ReplicationException;
+import io.pgrepl.client.stream.ReplicationSlotException;
 import io.pgrepl.client.tx.Transaction;
 import io.pgrepl.client.tx.TxEvent;
 import io.pgrepl.codec.Lsn;
@@ -192,9 +193,7 @@ final class StreamRun {
             reconnecting = ReconnectingLogicalStream.start(config, options, handler, ReconnectPolicy.defaults());
             started = CompletableFuture.completedFuture(null);
         } else {
-            single = conn.startLogical(options, handler);
-            current = single;
-            started = CompletableFuture.completedFuture(null);
+            started = startSingle(conn, options, handler);
         }
         started.whenComplete((v, e) -> {
             if (e != null) queue.add(END);
@@ -268,6 +267,59 @@ final class StreamRun {
         }
         if (txSource instanceof IncrementalSource inc) inc.requireNoFailures(); // the stream ended cleanly; the reads did not
         return 0;
+    }
+
+    /**
+     * Without --reconnect: START_REPLICATION on {@code conn}. A slot held by another connection
+     * (55006: typically the walsender of a consumer that just went away, until the server notices)
+     * is asked for again as the reconnecting stream does, by the same {@link ReconnectPolicy}: its
+     * backoff, for up to its slot-in-use wait counted from the first refusal; the connection stays
+     * usable after an error before the copy. Completes once the stream started, or with why not.
+     */
+    private CompletionStage<Void> startSingle(PgConnection conn, LogicalReplicationOptions options, LogicalStreamHandler handler) {
+        CompletableFuture<Void> started = new CompletableFuture<>();
+        startSingle(conn, options, handler, ReconnectPolicy.defaults(), 1, 0, started);
+        return started;
+    }
+
+    private void startSingle(PgConnection conn, LogicalReplicationOptions options, LogicalStreamHandler handler, ReconnectPolicy policy,
+                             int attempt, long refusedSince, CompletableFuture<Void> started) {
+        LogicalReplicationStream s;
+        try {
+            s = conn.startLogical(options, handler);
+        } catch (RuntimeException e) {
+            started.completeExceptionally(e);
+            return;
+        }
+        single = s;
+        current = s;
+        s.started().whenComplete((v, e) -> {
+            if (e == null) {
+                started.complete(null);
+                return;
+            }
+            if (!(CliErrors.unwrap(e) instanceof ReplicationSlotException se && se.condition() == ReplicationSlotException.Condition.IN_USE)) {
+                started.completeExceptionally(e);
+                return;
+            }
+            long since = refusedSince != 0 ? refusedSince : System.nanoTime();
+            long waitSeconds = policy.slotInUseWait().toSeconds();
+            if (stopRequested) {
+                started.completeExceptionally(new IllegalStateException("stopped while waiting for replication slot \"" + settings.slot
+                        + "\", in use by another connection", se));
+            } else if (System.nanoTime() - since >= policy.slotInUseWait().toNanos()) {
+                started.completeExceptionally(new IllegalStateException("replication slot \"" + settings.slot + "\" is still in use by"
+                        + " another connection after waiting " + waitSeconds + " s (" + CliErrors.oneLine(se) + "); stop the other"
+                        + " consumer (pg_replication_slots.active_pid names its walsender) or use another slot", se));
+            } else {
+                if (refusedSince == 0) {
+                    err.println("pgrepl: replication slot \"" + settings.slot + "\" is in use by another connection; waiting up to "
+                            + waitSeconds + " s for it (a consumer that just went away holds it until the server notices)");
+                }
+                CompletableFuture.delayedExecutor(policy.delay(attempt).toMillis(), TimeUnit.MILLISECONDS)
+                        .execute(() -> startSingle(conn, options, handler, policy, attempt + 1, since, started));
+            }
+        });
     }
 
     /**

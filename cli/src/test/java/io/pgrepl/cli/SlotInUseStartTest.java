@@ -1,0 +1,77 @@
+package io.pgrepl.cli;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import io.pgrepl.client.ConnectionConfig;
+import io.pgrepl.client.PgConnection;
+import io.pgrepl.client.ReplicationMode;
+import io.pgrepl.client.stream.LogicalReplicationOptions;
+import io.pgrepl.client.stream.LogicalReplicationStream;
+import io.pgrepl.client.stream.LogicalStreamHandler;
+import io.pgrepl.testkit.PgServer;
+import java.math.BigDecimal;
+import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
+
+/**
+ * {@code pgrepl stream} started while another connection still holds the slot, as the walsender of
+ * a consumer that just went away does until it notices: the start waits for the slot (55006 is asked
+ * again, as the reconnecting stream does) instead of failing at once, on PostgreSQL 18 and 10.
+ */
+class SlotInUseStartTest {
+    private static final Map<Integer, PgServer> SERVERS = new TreeMap<>();
+
+    @BeforeAll
+    static void start() throws Exception {
+        for (int major : new int[] {18, 10}) {
+            PgServer s = PgServer.builder().version(major).start();
+            SERVERS.put(major, s);
+            s.sql("postgres", "CREATE TABLE \"Held Rows\" (id int PRIMARY KEY, amount numeric(6,2), at timestamp(3));"
+                    + " CREATE PUBLICATION held_pub FOR TABLE \"Held Rows\"");
+        }
+    }
+
+    @AfterAll
+    static void stop() {
+        SERVERS.values().forEach(PgServer::close);
+    }
+
+    @ParameterizedTest(name = "PG {0}")
+    @ValueSource(ints = {18, 10})
+    void aStartWaitsWhileAnotherConnectionStillHoldsTheSlot(int major) throws Exception {
+        PgServer server = SERVERS.get(major);
+        server.sql("postgres", "SELECT pg_create_logical_replication_slot('held', 'pgoutput')");
+        server.sql("postgres", "INSERT INTO \"Held Rows\" VALUES (1, 2.50, '2025-01-02 03:04:05.678'), (2, NULL, NULL)");
+        ConnectionConfig repl = ConnectionConfig.parse(Cli.url(server)).toBuilder().replication(ReplicationMode.DATABASE).build();
+        PgConnection holderConn = PgConnection.connect(repl).toCompletableFuture().get(60, TimeUnit.SECONDS);
+        try {
+            LogicalReplicationStream holder = holderConn.startLogical(LogicalReplicationOptions.builder("held").publications("held_pub")
+                    .build(), new LogicalStreamHandler() {});
+            holder.started().toCompletableFuture().get(60, TimeUnit.SECONDS);
+            assertEquals("t", Cli.query(server, "SELECT active FROM pg_replication_slots WHERE slot_name = 'held'"));
+            // The holder goes away a little later, without a goodbye, as a killed consumer does.
+            CompletableFuture.delayedExecutor(3, TimeUnit.SECONDS).execute(holderConn::close);
+
+            Cli.Result r = Cli.run("stream", Cli.url(server), "-S", "held", "-P", "held_pub", "--idle-exit", "2");
+            assertEquals(0, r.rc(), r.err());
+            assertTrue(r.err().contains("pgrepl: replication slot \"held\" is in use by another connection; waiting up to 60 s"), r.err());
+            List<JsonNode> inserts = r.lines().stream().filter(n -> n.get("type").asText().equals("insert")).toList();
+            assertEquals(2, inserts.size(), r.out());
+            assertEquals(0, new BigDecimal("2.50").compareTo(inserts.get(0).get("new").get("amount").decimalValue()), r.out());
+            assertEquals("2025-01-02T03:04:05.678", inserts.get(0).get("new").get("at").asText());
+            assertTrue(inserts.get(1).get("new").get("amount").isNull(), r.out());
+        } finally {
+            holderConn.close();
+            server.sql("postgres", "SELECT pg_drop_replication_slot('held')");
+        }
+    }
+}
