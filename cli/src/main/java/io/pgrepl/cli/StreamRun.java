@@ -53,6 +53,12 @@ final class StreamRun {
     private static final Object END = new Object();
     private static final Object WAKE = new Object();
 
+    /**
+     * Backoff and the wait for a slot held by another connection, for every start: the reconnecting
+     * stream's and, without --reconnect, the single stream's first START_REPLICATION. Tests shorten the wait.
+     */
+    static volatile ReconnectPolicy policy = ReconnectPolicy.defaults();
+
     private final StreamOptions settings;
     private final Output output;
     private final PrintStream err;
@@ -278,7 +284,7 @@ final class StreamRun {
      */
     private CompletionStage<Void> startSingle(PgConnection conn, LogicalReplicationOptions options, LogicalStreamHandler handler) {
         CompletableFuture<Void> started = new CompletableFuture<>();
-        startSingle(conn, options, handler, ReconnectPolicy.defaults(), 1, 0, started);
+        startSingle(conn, options, handler, policy, 1, 0, started);
         return started;
     }
 
@@ -341,7 +347,7 @@ final class StreamRun {
             return InitialSnapshot.copy(conn, o, snapshot).thenAccept(r -> {
                 conn.close();
                 reconnecting = ReconnectingLogicalStream.start(config, options.toBuilder().startLsn(r.consistentPoint()).build(),
-                        handler, ReconnectPolicy.defaults());
+                        handler, policy);
             });
         } catch (RuntimeException e) {
             return CompletableFuture.failedFuture(e);

@@ -11,7 +11,9 @@ import io.pgrepl.client.stream.LogicalReplicationOptions;
 import io.pgrepl.client.stream.LogicalReplicationStream;
 import io.pgrepl.client.stream.LogicalStreamHandler;
 import io.pgrepl.testkit.PgServer;
+import io.pgrepl.client.stream.ReconnectPolicy;
 import java.math.BigDecimal;
+import java.time.Duration;
 import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
@@ -71,7 +73,44 @@ class SlotInUseStartTest {
             assertTrue(inserts.get(1).get("new").get("amount").isNull(), r.out());
         } finally {
             holderConn.close();
-            server.sql("postgres", "SELECT pg_drop_replication_slot('held')");
+            dropWhenReleased(server, "held");
         }
+    }
+
+    /** A slot held for longer than the wait: the command gives up saying so, and what to do. */
+    @ParameterizedTest(name = "PG {0}")
+    @ValueSource(ints = {18})
+    void aSlotHeldPastTheWaitFailsTheStartSayingWhy(int major) throws Exception {
+        PgServer server = SERVERS.get(major);
+        server.sql("postgres", "SELECT pg_create_logical_replication_slot('kept', 'pgoutput')");
+        ConnectionConfig repl = ConnectionConfig.parse(Cli.url(server)).toBuilder().replication(ReplicationMode.DATABASE).build();
+        PgConnection holderConn = PgConnection.connect(repl).toCompletableFuture().get(60, TimeUnit.SECONDS);
+        ReconnectPolicy before = StreamRun.policy;
+        StreamRun.policy = before.withSlotInUseWait(Duration.ofSeconds(2));
+        try {
+            holderConn.startLogical(LogicalReplicationOptions.builder("kept").publications("held_pub").build(), new LogicalStreamHandler() {})
+                    .started().toCompletableFuture().get(60, TimeUnit.SECONDS);
+            Cli.Result r = Cli.run("stream", Cli.url(server), "-S", "kept", "-P", "held_pub", "--idle-exit", "2");
+            assertEquals(1, r.rc(), r.err());
+            assertTrue(r.err().contains("pgrepl: replication slot \"kept\" is in use by another connection; waiting up to 2 s"), r.err());
+            assertTrue(r.err().contains("pgrepl stream: replication slot \"kept\" is still in use by another connection after waiting 2 s"),
+                    r.err());
+            assertTrue(r.err().contains("55006"), "the server's refusal is quoted: " + r.err());
+            assertEquals("", r.out());
+        } finally {
+            StreamRun.policy = before;
+            holderConn.close();
+            dropWhenReleased(server, "kept");
+        }
+    }
+
+    /** Drops {@code slot} once no walsender holds it (a closed connection's lets go a moment later). */
+    private static void dropWhenReleased(PgServer server, String slot) throws Exception {
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
+        while ("t".equals(Cli.query(server, "SELECT active FROM pg_replication_slots WHERE slot_name = '" + slot + "'"))) {
+            assertTrue(System.nanoTime() < deadline, "slot " + slot + " still active");
+            Thread.sleep(50);
+        }
+        server.sql("postgres", "SELECT pg_drop_replication_slot('" + slot + "')");
     }
 }
