@@ -72,6 +72,8 @@ final class StreamRun {
     private volatile long lastDataNanos;
     private volatile ReconnectingLogicalStream reconnecting;
     private volatile LogicalReplicationStream single;
+    /** Without --reconnect, while a slot held by another connection is waited for: the start's completion. */
+    private volatile CompletableFuture<Void> slotWait;
     /** --snapshot: the snapshot's lines, and whether its snapshot_end line was written (printing thread). */
     private volatile SnapshotSource snapshot;
     private boolean snapshotWritten;
@@ -153,6 +155,12 @@ final class StreamRun {
         stopRequested = true;
         SnapshotSource snap = snapshot;
         if (snap != null) snap.abort(); // an unfinished snapshot is of no use: it fails, and its slot goes
+        CompletableFuture<Void> waiting = slotWait;
+        if (waiting != null) {
+            // Between two asks for a held slot: the next one may be seconds away, the stop is now.
+            waiting.completeExceptionally(new IllegalStateException("stopped while waiting for replication slot \"" + settings.slot
+                    + "\", in use by another connection"));
+        }
         queue.add(WAKE);
     }
 
@@ -290,6 +298,7 @@ final class StreamRun {
 
     private void startSingle(PgConnection conn, LogicalReplicationOptions options, LogicalStreamHandler handler, ReconnectPolicy policy,
                              int attempt, long refusedSince, CompletableFuture<Void> started) {
+        if (started.isDone()) return; // stopped while waiting
         LogicalReplicationStream s;
         try {
             s = conn.startLogical(options, handler);
@@ -322,6 +331,8 @@ final class StreamRun {
                     err.println("pgrepl: replication slot \"" + settings.slot + "\" is in use by another connection; waiting up to "
                             + waitSeconds + " s for it (a consumer that just went away holds it until the server notices)");
                 }
+                slotWait = started;
+                if (stopRequested) requestStop(); // a stop that came before slotWait was set
                 CompletableFuture.delayedExecutor(policy.delay(attempt).toMillis(), TimeUnit.MILLISECONDS)
                         .execute(() -> startSingle(conn, options, handler, policy, attempt + 1, since, started));
             }

@@ -104,6 +104,51 @@ class SlotInUseStartTest {
         }
     }
 
+    /** A stop (SIGINT, SIGTERM) while the slot is waited for ends the wait at once, saying so. */
+    @ParameterizedTest(name = "PG {0}")
+    @ValueSource(ints = {18})
+    void aStopEndsTheWaitAtOnce(int major) throws Exception {
+        PgServer server = SERVERS.get(major);
+        server.sql("postgres", "SELECT pg_create_logical_replication_slot('waited', 'pgoutput')");
+        ConnectionConfig repl = ConnectionConfig.parse(Cli.url(server)).toBuilder().replication(ReplicationMode.DATABASE).build();
+        PgConnection holderConn = PgConnection.connect(repl).toCompletableFuture().get(60, TimeUnit.SECONDS);
+        PgConnection conn = PgConnection.connect(repl).toCompletableFuture().get(60, TimeUnit.SECONDS);
+        ReconnectPolicy before = StreamRun.policy;
+        StreamRun.policy = new ReconnectPolicy(Duration.ofSeconds(30), Duration.ofSeconds(30), 1, 0, 0, Duration.ofSeconds(60));
+        try {
+            holderConn.startLogical(LogicalReplicationOptions.builder("waited").publications("held_pub").build(), new LogicalStreamHandler() {})
+                    .started().toCompletableFuture().get(60, TimeUnit.SECONDS);
+            java.io.ByteArrayOutputStream err = new java.io.ByteArrayOutputStream();
+            java.io.PrintStream errStream = new java.io.PrintStream(err, true, java.nio.charset.StandardCharsets.UTF_8);
+            StreamRun run = new StreamRun(StreamOptions.parse(new String[] {Cli.url(server), "-S", "waited", "-P", "held_pub"}),
+                    Output.stdout(new java.io.PrintStream(new java.io.ByteArrayOutputStream(), true)), errStream);
+            CompletableFuture<Integer> rc = CompletableFuture.supplyAsync(() -> {
+                try {
+                    return run.run(conn, repl);
+                } catch (Exception e) {
+                    throw new java.util.concurrent.CompletionException(e);
+                }
+            });
+            long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
+            while (!err.toString(java.nio.charset.StandardCharsets.UTF_8).contains("waiting up to 60 s")) {
+                assertTrue(System.nanoTime() < deadline, "no wait: " + err);
+                Thread.sleep(20);
+            }
+            long stopped = System.nanoTime();
+            run.requestStop();
+            Exception e = org.junit.jupiter.api.Assertions.assertThrows(java.util.concurrent.ExecutionException.class,
+                    () -> rc.get(60, TimeUnit.SECONDS));
+            assertTrue(CliErrors.oneLine(e).startsWith("stopped while waiting for replication slot \"waited\""), CliErrors.oneLine(e));
+            // Not at the next ask, 30 s away.
+            assertTrue(System.nanoTime() - stopped < TimeUnit.SECONDS.toNanos(15), "the stop waited for the next ask");
+        } finally {
+            StreamRun.policy = before;
+            conn.close();
+            holderConn.close();
+            dropWhenReleased(server, "waited");
+        }
+    }
+
     /** Drops {@code slot} once no walsender holds it (a closed connection's lets go a moment later). */
     private static void dropWhenReleased(PgServer server, String slot) throws Exception {
         long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
