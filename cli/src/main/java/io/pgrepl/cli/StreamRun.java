@@ -13,7 +13,6 @@ import io.pgrepl.client.stream.LogicalStreamHandler;
 import io.pgrepl.client.stream.ReconnectPolicy;
 import io.pgrepl.client.stream.ReconnectingLogicalStream;
 import io.pgrepl.client.stream.ReplicationException;
-import io.pgrepl.client.stream.ReplicationSlotException;
 import io.pgrepl.client.tx.Transaction;
 import io.pgrepl.client.tx.TxEvent;
 import io.pgrepl.codec.Lsn;
@@ -72,8 +71,8 @@ final class StreamRun {
     private volatile long lastDataNanos;
     private volatile ReconnectingLogicalStream reconnecting;
     private volatile LogicalReplicationStream single;
-    /** Without --reconnect, while a slot held by another connection is waited for: the start's completion. */
-    private volatile CompletableFuture<Void> slotWait;
+    /** Without --reconnect: the start, which may wait for a slot held by another connection. */
+    private volatile HeldSlotStart singleStart;
     /** --snapshot: the snapshot's lines, and whether its snapshot_end line was written (printing thread). */
     private volatile SnapshotSource snapshot;
     private boolean snapshotWritten;
@@ -155,12 +154,8 @@ final class StreamRun {
         stopRequested = true;
         SnapshotSource snap = snapshot;
         if (snap != null) snap.abort(); // an unfinished snapshot is of no use: it fails, and its slot goes
-        CompletableFuture<Void> waiting = slotWait;
-        if (waiting != null) {
-            // Between two asks for a held slot: the next one may be seconds away, the stop is now.
-            waiting.completeExceptionally(new IllegalStateException("stopped while waiting for replication slot \"" + settings.slot
-                    + "\", in use by another connection"));
-        }
+        HeldSlotStart start = singleStart;
+        if (start != null) start.stop(); // a wait for a held slot ends now, not at its next ask
         queue.add(WAKE);
     }
 
@@ -207,7 +202,12 @@ final class StreamRun {
             reconnecting = ReconnectingLogicalStream.start(config, options, handler, ReconnectPolicy.defaults());
             started = CompletableFuture.completedFuture(null);
         } else {
-            started = startSingle(conn, options, handler);
+            singleStart = new HeldSlotStart(conn, options, handler, policy, err, s -> {
+                single = s;
+                current = s;
+            });
+            if (stopRequested) singleStart.stop(); // a signal that came before it existed
+            started = singleStart.start();
         }
         started.whenComplete((v, e) -> {
             if (e != null) queue.add(END);
@@ -281,62 +281,6 @@ final class StreamRun {
         }
         if (txSource instanceof IncrementalSource inc) inc.requireNoFailures(); // the stream ended cleanly; the reads did not
         return 0;
-    }
-
-    /**
-     * Without --reconnect: START_REPLICATION on {@code conn}. A slot held by another connection
-     * (55006: typically the walsender of a consumer that just went away, until the server notices)
-     * is asked for again as the reconnecting stream does, by the same {@link ReconnectPolicy}: its
-     * backoff, for up to its slot-in-use wait counted from the first refusal; the connection stays
-     * usable after an error before the copy. Completes once the stream started, or with why not.
-     */
-    private CompletionStage<Void> startSingle(PgConnection conn, LogicalReplicationOptions options, LogicalStreamHandler handler) {
-        CompletableFuture<Void> started = new CompletableFuture<>();
-        startSingle(conn, options, handler, policy, 1, 0, started);
-        return started;
-    }
-
-    private void startSingle(PgConnection conn, LogicalReplicationOptions options, LogicalStreamHandler handler, ReconnectPolicy policy,
-                             int attempt, long refusedSince, CompletableFuture<Void> started) {
-        if (started.isDone()) return; // stopped while waiting
-        LogicalReplicationStream s;
-        try {
-            s = conn.startLogical(options, handler);
-        } catch (RuntimeException e) {
-            started.completeExceptionally(e);
-            return;
-        }
-        single = s;
-        current = s;
-        s.started().whenComplete((v, e) -> {
-            if (e == null) {
-                started.complete(null);
-                return;
-            }
-            if (!(CliErrors.unwrap(e) instanceof ReplicationSlotException se && se.condition() == ReplicationSlotException.Condition.IN_USE)) {
-                started.completeExceptionally(e);
-                return;
-            }
-            long since = refusedSince != 0 ? refusedSince : System.nanoTime();
-            long waitSeconds = policy.slotInUseWait().toSeconds();
-            if (stopRequested) {
-                started.completeExceptionally(new IllegalStateException("stopped while waiting for replication slot \"" + settings.slot
-                        + "\", in use by another connection", se));
-            } else if (System.nanoTime() - since >= policy.slotInUseWait().toNanos()) {
-                started.completeExceptionally(new IllegalStateException("replication slot \"" + settings.slot + "\" is still in use by"
-                        + " another connection after waiting " + waitSeconds + " s (" + CliErrors.oneLine(se) + "); stop the other"
-                        + " consumer (pg_replication_slots.active_pid names its walsender) or use another slot", se));
-            } else {
-                if (refusedSince == 0) {
-                    err.println("pgrepl: replication slot \"" + settings.slot + "\" is in use by another connection; waiting up to "
-                            + waitSeconds + " s for it (a consumer that just went away holds it until the server notices)");
-                }
-                slotWait = started;
-                if (stopRequested) requestStop(); // a stop that came before slotWait was set
-                CompletableFuture.delayedExecutor(policy.delay(attempt).toMillis(), TimeUnit.MILLISECONDS)
-                        .execute(() -> startSingle(conn, options, handler, policy, attempt + 1, since, started));
-            }
-        });
     }
 
     /**
