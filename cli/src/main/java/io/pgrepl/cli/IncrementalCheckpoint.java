@@ -19,7 +19,8 @@ import java.util.function.LongConsumer;
  * which covers only reads handed over before that commit; when the printing thread confirms a
  * commit, everything before it was written, so that state is safe to store with the confirmed LSN.
  * A state older than the output only reads some chunks again; a newer one would lose reads, which
- * this pairing rules out. The file is replaced atomically (temp, fsync, rename, fsync of the
+ * this pairing rules out. When a table's snapshot ends, its state is also stored once the lines
+ * before it are written, with no commit needed (a quiet database sends none). The file is replaced atomically (temp, fsync, rename, fsync of the
  * directory) and only when the state changed.
  *
  * <p>Format: {@code pgrepl-cli-incremental 1}, {@code slot NAME}, {@code lsn X/X}, then the
@@ -30,10 +31,31 @@ final class IncrementalCheckpoint implements LongConsumer {
 
     private record Pending(long lsn, String state) {}
 
+    /**
+     * A table's snapshot ended: the state then, handed to the printing thread behind that table's
+     * last lines, and stored once they are written ({@link #store}). Without it a snapshot that ends
+     * on a quiet database (no later commit to pair the state with) would be read again next time.
+     */
+    final class TableEnd {
+        private final String state;
+
+        private TableEnd(String state) {
+            this.state = state;
+        }
+
+        /** Printing thread: every line handed over before this was written (and fsynced). */
+        void store() {
+            IncrementalCheckpoint.this.store(this);
+        }
+    }
+
     private final LongConsumer acknowledge;
     private final Path file;
     private final String slot;
-    private final ArrayDeque<Pending> pending = new ArrayDeque<>();
+    /** Commits' states and table ends, in the event loop's order. */
+    private final ArrayDeque<Object> pending = new ArrayDeque<>();
+    /** The last LSN confirmed (printing thread): what a table end's state is stored with. */
+    private volatile long confirmed;
     private String lastQueued;
     private long lastQueuedLsn;
     private String lastWritten;
@@ -71,15 +93,52 @@ final class IncrementalCheckpoint implements LongConsumer {
         }
     }
 
+    /**
+     * Event loop: a table's snapshot ended and its last lines were handed over; {@code state} covers
+     * them. Returns what to hand over after them, or null without a file.
+     */
+    TableEnd tableEnded(String state) {
+        if (file == null) return null;
+        TableEnd end = new TableEnd(state);
+        lastQueued = state; // a commit with this same state adds nothing
+        synchronized (pending) {
+            pending.add(end);
+        }
+        return end;
+    }
+
+    /**
+     * Printing thread: every line handed over before {@code end} was written (and fsynced); stores its
+     * state. Commits queued before it carry older states: they no longer need storing (their
+     * confirmations go to the server all the same).
+     */
+    private void store(TableEnd end) {
+        synchronized (pending) {
+            while (!pending.isEmpty() && pending.pollFirst() != end) {
+                // older than the table's end
+            }
+        }
+        store(confirmed, end.state);
+    }
+
     /** Printing thread: {@code lsn} was written (and fsynced); confirms it, then stores the matching state. */
     @Override
     public void accept(long lsn) {
         acknowledge.accept(lsn);
+        confirmed = Lsn.max(confirmed, lsn);
         if (file == null) return;
         String state = null;
         synchronized (pending) {
-            while (!pending.isEmpty() && Long.compareUnsigned(pending.peekFirst().lsn, lsn) <= 0) state = pending.pollFirst().state;
+            // Up to a table end's entry at most: that one waits for its own lines (store).
+            while (!pending.isEmpty() && pending.peekFirst() instanceof Pending p && Long.compareUnsigned(p.lsn, lsn) <= 0) {
+                state = p.state;
+                pending.pollFirst();
+            }
         }
+        store(lsn, state);
+    }
+
+    private void store(long lsn, String state) {
         if (state == null || state.equals(lastWritten)) return;
         try {
             write(HEADER + "\nslot " + slot + "\nlsn " + Lsn.format(lsn) + "\n" + state);

@@ -43,6 +43,8 @@ final class IncrementalSource extends TxSource implements SnapshotReadHandler {
     private final JsonBytes json = new JsonBytes();
     private final ReadHeads heads;
     private final Set<String> startedTables = new HashSet<>();
+    /** Tables whose snapshot ended failed, in order (event loop adds, the printing thread reads at the end). */
+    private final Set<String> failed = new java.util.LinkedHashSet<>();
     private int lines;
     private IncrementalSnapshots engine;
 
@@ -73,12 +75,13 @@ final class IncrementalSource extends TxSource implements SnapshotReadHandler {
         if (resume != null) o = o.withResumeState(resume); // the tables still to do, from their last stored chunk
         engine = IncrementalSnapshots.create(o, this);
         // Queued until the stream has started; with only --accept-signals there is nothing to read until a signal comes.
-        if (resume == null && !settings.snapshotTables.isEmpty()) {
+        if (resume != null) {
+            if (settings.verbose) err.println("pgrepl: resuming the incremental snapshot from " + settings.snapshotState);
+        } else if (!settings.snapshotTables.isEmpty()) {
             if (settings.surrogateKey == null) engine.execute(settings.snapshotTables.toArray(String[]::new));
             else engine.signal(new SnapshotSignal(SnapshotSignal.Type.EXECUTE, settings.snapshotTables, java.util.Map.of(),
                     "incremental", null, null, settings.surrogateKey), "--surrogate-key");
         }
-        else if (settings.verbose) err.println("pgrepl: resuming the incremental snapshot from " + settings.snapshotState);
         return engine;
     }
 
@@ -174,14 +177,22 @@ final class IncrementalSource extends TxSource implements SnapshotReadHandler {
         }
         switch (p.status()) {
             case COMPLETED, STOPPED, FAILED -> {
+                if (p.status() == TableProgress.Status.COMPLETED) {
+                    synchronized (failed) {
+                        failed.remove(p.table()); // requested again (a signal) and read whole this time
+                    }
+                }
                 json.ascii("{\"type\":\"snapshot_end\",\"snapshot\":\"incremental\",\"table\":").str(p.table())
                         .ascii(",\"status\":").str(p.status().name().toLowerCase(java.util.Locale.ROOT))
                         .ascii(",\"chunks\":").num(p.chunks()).ascii(",\"rows\":").num(p.rows());
                 if (p.error() != null) json.ascii(",\"error\":").str(p.error());
                 json.ascii("}\n");
                 lines++;
+                // The library's log already says on stderr which table failed and why: the CLI adds only the way out.
                 if (p.status() == TableProgress.Status.FAILED) {
-                    err.println("pgrepl: incremental snapshot of " + p.table() + " failed: " + p.error());
+                    synchronized (failed) {
+                        failed.add(p.table());
+                    }
                     if (p.error() != null && p.error().contains("no key to read it by")) {
                         err.println("pgrepl: hint: read it by a unique, not-null column: --snapshot=incremental --snapshot-tables "
                                 + shellWord(p.table()) + " --surrogate-key COLUMN");
@@ -191,13 +202,27 @@ final class IncrementalSource extends TxSource implements SnapshotReadHandler {
             default -> { }
         }
         handOver();
+        if (p.status() == TableProgress.Status.COMPLETED || p.status() == TableProgress.Status.STOPPED
+                || p.status() == TableProgress.Status.FAILED) {
+            IncrementalCheckpoint.TableEnd end = checkpoint.tableEnded(engine.state()); // stored behind the lines just handed over
+            if (end != null) run.handOver(end, 0);
+        }
     }
 
-    @Override
-    public void onSignalRefused(String source, String reason) {
-        err.println("pgrepl: snapshot signal refused (" + source + "): " + reason);
+    /**
+     * Throws when a table's snapshot ended failed (and was not read whole by a later request): the
+     * run did not deliver what was asked for, so the command must not exit 0.
+     */
+    void requireNoFailures() {
+        List<String> names;
+        synchronized (failed) {
+            names = new ArrayList<>(failed);
+        }
+        if (names.isEmpty()) return;
+        throw new IllegalStateException((names.size() == 1 ? "the incremental snapshot of " + names.get(0) + " failed"
+                : "the incremental snapshots of " + names.size() + " tables failed: " + String.join(", ", names))
+                + " (why: on stderr above, and in the snapshot_end line)");
     }
-
 
     private void handOver() {
         if (lines == 0) return;

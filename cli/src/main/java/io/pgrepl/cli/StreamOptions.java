@@ -94,7 +94,10 @@ final class StreamOptions {
                     + "  {\"type\":\"read\",\"lsn\":\"0/1A2B3C8\",\"schema\":\"public\",\"table\":\"users\",...,\"new\":{\"id\":1,\"name\":\"ann\"}}\n"
                     + "  {\"type\":\"snapshot_end\",\"lsn\":\"0/1A2B3C8\",\"rows\":2}\n"
                     + "If the snapshot fails (or is interrupted) the command exits 1 with the cause, and the new slot is\n"
-                    + "dropped unless --keep-slot-on-failure; output without a snapshot_end line is incomplete.",
+                    + "dropped unless --keep-slot-on-failure; output without a snapshot_end line is incomplete.\n"
+                    + "\n"
+                    + "--snapshot=incremental reads the tables while the stream runs; a table that cannot be read (missing,\n"
+                    + "no usable key) is named on stderr with why, the stream goes on, and the command exits 1 when it stops.",
             SPECS,
             "pgrepl stream postgresql://repl@db/app -S app_slot -P app_pub --create-slot --if-not-exists -v\n"
                     + "pgrepl stream postgresql://repl@db/app -S app_slot -P app_pub --create-slot --snapshot --snapshot-workers 8\n"

@@ -52,6 +52,12 @@ final class StreamRun {
     private static final Object END = new Object();
     private static final Object WAKE = new Object();
 
+    /**
+     * Backoff and the wait for a slot held by another connection, for every start: the reconnecting
+     * stream's and, without --reconnect, the single stream's first START_REPLICATION. Tests shorten the wait.
+     */
+    static volatile ReconnectPolicy policy = ReconnectPolicy.defaults();
+
     private final StreamOptions settings;
     private final Output output;
     private final PrintStream err;
@@ -65,6 +71,8 @@ final class StreamRun {
     private volatile long lastDataNanos;
     private volatile ReconnectingLogicalStream reconnecting;
     private volatile LogicalReplicationStream single;
+    /** Without --reconnect: the start, which may wait for a slot held by another connection. */
+    private volatile HeldSlotStart singleStart;
     /** --snapshot: the snapshot's lines, and whether its snapshot_end line was written (printing thread). */
     private volatile SnapshotSource snapshot;
     private boolean snapshotWritten;
@@ -146,6 +154,8 @@ final class StreamRun {
         stopRequested = true;
         SnapshotSource snap = snapshot;
         if (snap != null) snap.abort(); // an unfinished snapshot is of no use: it fails, and its slot goes
+        HeldSlotStart start = singleStart;
+        if (start != null) start.stop(); // a wait for a held slot ends now, not at its next ask
         queue.add(WAKE);
     }
 
@@ -192,9 +202,12 @@ final class StreamRun {
             reconnecting = ReconnectingLogicalStream.start(config, options, handler, ReconnectPolicy.defaults());
             started = CompletableFuture.completedFuture(null);
         } else {
-            single = conn.startLogical(options, handler);
-            current = single;
-            started = CompletableFuture.completedFuture(null);
+            singleStart = new HeldSlotStart(conn, options, handler, policy, err, s -> {
+                single = s;
+                current = s;
+            });
+            if (stopRequested) singleStart.stop(); // a signal that came before it existed
+            started = singleStart.start();
         }
         started.whenComplete((v, e) -> {
             if (e != null) queue.add(END);
@@ -266,6 +279,7 @@ final class StreamRun {
             releaseQueued();
             if (txSource != null) txSource.close();
         }
+        if (txSource instanceof IncrementalSource inc) inc.requireNoFailures(); // the stream ended cleanly; the reads did not
         return 0;
     }
 
@@ -288,7 +302,7 @@ final class StreamRun {
             return InitialSnapshot.copy(conn, o, snapshot).thenAccept(r -> {
                 conn.close();
                 reconnecting = ReconnectingLogicalStream.start(config, options.toBuilder().startLsn(r.consistentPoint()).build(),
-                        handler, ReconnectPolicy.defaults());
+                        handler, policy);
             });
         } catch (RuntimeException e) {
             return CompletableFuture.failedFuture(e);
@@ -329,6 +343,15 @@ final class StreamRun {
             output.stream().write(l.utf8()); // snapshot rows: counted by the snapshot's progress, not as changes
             if (l.end()) snapshotWritten = true;
             if (l.end() || queue.isEmpty()) output.flush();
+            return 0;
+        }
+        if (item instanceof IncrementalCheckpoint.TableEnd end) {
+            // Its state covers every line before it: those are made durable first, as a commit's are.
+            flushJson(txJson);
+            output.flush();
+            if (output.fsyncs()) output.fsync();
+            acknowledgeWritten();
+            end.store();
             return 0;
         }
         if (item instanceof ProtocolSource.Chunk c) {

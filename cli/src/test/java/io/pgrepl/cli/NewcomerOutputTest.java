@@ -42,11 +42,14 @@ class NewcomerOutputTest {
         server.sql("postgres", "CREATE TABLE \"No Key\" (code varchar(8) NOT NULL, amount numeric(8,2), at timestamp(3));"
                 + " CREATE UNIQUE INDEX ON \"No Key\" (code);"
                 + " INSERT INTO \"No Key\" VALUES ('b', 1.50, '2025-01-02 03:04:05.678'), ('a', NULL, NULL), ('c', 3.00, NULL);"
+                // Unique, but neither a primary key nor the replica identity: the engine does not pick it, a surrogate key may name it.
+                + " CREATE UNIQUE INDEX ON \"No Key\" (code);"
                 + " CREATE PUBLICATION nk_pub FOR TABLE \"No Key\" WITH (publish = 'insert')");
         server.sql("postgres", "SELECT pg_create_logical_replication_slot('nk', 'pgoutput')");
         Cli.Result r = Cli.run("stream", Cli.url(server), "-S", "nk", "-P", "nk_pub", "--snapshot=incremental",
                 "--snapshot-tables", "public.\"No Key\"", "--idle-exit", "2");
         assertEquals("failed", end(r.lines(), "public.\"No Key\"").get("status").asText(), r.out());
+        assertEquals(1, r.rc(), "a table that failed fails the run: " + r.err());
         // The name as PostgreSQL reads it, quoted for the shell: the hint can be pasted as it is.
         assertTrue(r.err().contains("pgrepl: hint: read it by a unique, not-null column: --snapshot=incremental"
                 + " --snapshot-tables 'public.\"No Key\"' --surrogate-key COLUMN"), r.err());
