@@ -89,6 +89,13 @@ class JsonReaderPropertiesTest {
         }
         String refused = refusal(json);
         if (refused != null && refused.startsWith("unpaired surrogate")) return; // stricter than Jackson on purpose
+        // Jackson takes a non-ASCII char among a backslash-u escape's four digits (seen: U+0130) as a hex digit;
+        // JSON allows only 0-9, a-f, A-F there.
+        if (refused != null && refused.startsWith("invalid \\u escape at offset ")) {
+            int at = Integer.parseInt(refused.substring("invalid \\u escape at offset ".length()).trim());
+            String digits = json.substring(Math.min(json.length(), at + 2), Math.min(json.length(), at + 6));
+            if (digits.chars().anyMatch(c -> c > 127)) return;
+        }
         assertEquals(null, refused, "the reader refused what Jackson accepted: " + json);
         assertEquals(jackson, normal(reader.read(json)), json);
     }
