@@ -5,7 +5,6 @@ import io.pgrepl.codec.copy.CopyOutDecoder;
 import io.pgrepl.codec.pgoutput.RelationInfo;
 import io.pgrepl.codec.pgoutput.TupleView;
 import java.util.List;
-import java.util.function.BiConsumer;
 import java.util.function.Consumer;
 
 /**
@@ -15,13 +14,11 @@ import java.util.function.Consumer;
  */
 public final class KeyRangeRead implements AutoCloseable {
     private final RelationInfo relation;
-    private final int[] keyIdx;
     private final ChunkRead read;
     private final TransactionSnapshot snapshot;
 
-    KeyRangeRead(RelationInfo relation, int[] keyIdx, ChunkRead read) {
+    KeyRangeRead(RelationInfo relation, ChunkRead read) {
         this.relation = relation;
-        this.keyIdx = keyIdx;
         this.read = read;
         this.snapshot = TransactionSnapshot.of(read.snapshot());
     }
@@ -52,16 +49,6 @@ public final class KeyRangeRead implements AutoCloseable {
     }
 
     /**
-     * Decodes every row in key order and hands it with its key texts to {@code rows}; a view is
-     * valid during its call only.
-     *
-     * @param rows receives each row and its key texts
-     */
-    public void forEach(BiConsumer<TupleView, List<String>> rows) {
-        forEach(t -> rows.accept(t, keyTexts(t)));
-    }
-
-    /**
      * Decodes every row in key order and hands it to {@code rows}; a view is valid during its call
      * only. The key columns are at {@link KeyedTable#keyColumnIndexes()} of the table read.
      *
@@ -79,12 +66,6 @@ public final class KeyRangeRead implements AutoCloseable {
         CopyOutDecoder.RowHandler handler = rows::accept;
         for (int i = 0; i < r.count(); i++) r.emit(i, decoder, handler);
         decoder.finish();
-    }
-
-    private List<String> keyTexts(TupleView t) {
-        String[] texts = new String[keyIdx.length];
-        for (int k = 0; k < keyIdx.length; k++) texts[k] = t.hasValue(keyIdx[k]) ? t.text(keyIdx[k]) : null;
-        return java.util.Arrays.asList(texts);
     }
 
     /** Releases the rows. */

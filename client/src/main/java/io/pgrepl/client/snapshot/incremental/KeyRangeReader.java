@@ -70,7 +70,7 @@ public final class KeyRangeReader implements AutoCloseable {
         RelationInfo selected = new RelationInfo(0, table.schema(), table.table(), table.replicaIdentity(), all);
         RelationInfo published = new RelationInfo(0, table.schema(), table.table(), table.replicaIdentity(),
                 all.subList(0, table.publishedColumnCount()));
-        return reader.read("range", table, selected, after, upTo, limit).thenApply(r -> new KeyRangeRead(published, keys, r));
+        return reader.read("range", table, selected, after, upTo, limit).thenApply(r -> new KeyRangeRead(published, r));
     }
 
     /** Closes the connection. */
