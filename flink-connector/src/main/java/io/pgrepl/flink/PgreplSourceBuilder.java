@@ -35,6 +35,8 @@ public final class PgreplSourceBuilder {
     private String publication;
     private boolean publicationAutocreate = true;
     private final List<TableName> tables = new ArrayList<>();
+    private TableName signalTable;
+    private boolean lostSlotSnapshot;
     private StartupMode startupMode = StartupMode.INITIAL;
     private int chunkSize = DEFAULT_CHUNK_SIZE;
     private int fetchSize = -1;
@@ -262,6 +264,38 @@ public final class PgreplSourceBuilder {
     }
 
     /**
+     * Debezium's signal table, {@code (id varchar PRIMARY KEY, type varchar NOT NULL, data varchar)}: a
+     * row {@code ('...', 'execute-snapshot', '{"data-collections": ["public.orders"]}')} inserted into
+     * it while the job runs has the named tables read again in parallel splits, the stream waiting
+     * at the signal until they are read. The table must be in the publication (an autocreated one
+     * includes it). Re-read rows arrive as reads ({@code READ}, Debezium's {@code r}) of rows the
+     * changelog may already hold: elements must be upserts by the key.
+     *
+     * @param name {@code schema.table}, quoted parts as in SQL
+     * @return this
+     */
+    public PgreplSourceBuilder signalTable(String name) {
+        this.signalTable = name == null ? null : TableName.parse(name);
+        return this;
+    }
+
+    /**
+     * What a slot found dropped or invalidated (its WAL removed) leads to: false (the default) fails
+     * the stream split with what to do; true creates the slot again and reads every table again
+     * from it, as Debezium's {@code snapshot.mode=when_needed}. Changes between the lost position and
+     * the new slot are not streamed: the re-read rows carry their result, but a row deleted in that
+     * gap is not deleted downstream. Re-read rows are reads of rows the changelog may hold: elements
+     * must be upserts by the key.
+     *
+     * @param snapshot whether to read the tables again from a new slot
+     * @return this
+     */
+    public PgreplSourceBuilder snapshotOnLostSlot(boolean snapshot) {
+        this.lostSlotSnapshot = snapshot;
+        return this;
+    }
+
+    /**
      * Checks the settings and builds the source.
      *
      * @param deserializer turns changes into elements
@@ -288,7 +322,8 @@ public final class PgreplSourceBuilder {
         return new Settings(conninfo, password, slotName, publication != null ? publication : slotName + "_pub",
                 publicationAutocreate, tables, startupMode, chunkSize, fetchSize > 0 ? fetchSize : chunkSize, heartbeat,
                 connectTimeout, streaming, memoryBudgetBytes, spillDirectory, lsnCommitDelay, slotFailover, failOnTruncate,
-                fullIdentityRequired, guardFailRetainedWal, guardWarnRetainedWal, slotMetricsInterval, primaryUrl);
+                fullIdentityRequired, guardFailRetainedWal, guardWarnRetainedWal, slotMetricsInterval, primaryUrl, signalTable,
+                lostSlotSnapshot);
     }
 
     /** A conninfo value in single quotes, backslash and quote escaped (libpq's rules). */

@@ -27,9 +27,24 @@ sealed interface Element {
     /** A stream change: the {@code ordinal}-th record of the transaction ending at {@code txEndLsn}. */
     record Change(PgChange change, long txEndLsn, long ordinal) implements Element {}
 
-    /** Every change of the transaction ending at {@code endLsn} was emitted. */
-    record TxDone(long endLsn, long commitTimeMicros) implements Element {}
+    /**
+     * Every change of the transaction ending at {@code endLsn} was emitted; {@code suspend}: and its
+     * signals stop the stream there for tables to be read again (else null).
+     */
+    record TxDone(long endLsn, long commitTimeMicros, Resnapshot suspend) implements Element {}
 
     /** The stream is idle: every transaction ending at or below {@code lsn} was emitted. */
     record Advance(long lsn) implements Element {}
+
+    /** A removal the pieces of a table read again saw, held back ({@link HeldDelete}). */
+    record Hold(HeldDelete delete) implements Element {}
+
+    /** A change the pieces saw put the key back: its held removal is dropped. */
+    record Release(HeldKey key) implements Element {}
+
+    /** A held removal is due: emitted now. */
+    record Flush(HeldDelete delete) implements Element {}
+
+    /** The stream stops where it is, before any change, for tables to be read again (the slot was lost). */
+    record Suspend(Resnapshot request) implements Element {}
 }

@@ -16,10 +16,13 @@ import java.util.Map;
  * @param streamReady    a checkpoint completed after every snapshot split finished: the stream may start
  * @param streamAssigned the stream split is with a reader
  * @param returnedStream a stream split a failed reader gave back (its position as assigned), or null
+ * @param suspended      the stream split stopped for tables to be read again, or null
+ * @param epoch          how many suspensions were acted on (split ids of later reads carry it)
+ * @param replanned      the tables {@code suspended} asks for were planned: their splits are in {@code pending}
  */
 public record EnumeratorState(boolean planned, long streamStart, long stopLsn, int totalSplits, List<SnapshotSplit> pending,
                               Map<String, SnapshotSplit> finished, boolean streamReady, boolean streamAssigned,
-                              StreamSplit returnedStream) {
+                              StreamSplit returnedStream, StreamSplit suspended, int epoch, boolean replanned) {
     /** Copies the collections. */
     public EnumeratorState {
         pending = List.copyOf(pending);
@@ -28,6 +31,6 @@ public record EnumeratorState(boolean planned, long streamStart, long stopLsn, i
 
     /** {@return the state of a source that has not started} */
     public static EnumeratorState initial() {
-        return new EnumeratorState(false, 0, 0, 0, List.of(), Map.of(), false, false, null);
+        return new EnumeratorState(false, 0, 0, 0, List.of(), Map.of(), false, false, null, null, 0, false);
     }
 }

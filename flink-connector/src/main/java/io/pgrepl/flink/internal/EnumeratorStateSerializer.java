@@ -11,11 +11,11 @@ import java.util.List;
 import java.util.Map;
 import org.apache.flink.core.io.SimpleVersionedSerializer;
 
-/** The enumerator's checkpoint. Version 1. */
+/** The enumerator's checkpoint. Version 2 added the stream's suspension; version 1 is still read. */
 public final class EnumeratorStateSerializer implements SimpleVersionedSerializer<EnumeratorState> {
     /** The one instance (stateless). */
     public static final EnumeratorStateSerializer INSTANCE = new EnumeratorStateSerializer();
-    private static final int VERSION = 1;
+    private static final int VERSION = 2;
 
     @Override
     public int getVersion() {
@@ -38,15 +38,20 @@ public final class EnumeratorStateSerializer implements SimpleVersionedSerialize
         out.writeBoolean(s.streamAssigned());
         out.writeBoolean(s.returnedStream() != null);
         if (s.returnedStream() != null) Wire.streamSplit(out, s.returnedStream());
+        out.writeBoolean(s.suspended() != null);
+        if (s.suspended() != null) Wire.streamSplit(out, s.suspended());
+        out.writeInt(s.epoch());
+        out.writeBoolean(s.replanned());
         out.flush();
         return bytes.toByteArray();
     }
 
     @Override
     public EnumeratorState deserialize(int version, byte[] serialized) throws IOException {
-        if (version != VERSION) {
-            throw new IOException("pgrepl enumerator state version " + version + " is not known (this build reads " + VERSION + ")");
+        if (version < 1 || version > VERSION) {
+            throw new IOException("pgrepl enumerator state version " + version + " is not known (this build reads 1 to " + VERSION + ")");
         }
+        boolean v2 = version >= 2;
         DataInputStream in = new DataInputStream(new ByteArrayInputStream(serialized));
         boolean planned = in.readBoolean();
         long start = in.readLong();
@@ -63,7 +68,11 @@ public final class EnumeratorStateSerializer implements SimpleVersionedSerialize
         }
         boolean ready = in.readBoolean();
         boolean assigned = in.readBoolean();
-        StreamSplit returned = in.readBoolean() ? Wire.streamSplit(in) : null;
-        return new EnumeratorState(planned, start, stop, total, pending, finished, ready, assigned, returned);
+        StreamSplit returned = in.readBoolean() ? Wire.streamSplit(in, v2) : null;
+        StreamSplit suspended = v2 && in.readBoolean() ? Wire.streamSplit(in, true) : null;
+        int epoch = v2 ? in.readInt() : 0;
+        boolean replanned = v2 && in.readBoolean();
+        return new EnumeratorState(planned, start, stop, total, pending, finished, ready, assigned, returned, suspended, epoch,
+                replanned);
     }
 }

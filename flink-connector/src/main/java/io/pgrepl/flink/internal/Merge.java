@@ -24,11 +24,23 @@ import java.util.Set;
  * that the snapshot piece holding its key already saw ({@link Coverage}). An update whose old side
  * is dropped becomes an insert of its new row; one whose new side is dropped becomes a delete of
  * its old key. Also fills an update's unchanged TOASTed values from the whole old row.
+ *
+ * <p>A table read again while the job ran differs in one way: the changelog may already hold keys
+ * that its new pieces lack, so a removal the pieces saw cannot simply be dropped. It is held
+ * ({@link HeldDelete}): dropped if a later change the pieces saw puts the key back (the read row
+ * holds it), else emitted before the key's next change or once the stream passes everything the
+ * pieces saw, whichever comes first.
  */
 final class Merge implements AutoCloseable {
-    /** Receives a change to emit and the ordinal of its record in the transaction. */
+    /** Receives what to emit: changes with the ordinal of their record in the transaction, and held removals. */
     interface Sink {
         void accept(PgChange change, long ordinal);
+
+        void hold(HeldDelete delete);
+
+        void release(HeldKey key);
+
+        void flush(HeldDelete delete);
     }
 
     private final Settings settings;
@@ -37,20 +49,54 @@ final class Merge implements AutoCloseable {
     /** How the coverage saw the open transaction, per table (decided once per transaction). */
     private final Map<TableName, Coverage.Seen> seen = new HashMap<>();
     private long xid;
+    /** Tables read again whose pieces' horizon the stream has not passed yet, with that horizon (the last piece LSN). */
+    private final Map<TableName, Long> window = new HashMap<>();
+    private final Map<HeldKey, HeldDelete> held = new java.util.LinkedHashMap<>();
 
     Merge(Settings settings, Coverage coverage) {
+        this(settings, coverage, java.util.Set.of(), List.of(), Map.of());
+    }
+
+    Merge(Settings settings, Coverage coverage, java.util.Set<TableName> reread, List<HeldDelete> heldBefore,
+          Map<TableName, List<Piece>> pieces) {
         this.settings = settings;
         this.coverage = coverage;
         this.locator = new KeyLocator(settings);
+        for (TableName t : reread) {
+            long horizon = 0;
+            for (Piece p : pieces.getOrDefault(t, List.of())) if (Long.compareUnsigned(p.lsn(), horizon) > 0) horizon = p.lsn();
+            window.put(t, horizon);
+        }
+        for (HeldDelete h : heldBefore) held.put(new HeldKey(h.table(), h.key()), h);
     }
 
     static TableName tableOf(Relation r) {
         return new TableName(r.namespace().isEmpty() ? "pg_catalog" : r.namespace(), r.name());
     }
 
-    void startTransaction(Transaction t) {
+    void startTransaction(Transaction t, Sink sink) {
         seen.clear();
         xid = t.xid();
+        passed(t.endLsn(), sink);
+    }
+
+    /**
+     * The stream reached {@code lsn}: a transaction ending there or later is newer than every piece
+     * of a table whose horizon lies before it, and the table's held removals are due.
+     */
+    void passed(long lsn, Sink sink) {
+        if (window.isEmpty()) return;
+        for (java.util.Iterator<Map.Entry<TableName, Long>> it = window.entrySet().iterator(); it.hasNext(); ) {
+            Map.Entry<TableName, Long> w = it.next();
+            if (Long.compareUnsigned(lsn, w.getValue()) <= 0) continue;
+            for (java.util.Iterator<HeldDelete> h = held.values().iterator(); h.hasNext(); ) {
+                HeldDelete d = h.next();
+                if (!d.table().equals(w.getKey())) continue;
+                sink.flush(d);
+                h.remove();
+            }
+            it.remove();
+        }
     }
 
     /** A record's two sides and where their keys fall. */
@@ -96,6 +142,8 @@ final class Merge implements AutoCloseable {
             if (how == Coverage.Seen.SOME) {
                 keys(p, rel);
                 toLocate.computeIfAbsent(cover, c -> new ArrayList<>()).add(p);
+            } else if (window.containsKey(name)) {
+                keys(p, rel);
             }
         }
         toLocate.forEach(this::locate);
@@ -151,6 +199,10 @@ final class Merge implements AutoCloseable {
     }
 
     private void emit(Transaction t, Pending p, Sink sink) {
+        if (window.containsKey(p.table)) {
+            emitReread(t, p, sink);
+            return;
+        }
         long lsn = t.commitLsn();
         long time = t.commitTimeMicros();
         if (p.record instanceof Insert ins) {
@@ -176,6 +228,61 @@ final class Merge implements AutoCloseable {
                 sink.accept(new PgChange(PgChange.Op.UPDATE, p.table, u.oldTuple(), whole, after, xid, lsn, time), p.ordinal);
             }
         }
+    }
+
+    /** A change of a table read again, inside its pieces' window: seen removals are held, seen re-creations release them. */
+    private void emitReread(Transaction t, Pending p, Sink sink) {
+        long lsn = t.commitLsn();
+        long time = t.commitTimeMicros();
+        if (p.record instanceof Insert ins) {
+            if (held(p, p.newPiece)) {
+                release(p.table, p.newKey, sink);
+            } else {
+                flush(p.table, p.newKey, sink);
+                sink.accept(new PgChange(PgChange.Op.INSERT, p.table, null, false, ins.newTuple(), xid, lsn, time), p.ordinal);
+            }
+        } else if (p.record instanceof Delete d) {
+            boolean whole = d.oldTupleKind() == 'O';
+            if (held(p, p.oldPiece)) {
+                hold(HeldDelete.of(p.table, p.oldKey, d.oldTuple(), whole, xid, lsn, time), sink);
+            } else {
+                flush(p.table, p.oldKey, sink);
+                sink.accept(new PgChange(PgChange.Op.DELETE, p.table, d.oldTuple(), whole, null, xid, lsn, time), p.ordinal);
+            }
+        } else if (p.record instanceof Update u) {
+            boolean oldHeld = held(p, p.oldPiece);
+            boolean newHeld = held(p, p.newPiece);
+            boolean moved = !p.oldKey.equals(p.newKey);
+            boolean whole = u.oldTupleKind() == 'O';
+            if (oldHeld && moved) hold(HeldDelete.of(p.table, p.oldKey, u.oldTuple(), whole, xid, lsn, time), sink);
+            if (newHeld) release(p.table, p.newKey, sink);
+            if (oldHeld && newHeld) return;
+            if (newHeld) {
+                flush(p.table, p.oldKey, sink);
+                sink.accept(new PgChange(PgChange.Op.DELETE, p.table, u.oldTuple(), whole, null, xid, lsn, time), p.ordinal);
+                return;
+            }
+            Tuple after = filled(u, p.table);
+            if (!oldHeld) flush(p.table, p.oldKey, sink);
+            if (moved || oldHeld) flush(p.table, p.newKey, sink);
+            PgChange.Op op = oldHeld ? PgChange.Op.INSERT : PgChange.Op.UPDATE;
+            sink.accept(new PgChange(op, p.table, oldHeld ? null : u.oldTuple(), !oldHeld && whole, after, xid, lsn, time), p.ordinal);
+        }
+    }
+
+    private void hold(HeldDelete d, Sink sink) {
+        held.put(new HeldKey(d.table(), d.key()), d);
+        sink.hold(d);
+    }
+
+    private void release(TableName t, List<String> key, Sink sink) {
+        HeldKey k = new HeldKey(t, key);
+        if (held.remove(k) != null) sink.release(k);
+    }
+
+    private void flush(TableName t, List<String> key, Sink sink) {
+        HeldDelete d = held.remove(new HeldKey(t, key));
+        if (d != null) sink.flush(d);
     }
 
     /** The update's new row with unchanged TOASTed values taken from the whole old row. */

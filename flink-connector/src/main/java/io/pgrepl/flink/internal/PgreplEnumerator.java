@@ -34,6 +34,13 @@ import org.slf4j.LoggerFactory;
  * <p>Finished splits are counted only once a completed checkpoint of this enumerator holds them:
  * a reader that restarts drops the reports it made after its last checkpoint (it reports again or
  * reads again what it restored) and the splits given back to the enumerator are read again.
+ *
+ * <p>The stream split may stop for tables to be read again (a snapshot signal, or a lost slot with
+ * {@code slot.lost.handling} snapshot). Its suspension is reported and acted on the same way, once
+ * a completed checkpoint holds it: then no restore can bring back the stream from before it while
+ * the tables are read. The tables are planned again (after a new slot, when it was lost), their
+ * splits read in parallel, and once a checkpoint completed after the last one the stream goes on
+ * from where it stopped with their pieces as its coverage for those tables.
  */
 public final class PgreplEnumerator implements SplitEnumerator<PgreplSplit, EnumeratorState> {
     private static final Logger log = LoggerFactory.getLogger(PgreplEnumerator.class);
@@ -61,6 +68,17 @@ public final class PgreplEnumerator implements SplitEnumerator<PgreplSplit, Enum
     private final Set<Integer> waiting = new LinkedHashSet<>();
     private SlotWatch slotWatch;
     private final Set<Integer> registered = new HashSet<>();
+    /** The stream split stopped for tables to be read again, acted on; null once the stream goes on. */
+    private StreamSplit suspended;
+    /** How many suspensions were acted on. */
+    private int epoch;
+    /** Whether the tables {@code suspended} asks for were planned. */
+    private boolean replanned;
+    private boolean replanning;
+    /** A suspension reported since, who reported it, and the first checkpoint of this enumerator that holds it (-1: none yet). */
+    private StreamSplit reportedSuspension;
+    private int reportedSuspensionBy = -1;
+    private long suspensionCheckpoint = -1;
 
     PgreplEnumerator(SplitEnumeratorContext<PgreplSplit> context, Settings settings, EnumeratorState state) {
         this.context = context;
@@ -74,6 +92,9 @@ public final class PgreplEnumerator implements SplitEnumerator<PgreplSplit, Enum
         this.streamReady = state.streamReady();
         this.streamAssigned = state.streamAssigned();
         this.returnedStream = state.returnedStream();
+        this.suspended = state.suspended();
+        this.epoch = state.epoch();
+        this.replanned = state.replanned();
         MetricGroup g = context.metricGroup().addGroup("pgrepl");
         g.gauge("snapshotSplitsTotal", () -> (long) totalSplits);
         g.gauge("snapshotSplitsFinished", () -> (long) finished.size());
@@ -93,7 +114,11 @@ public final class PgreplEnumerator implements SplitEnumerator<PgreplSplit, Enum
                 throw e;
             }));
         }
-        if (planned || planning) return;
+        if (planned) {
+            if (suspended != null && !replanned) replan(); // restored while the tables were being planned again
+            return;
+        }
+        if (planning) return;
         planning = true;
         context.callAsync(() -> Planning.plan(settings), (plan, error) -> {
             planning = false;
@@ -123,7 +148,7 @@ public final class PgreplEnumerator implements SplitEnumerator<PgreplSplit, Enum
                 waiting.remove(subtask);
                 continue;
             }
-            if (streamReady && !streamAssigned && !streamFinished && finishedAll()) {
+            if (streamReady && !streamAssigned && !streamFinished && finishedAll() && (suspended == null || replanned)) {
                 context.assignSplit(streamSplit(), subtask);
                 streamAssigned = true;
                 waiting.remove(subtask);
@@ -139,7 +164,13 @@ public final class PgreplEnumerator implements SplitEnumerator<PgreplSplit, Enum
 
     /** Whether a waiting reader can be told there is nothing more: every snapshot split is done and the stream is with a reader (or over). */
     private boolean nothingLeftFor() {
-        return pending.isEmpty() && finishedAll() && (streamAssigned || streamFinished);
+        return pending.isEmpty() && finishedAll() && (streamAssigned || streamFinished) && !readsMayFollow();
+    }
+
+    /** Whether tables may be read again while the stream runs: then idle readers stay, to read their splits. */
+    private boolean readsMayFollow() {
+        return !streamFinished && settings.startupMode() != StartupMode.SNAPSHOT
+                && (settings.signalTable() != null || settings.lostSlotSnapshot());
     }
 
     private boolean finishedAll() {
@@ -165,7 +196,19 @@ public final class PgreplEnumerator implements SplitEnumerator<PgreplSplit, Enum
             for (Piece p : all) if (Long.compareUnsigned(p.lsn(), stop) > 0) stop = p.lsn();
         }
         if (settings.startupMode() == StartupMode.SNAPSHOT) stopLsn = stop == 0 ? 1 : stop;
-        return new StreamSplit(streamStart, 0, 0, stopLsn, coverage);
+        if (suspended != null) {
+            // on from where it stopped, or from the new slot's start when the old one was lost
+            StreamSplit s = suspended;
+            suspended = null;
+            replanned = false;
+            Set<TableName> reread = new LinkedHashSet<>(s.reread());
+            reread.addAll(s.suspended().tables());
+            if (s.suspended().slotLost()) {
+                return new StreamSplit(streamStart, 0, 0, stopLsn, coverage, reread, s.held(), epoch, null);
+            }
+            return new StreamSplit(s.lsn(), s.partialEndLsn(), s.partialCount(), stopLsn, coverage, reread, s.held(), epoch, null);
+        }
+        return new StreamSplit(streamStart, 0, 0, stopLsn, coverage, Set.of(), List.of(), epoch, null);
     }
 
     @Override
@@ -186,12 +229,18 @@ public final class PgreplEnumerator implements SplitEnumerator<PgreplSplit, Enum
     @Override
     public void addReader(int subtask) {
         if (!registered.add(subtask)) {
-            // A reader that restarted: what it reported since its last checkpoint is in its restored state again (or was given back).
+            // A reader that restarted: what it reported since its last checkpoint is in its restored state again (or was given
+            // back); that includes the stream as of then, running or with the same suspension, which it reports again.
             reportedBy.entrySet().removeIf(e -> {
                 if (e.getValue() != subtask) return false;
                 reported.remove(e.getKey());
                 return true;
             });
+            if (reportedSuspensionBy == subtask) {
+                reportedSuspension = null;
+                reportedSuspensionBy = -1;
+                suspensionCheckpoint = -1;
+            }
         }
         serveWaiting();
     }
@@ -209,6 +258,8 @@ public final class PgreplEnumerator implements SplitEnumerator<PgreplSplit, Enum
                 }
             }
             if (!ack.isEmpty()) context.sendEventToSourceReader(subtask, new SplitsAckEvent(ack));
+        } else if (event instanceof StreamSuspendedEvent e) {
+            suspension(subtask, e.split());
         } else if (event instanceof StreamFinishedEvent) {
             streamFinished = true;
             streamAssigned = false;
@@ -218,14 +269,73 @@ public final class PgreplEnumerator implements SplitEnumerator<PgreplSplit, Enum
         }
     }
 
+    private void suspension(int subtask, StreamSplit s) {
+        if (s.epoch() < epoch) {
+            // acted on before: a reader restored from a checkpoint taken before the acknowledgement reached it
+            context.sendEventToSourceReader(subtask, new SplitsAckEvent(List.of(StreamSplit.ID)));
+            return;
+        }
+        reportedSuspension = s;
+        reportedSuspensionBy = subtask;
+        suspensionCheckpoint = -1;
+        log.info("pgrepl source: the stream stopped at {} for {} to be read again{}; acted on once a checkpoint holds it",
+                io.pgrepl.codec.Lsn.format(s.lsn()), s.suspended().tables(), s.suspended().slotLost() ? " (the slot was lost)" : "");
+    }
+
+    /** A completed checkpoint holds the suspension: the stream is off, the tables are planned again. */
+    private void actOnSuspension() {
+        suspended = reportedSuspension;
+        int by = reportedSuspensionBy;
+        reportedSuspension = null;
+        reportedSuspensionBy = -1;
+        suspensionCheckpoint = -1;
+        epoch++;
+        replanned = false;
+        streamAssigned = false;
+        returnedStream = null;
+        if (context.registeredReaders().containsKey(by)) context.sendEventToSourceReader(by, new SplitsAckEvent(List.of(StreamSplit.ID)));
+        replan();
+    }
+
+    private void replan() {
+        if (replanning) return;
+        replanning = true;
+        Resnapshot request = suspended.suspended();
+        int generation = epoch;
+        context.callAsync(() -> Planning.replan(settings, request, generation), (plan, error) -> {
+            replanning = false;
+            if (error != null) {
+                throw new IllegalStateException("pgrepl source: planning " + request.tables() + " again failed: " + error.getMessage(), error);
+            }
+            Set<TableName> again = new HashSet<>(request.tables());
+            finished.values().removeIf(f -> again.contains(f.table()));
+            pending.removeIf(p -> again.contains(p.table()));
+            pending.addAll(plan.splits());
+            totalSplits = finished.size() + reported.size() + pending.size();
+            if (request.slotLost()) streamStart = plan.streamStart();
+            replanned = true;
+            streamReady = plan.splits().isEmpty();
+            readyCheckpoint = -1;
+            log.info("pgrepl source: {} split(s) of {} to read again", plan.splits().size(), request.tables());
+            serveWaiting();
+        });
+    }
+
     @Override
     public EnumeratorState snapshotState(long checkpointId) {
         reportedAt.put(checkpointId, new HashSet<>(reported.keySet()));
         Map<String, SnapshotSplit> all = new LinkedHashMap<>(finished);
         all.putAll(reported);
-        if (!streamReady && planned && all.size() == totalSplits && readyCheckpoint < 0) readyCheckpoint = checkpointId;
+        if (!streamReady && planned && all.size() == totalSplits && readyCheckpoint < 0 && (suspended == null || replanned)) {
+            readyCheckpoint = checkpointId;
+        }
+        if (reportedSuspension != null && suspensionCheckpoint < 0) suspensionCheckpoint = checkpointId;
+        // A reported suspension is recorded as acted on: a restore from this checkpoint brings back its reader with it
+        // (reported again, then acknowledged as an older epoch's) and plans the tables again.
+        boolean held = reportedSuspension != null;
         return new EnumeratorState(planned, streamStart, stopLsn, totalSplits, List.copyOf(pending), all, streamReady,
-                streamAssigned, returnedStream);
+                streamAssigned && !held, held ? null : returnedStream, held ? reportedSuspension : suspended, held ? epoch + 1 : epoch,
+                !held && replanned);
     }
 
     @Override
@@ -245,6 +355,7 @@ public final class PgreplEnumerator implements SplitEnumerator<PgreplSplit, Enum
         acks.forEach((subtask, ids) -> {
             if (context.registeredReaders().containsKey(subtask)) context.sendEventToSourceReader(subtask, new SplitsAckEvent(ids));
         });
+        if (reportedSuspension != null && suspensionCheckpoint >= 0 && checkpointId >= suspensionCheckpoint) actOnSuspension();
         if (!streamReady && readyCheckpoint >= 0 && checkpointId >= readyCheckpoint) {
             if (finishedAll()) {
                 streamReady = true;

@@ -41,10 +41,21 @@ final class PgreplRecordEmitter<T> implements RecordEmitter<Element, T, SplitSta
             s.partialEndLsn = 0;
             s.partialCount = 0;
             s.lastCommitMicros = d.commitTimeMicros();
+            if (d.suspend() != null) s.suspended = d.suspend();
             metrics.transaction(d.commitTimeMicros());
         } else if (e instanceof Element.Advance a) {
             SplitState.Stream s = (SplitState.Stream) state;
             if (s.partialEndLsn == 0 && Long.compareUnsigned(a.lsn(), s.lsn) > 0) s.lsn = a.lsn();
+        } else if (e instanceof Element.Hold h) {
+            ((SplitState.Stream) state).held.put(new HeldKey(h.delete().table(), h.delete().key()), h.delete());
+        } else if (e instanceof Element.Release r) {
+            ((SplitState.Stream) state).held.remove(r.key());
+        } else if (e instanceof Element.Flush f) {
+            deserializer.deserialize(f.delete().change(), collector);
+            ((SplitState.Stream) state).held.remove(new HeldKey(f.delete().table(), f.delete().key()));
+            metrics.change(f.delete().commitTimeMicros());
+        } else if (e instanceof Element.Suspend r) {
+            ((SplitState.Stream) state).suspended = r.request();
         }
     }
 

@@ -34,6 +34,8 @@ public final class PgreplSourceReader<T> extends SingleThreadMultiplexSourceRead
     /** Positions of completed checkpoints, oldest first, waiting out the confirmation delay. */
     private final List<Long> completed = new ArrayList<>();
     private SplitState.Stream streamState;
+    /** The stream split stopped for tables to be read again, until the enumerator acknowledges it. */
+    private StreamSplit suspension;
     private final PgreplDeserializer<T> deserializer;
 
     PgreplSourceReader(Settings settings, PgreplDeserializer<T> deserializer, StreamLink link, ReaderMetrics metrics,
@@ -73,6 +75,7 @@ public final class PgreplSourceReader<T> extends SingleThreadMultiplexSourceRead
         List<SnapshotSplit> done = new ArrayList<>();
         for (PgreplSplit s : splits) {
             if (s instanceof SnapshotSplit snap && snap.finished()) done.add(snap);
+            else if (s instanceof StreamSplit st && st.suspended() != null) reportSuspension(st); // restored: report again
             else toRead.add(s);
         }
         if (!done.isEmpty()) report(done);
@@ -101,6 +104,9 @@ public final class PgreplSourceReader<T> extends SingleThreadMultiplexSourceRead
             if (s instanceof SplitState.Snapshot snap) {
                 SnapshotSplit split = snap.toSplit();
                 done.add(split.finished() ? split : split.with(split.pieces(), true));
+            } else if (s instanceof SplitState.Stream st && st.suspended != null) {
+                streamState = null;
+                reportSuspension(st.toSplit());
             } else {
                 streamEnded = true;
             }
@@ -118,10 +124,16 @@ public final class PgreplSourceReader<T> extends SingleThreadMultiplexSourceRead
         context.sendSourceEventToCoordinator(new SplitsFinishedEvent(List.copyOf(done)));
     }
 
+    private void reportSuspension(StreamSplit s) {
+        suspension = s;
+        context.sendSourceEventToCoordinator(new StreamSuspendedEvent(s));
+    }
+
     @Override
     public void handleSourceEvents(SourceEvent event) {
         if (event instanceof SplitsAckEvent ack) {
             ack.ids().forEach(unacknowledged::remove);
+            if (ack.ids().contains(StreamSplit.ID)) suspension = null;
         } else {
             super.handleSourceEvents(event);
         }
@@ -131,6 +143,7 @@ public final class PgreplSourceReader<T> extends SingleThreadMultiplexSourceRead
     public List<PgreplSplit> snapshotState(long checkpointId) {
         List<PgreplSplit> state = new ArrayList<>(super.snapshotState(checkpointId));
         state.addAll(unacknowledged.values());
+        if (suspension != null) state.add(suspension);
         if (streamState != null) positions.put(checkpointId, streamState.lsn);
         return state;
     }

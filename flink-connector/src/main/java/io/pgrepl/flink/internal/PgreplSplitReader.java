@@ -55,6 +55,12 @@ final class PgreplSplitReader implements SplitReader<Element, PgreplSplit> {
                 Thread.currentThread().interrupt();
                 throw new java.io.IOException("interrupted while reading the stream", e);
             }
+            if (stream.finished()) {
+                // ended or suspended: the slot is let go, a later stream split opens its own
+                link.attach(null);
+                stream.close();
+                stream = null;
+            }
         }
         return out.build();
     }

@@ -40,20 +40,63 @@ final class Planning {
         try (PgConnection c = Db.connect(s, ReplicationMode.NONE)) {
             if (c.serverMajor() < 10) throw new PgreplFlinkException("PostgreSQL " + c.serverMajor() + " has no pgoutput; 10 or later is needed");
             publication(c, s);
+            if (s.signalTable() != null) signalTable(c, s);
             List<KeyedTable> planned = new ArrayList<>();
             for (TableName t : s.tables()) planned.add(checked(c, s, t));
-            long start = slot(s);
+            long start = slot(s, false);
             if (s.startupMode() == StartupMode.LATEST_OFFSET) {
                 String sql = "SELECT (CASE WHEN pg_is_in_recovery() THEN pg_last_wal_replay_lsn() ELSE pg_current_wal_insert_lsn() END)::text";
                 start = Lsn.max(start, Lsn.parse(Db.query(c, s, sql, "reading the WAL position").singleRow().get(0)));
             }
             List<SnapshotSplit> splits = new ArrayList<>();
             if (s.startupMode().snapshots()) {
-                for (KeyedTable k : planned) splits.addAll(splits(c, s, k));
+                for (KeyedTable k : planned) splits.addAll(splits(c, s, k, 0));
             }
             log.info("pgrepl source: slot {} streams from {}; {} snapshot split(s) of {} table(s)", s.slotName(),
                     start == 0 ? "its confirmed position" : Lsn.format(start), splits.size(), planned.size());
             return new Plan(start, splits);
+        }
+    }
+
+    /**
+     * Plans tables to be read again while the job runs ({@link Resnapshot}): after a new slot when
+     * the old one was lost (its consistent point is where the stream goes on), then the tables'
+     * key ranges as at the start, their split ids marked with {@code generation}.
+     */
+    static Plan replan(Settings s, Resnapshot r, int generation) {
+        try (PgConnection c = Db.connect(s, ReplicationMode.NONE)) {
+            List<KeyedTable> planned = new ArrayList<>();
+            for (TableName t : r.tables()) planned.add(checked(c, s, t));
+            long start = r.slotLost() ? slot(s, true) : 0;
+            List<SnapshotSplit> splits = new ArrayList<>();
+            for (KeyedTable k : planned) splits.addAll(splits(c, s, k, generation));
+            log.info("pgrepl source: {} snapshot split(s) of {} to read again{}", splits.size(), r.tables(),
+                    r.slotLost() ? ", the stream to go on from the new slot at " + (start == 0 ? "its confirmed position" : Lsn.format(start)) : "");
+            return new Plan(start, splits);
+        }
+    }
+
+    /**
+     * The signal table: Debezium's shape ({@code id}, {@code type}, {@code data}) and in the
+     * publication, or its rows would never reach the stream.
+     */
+    private static void signalTable(PgConnection c, Settings s) {
+        TableName t = s.signalTable();
+        String lit = Identifiers.quoteLiteral(t.quoted());
+        QueryResult cols = Db.query(c, s, "SELECT a.attname FROM pg_catalog.pg_attribute a WHERE a.attrelid = to_regclass(" + lit
+                + ") AND a.attnum > 0 AND NOT a.attisdropped", "reading the signal table " + t);
+        List<String> names = cols.rows().stream().map(row -> row.get(0)).toList();
+        if (!names.containsAll(List.of("id", "type", "data"))) {
+            throw new PgreplFlinkException("signal table " + t + (names.isEmpty() ? " does not exist" : " has no column id, type and data")
+                    + ": create it as CREATE TABLE " + t.quoted() + " (id varchar(42) PRIMARY KEY, type varchar(32) NOT NULL,"
+                    + " data varchar(2048))");
+        }
+        QueryResult pub = Db.query(c, s, "SELECT 1 FROM pg_catalog.pg_publication_tables WHERE pubname = "
+                + Identifiers.quoteLiteral(s.publication()) + " AND schemaname = " + Identifiers.quoteLiteral(t.schema())
+                + " AND tablename = " + Identifiers.quoteLiteral(t.table()), "checking the signal table's publication");
+        if (pub.rows().isEmpty()) {
+            throw new PgreplFlinkException("signal table " + t + " is not in publication " + s.publication() + ", so its rows never reach"
+                    + " the stream: run ALTER PUBLICATION " + Identifiers.quoteIdentifier(s.publication()) + " ADD TABLE " + t.quoted());
         }
     }
 
@@ -65,7 +108,9 @@ final class Planning {
             throw new PgreplFlinkException("publication \"" + s.publication() + "\" does not exist; create it for the tables"
                     + " (CREATE PUBLICATION ... FOR TABLE ...) or let the source create it (publication.autocreate.enabled)");
         }
-        String[] tables = s.tables().stream().map(TableName::quoted).toArray(String[]::new);
+        List<String> names = new ArrayList<>(s.tables().stream().map(TableName::quoted).toList());
+        if (s.signalTable() != null) names.add(s.signalTable().quoted());
+        String[] tables = names.toArray(String[]::new);
         Db.await(c.createPublication(PublicationSpec.forTables(s.publication(), tables)), s,
                 "creating publication \"" + s.publication() + "\"", Db.TIMEOUT);
         log.info("pgrepl source: created publication {} for {}", s.publication(), s.tables());
@@ -103,13 +148,18 @@ final class Planning {
 
     /**
      * The slot: created now if missing (its consistent point is where the stream starts), else
-     * checked and used from its confirmed position. {@return the position the stream starts at, 0 for the slot's own}
+     * checked and used from its confirmed position; {@code replaceLost}: an invalidated one (its WAL
+     * removed) is dropped and created again. {@return the position the stream starts at, 0 for the slot's own}
      */
-    private static long slot(Settings s) {
+    private static long slot(Settings s, boolean replaceLost) {
         try (PgConnection r = Db.connect(s, ReplicationMode.DATABASE)) {
-            QueryResult q = Db.query(r, s, "SELECT plugin, slot_type, database, current_database() FROM pg_catalog.pg_replication_slots"
+            QueryResult q = Db.query(r, s, "SELECT plugin, slot_type, database, current_database(), "
+                    + (r.serverMajor() >= 13 ? "wal_status" : "NULL") + " FROM pg_catalog.pg_replication_slots"
                     + " WHERE slot_name = " + Identifiers.quoteLiteral(s.slotName()), "looking up slot " + s.slotName());
-            if (!q.rows().isEmpty()) {
+            if (!q.rows().isEmpty() && replaceLost && "lost".equals(q.rows().get(0).get(4))) {
+                Db.await(r.dropReplicationSlot(s.slotName(), true), s, "dropping the invalidated slot " + s.slotName(), Db.TIMEOUT);
+                log.warn("pgrepl source: dropped the invalidated slot {} to create it again", s.slotName());
+            } else if (!q.rows().isEmpty()) {
                 Row row = q.rows().get(0);
                 if (!"logical".equals(row.get(1)) || !"pgoutput".equals(row.get(0)) || !row.get(3).equals(row.get(2))) {
                     throw new PgreplFlinkException("replication slot \"" + s.slotName() + "\" exists but is " + row.get(1) + "/"
@@ -117,7 +167,7 @@ final class Planning {
                 }
                 return 0;
             }
-            if (s.startupMode() == StartupMode.COMMITTED_OFFSET) {
+            if (!replaceLost && s.startupMode() == StartupMode.COMMITTED_OFFSET) {
                 throw new PgreplFlinkException("scan.startup.mode 'committed-offset' streams from the slot's confirmed position,"
                         + " but replication slot \"" + s.slotName() + "\" does not exist");
             }
@@ -138,7 +188,7 @@ final class Planning {
     }
 
     /** A table's key ranges of about chunk.size rows each, numbered in key order. */
-    private static List<SnapshotSplit> splits(PgConnection c, Settings s, KeyedTable k) {
+    private static List<SnapshotSplit> splits(PgConnection c, Settings s, KeyedTable k, int generation) {
         TableName t = new TableName(k.schema(), k.table());
         long want = Math.max(1, (k.estimatedRows() + s.chunkSize() - 1) / s.chunkSize());
         List<KeyRange> ranges = Db.await(TablePlanner.ranges(c, k, (int) Math.min(Integer.MAX_VALUE, want), s.chunkSize()), s,
@@ -147,7 +197,8 @@ final class Planning {
         List<SnapshotSplit> out = new ArrayList<>(ranges.size());
         for (int i = 0; i < ranges.size(); i++) {
             KeyRange r = ranges.get(i);
-            out.add(new SnapshotSplit(t + "#" + i, t, i, keys, r.after(), r.upTo(), List.of(), false));
+            String id = generation == 0 ? t + "#" + i : t + "@" + generation + "#" + i;
+            out.add(new SnapshotSplit(id, t, i, keys, r.after(), r.upTo(), List.of(), false));
         }
         return out;
     }

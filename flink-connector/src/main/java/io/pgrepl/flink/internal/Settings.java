@@ -38,12 +38,18 @@ import java.util.Objects;
  * @param slotMetricsInterval   how often the slot's retained WAL is read for the metrics; zero: never
  * @param primaryUrl            when {@code url} names a hot standby (16+): the primary, where the slot's creation
  *                              asks for a running-transactions record ({@code pg_log_standby_snapshot()}); or null
+ * @param signalTable           Debezium's signal table ({@code id}, {@code type}, {@code data}): an
+ *                              {@code execute-snapshot} row inserted into it has the tables it names read again while the job
+ *                              runs; or null
+ * @param lostSlotSnapshot      a slot found dropped or invalidated is created again and every table read again (else the
+ *                              stream split fails)
  */
 public record Settings(String url, String password, String slotName, String publication, boolean publicationAutocreate,
                        List<TableName> tables, StartupMode startupMode, int chunkSize, int fetchSize, Duration heartbeat,
                        Duration connectTimeout, StreamingMode streaming, long memoryBudgetBytes, String spillDirectory,
                        int lsnCommitDelay, boolean slotFailover, boolean failOnTruncate, boolean fullIdentityRequired,
-                       long guardFailRetainedWal, long guardWarnRetainedWal, Duration slotMetricsInterval, String primaryUrl) implements Serializable {
+                       long guardFailRetainedWal, long guardWarnRetainedWal, Duration slotMetricsInterval, String primaryUrl,
+                       TableName signalTable, boolean lostSlotSnapshot) implements Serializable {
     private static final long serialVersionUID = 1L;
 
     /** Checks what can be checked without a server. */
@@ -59,6 +65,12 @@ public record Settings(String url, String password, String slotName, String publ
         io.pgrepl.client.replication.Identifiers.requireSlotName(slotName);
         ConnectionConfig.parse(url); // a URL that does not parse fails here, not on a task manager
         if (primaryUrl != null) ConnectionConfig.parse(primaryUrl);
+        if (signalTable != null && tables.contains(signalTable)) {
+            throw new IllegalArgumentException("the signal table " + signalTable + " is also a captured table; its rows are signals, not changes");
+        }
+        if (signalTable != null && startupMode == StartupMode.SNAPSHOT) {
+            throw new IllegalArgumentException("a signal table needs a stream that runs on; scan.startup.mode 'snapshot' ends after the snapshot");
+        }
     }
 
     /**
@@ -91,6 +103,7 @@ public record Settings(String url, String password, String slotName, String publ
     public String toString() {
         return "Settings[url=" + ConnectionConfig.parse(url) + ", slot=" + slotName + ", publication=" + publication
                 + ", tables=" + tables + ", startupMode=" + startupMode + ", chunkSize=" + chunkSize + ", fetchSize=" + fetchSize
-                + ", streaming=" + streaming + ", password=" + (password == null ? "none" : "given") + "]";
+                + ", streaming=" + streaming + ", signalTable=" + signalTable + ", lostSlotSnapshot=" + lostSlotSnapshot
+                + ", password=" + (password == null ? "none" : "given") + "]";
     }
 }

@@ -7,11 +7,14 @@ import java.io.DataOutputStream;
 import java.io.IOException;
 import org.apache.flink.core.io.SimpleVersionedSerializer;
 
-/** Splits in checkpoints and on the wire to readers. Version 1: a kind byte, then the split's fields. */
+/**
+ * Splits in checkpoints and on the wire to readers: a kind byte, then the split's fields. Version 2
+ * added the stream split's suspension; version 1 is still read.
+ */
 public final class SplitSerializer implements SimpleVersionedSerializer<PgreplSplit> {
     /** The one instance (stateless). */
     public static final SplitSerializer INSTANCE = new SplitSerializer();
-    private static final int VERSION = 1;
+    private static final int VERSION = 2;
     private static final byte SNAPSHOT = 1;
     private static final byte STREAM = 2;
 
@@ -37,12 +40,14 @@ public final class SplitSerializer implements SimpleVersionedSerializer<PgreplSp
 
     @Override
     public PgreplSplit deserialize(int version, byte[] serialized) throws IOException {
-        if (version != VERSION) throw new IOException("pgrepl split version " + version + " is not known (this build reads " + VERSION + ")");
+        if (version < 1 || version > VERSION) {
+            throw new IOException("pgrepl split version " + version + " is not known (this build reads 1 to " + VERSION + ")");
+        }
         DataInputStream in = new DataInputStream(new ByteArrayInputStream(serialized));
         byte kind = in.readByte();
         return switch (kind) {
             case SNAPSHOT -> Wire.snapshotSplit(in);
-            case STREAM -> Wire.streamSplit(in);
+            case STREAM -> Wire.streamSplit(in, version >= 2);
             default -> throw new IOException("unknown pgrepl split kind " + kind);
         };
     }

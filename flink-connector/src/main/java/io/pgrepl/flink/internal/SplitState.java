@@ -43,9 +43,14 @@ abstract sealed class SplitState permits SplitState.Snapshot, SplitState.Stream 
         long partialCount;
         /** Commit time of the last transaction emitted, microseconds since 2000 (0: none yet). */
         long lastCommitMicros;
+        /** Set when the stream stopped for tables to be read again. */
+        Resnapshot suspended;
+        /** Removals held back, by table and key ({@link HeldDelete}). */
+        final java.util.Map<HeldKey, HeldDelete> held = new java.util.LinkedHashMap<>();
 
         Stream(StreamSplit split) {
             this.split = split;
+            for (HeldDelete h : split.held()) held.put(new HeldKey(h.table(), h.key()), h);
             this.lsn = split.lsn();
             this.partialEndLsn = split.partialEndLsn();
             this.partialCount = split.partialCount();
@@ -53,7 +58,7 @@ abstract sealed class SplitState permits SplitState.Snapshot, SplitState.Stream 
 
         @Override
         StreamSplit toSplit() {
-            return split.at(lsn, partialEndLsn, partialCount);
+            return split.at(lsn, partialEndLsn, partialCount).holding(List.copyOf(held.values())).suspendedFor(suspended);
         }
     }
 }

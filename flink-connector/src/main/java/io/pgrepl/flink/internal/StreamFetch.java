@@ -17,6 +17,7 @@ import io.pgrepl.client.tx.AssemblerOptions;
 import io.pgrepl.client.tx.Transaction;
 import io.pgrepl.client.tx.TxEvent;
 import io.pgrepl.codec.Lsn;
+import io.pgrepl.codec.pgoutput.record.Insert;
 import io.pgrepl.codec.pgoutput.record.PgOutputRecord;
 import io.pgrepl.codec.pgoutput.record.Origin;
 import io.pgrepl.codec.pgoutput.record.Relation;
@@ -53,6 +54,10 @@ final class StreamFetch implements AutoCloseable {
     private final StreamSplit split;
     private final Set<TableName> captured;
     private final Merge merge;
+    private final SignalWatch signals;
+    /** The slot was found dropped or invalidated and the source reads every table again from a new one. */
+    private boolean slotLost;
+    private boolean closed;
     private PgConnection connection;
     private volatile ReplicationPublisher<TxEvent> publisher;
     private BlockingChanges<TxEvent> events;
@@ -72,7 +77,9 @@ final class StreamFetch implements AutoCloseable {
         this.settings = settings;
         this.split = split;
         this.captured = new HashSet<>(settings.tables());
-        this.merge = new Merge(settings, new Coverage(split.coverage()));
+        Coverage coverage = new Coverage(split.coverage());
+        this.merge = new Merge(settings, coverage, split.reread(), split.held(), split.coverage());
+        this.signals = new SignalWatch(settings, coverage);
         this.handed = split.lsn();
     }
 
@@ -80,7 +87,11 @@ final class StreamFetch implements AutoCloseable {
     void open() {
         PgConnection c = Db.connect(settings, ReplicationMode.DATABASE);
         try {
-            checkSlot(c);
+            if (!checkSlot(c)) {
+                c.close();
+                slotLost = true;
+                return;
+            }
             LogicalReplicationOptions.Builder o = LogicalReplicationOptions.builder(settings.slotName())
                     .publications(settings.publication())
                     .startLsn(split.lsn())
@@ -112,12 +123,20 @@ final class StreamFetch implements AutoCloseable {
     /**
      * The slot must still exist, and must not have been confirmed past the position resumed from:
      * the server could not send what lies between (a restore from a checkpoint older than the
-     * ones the slot was confirmed for).
+     * ones the slot was confirmed for). A slot dropped or invalidated fails the split, unless the
+     * source reads the tables again then. {@return whether the slot can be streamed; false: it is lost and the tables are read again}
      */
-    private void checkSlot(PgConnection c) {
+    private boolean checkSlot(PgConnection c) {
         QueryResult q = Db.query(c, settings, "SELECT confirmed_flush_lsn::text, " + (c.serverMajor() >= 13 ? "wal_status" : "NULL")
                 + " FROM pg_catalog.pg_replication_slots WHERE slot_name = " + Identifiers.quoteLiteral(settings.slotName()),
                 "looking up slot " + settings.slotName());
+        boolean lost = q.rows().isEmpty() || "lost".equals(q.rows().get(0).get(1));
+        if (lost && settings.lostSlotSnapshot()) {
+            log.warn("pgrepl source: replication slot {} is {}: it is created again and every table read again (slot.lost.handling"
+                    + " snapshot); changes between {} and the new slot are not streamed", settings.slotName(),
+                    q.rows().isEmpty() ? "gone" : "invalidated", Lsn.format(split.lsn()));
+            return false;
+        }
         if (q.rows().isEmpty()) {
             throw new PgreplFlinkException("replication slot \"" + settings.slotName() + "\" is gone: the changes since "
                     + Lsn.format(split.lsn()) + " cannot be read any more. Start the job without state (a new snapshot) to rebuild the tables");
@@ -134,6 +153,7 @@ final class StreamFetch implements AutoCloseable {
                     + " again. Restore from a later checkpoint, or raise scan.lsn-commit.checkpoints-num-delay so that the"
                     + " checkpoints kept stay restorable");
         }
+        return true;
     }
 
     /** {@return the stream now running, or null} */
@@ -155,10 +175,15 @@ final class StreamFetch implements AutoCloseable {
     /** The next elements: at most one batch of changes, or nothing after a short wait. */
     void fetch(RecordsBySplits.Builder<Element> out) throws InterruptedException {
         if (finished) return;
+        if (slotLost) {
+            Resnapshot r = new Resnapshot(settings.tables(), true);
+            suspend(out, new Element.Suspend(r), r);
+            return;
+        }
         int n = 0;
         long deadline = System.nanoTime() + POLL_NANOS;
         wakeUp = false;
-        while (n < BATCH && !wakeUp) {
+        while (n < BATCH && !wakeUp && !finished) {
             if (tx != null) {
                 n += continueTx(out, BATCH - n);
                 continue;
@@ -183,8 +208,33 @@ final class StreamFetch implements AutoCloseable {
             records = t.changes().iterator();
             ordinal = 0;
             skipThrough = t.endLsn() == split.partialEndLsn() ? split.partialCount() : 0;
-            merge.startTransaction(t);
+            merge.startTransaction(t, sink(out));
         }
+    }
+
+    /** Where the merge's decisions go: elements of the stream split, in order. */
+    private Merge.Sink sink(RecordsBySplits.Builder<Element> out) {
+        return new Merge.Sink() {
+            @Override
+            public void accept(io.pgrepl.flink.PgChange change, long ordinal) {
+                out.add(StreamSplit.ID, new Element.Change(change, tx.endLsn(), ordinal));
+            }
+
+            @Override
+            public void hold(HeldDelete delete) {
+                out.add(StreamSplit.ID, new Element.Hold(delete));
+            }
+
+            @Override
+            public void release(HeldKey key) {
+                out.add(StreamSplit.ID, new Element.Release(key));
+            }
+
+            @Override
+            public void flush(HeldDelete delete) {
+                out.add(StreamSplit.ID, new Element.Flush(delete));
+            }
+        };
     }
 
     /** Turns up to {@code max} records of the open transaction into elements; closes it at its end. {@return the records consumed} */
@@ -198,21 +248,35 @@ final class StreamFetch implements AutoCloseable {
             // inside a transaction means the same changes on any connection.
             if (r instanceof Relation || r instanceof Type || r instanceof Origin) continue;
             long at = ++ordinal;
+            // Signal rows are read even where a restored position skips the changes around them:
+            // the suspension they lead to is decided at the transaction's end.
+            if (r instanceof Insert ins && settings.signalTable() != null) {
+                Relation rel = tx.relation(ins.relationOid());
+                if (rel != null && signals.isSignal(rel)) {
+                    signals.offer(ins, rel, tx.xid(), tx.endLsn());
+                    continue;
+                }
+            }
             if (at <= skipThrough) continue;
             if (r instanceof Truncate t) {
                 truncate(t);
                 continue;
             }
+
             batch.add(r);
             ordinals.add(at);
         }
-        merge.changes(tx, batch, ordinals, captured, (change, at) -> out.add(StreamSplit.ID, new Element.Change(change, tx.endLsn(), at)));
+        merge.changes(tx, batch, ordinals, captured, sink(out));
         if (!records.hasNext()) {
-            out.add(StreamSplit.ID, new Element.TxDone(tx.endLsn(), tx.commitTimeMicros()));
+            // The suspension travels with the transaction's end: no checkpoint can fall between them
+            // and record the transaction as emitted without the signal that stops the stream there.
+            Resnapshot asked = signals.take();
+            out.add(StreamSplit.ID, new Element.TxDone(tx.endLsn(), tx.commitTimeMicros(), asked));
             handed = tx.endLsn();
             tx.close();
             tx = null;
             records = null;
+            if (asked != null) suspend(out, null, asked);
         }
         return Math.max(1, batch.size());
     }
@@ -259,10 +323,29 @@ final class StreamFetch implements AutoCloseable {
             return;
         }
         if (heartbeatDue && Long.compareUnsigned(handed, m.receivedLsn()) >= 0 && Long.compareUnsigned(walEnd, handed) > 0) {
+            merge.passed(walEnd, sink(out));
             out.add(StreamSplit.ID, new Element.Advance(walEnd));
             handed = walEnd;
             lastAdvanceNanos = now;
         }
+    }
+
+    /**
+     * Stops after the last transaction emitted for tables to be read again: the split ends here
+     * and goes to the enumerator, and the slot is let go at once so that the stream can go on from
+     * any reader once they are read.
+     */
+    private void suspend(RecordsBySplits.Builder<Element> out, Element.Suspend element, Resnapshot request) {
+        if (element != null) out.add(StreamSplit.ID, element);
+        finished = true;
+        out.addFinishedSplit(StreamSplit.ID);
+        log.info("pgrepl source: the stream stops at {} for {} to be read again{}", Lsn.format(handed), request.tables(),
+                request.slotLost() ? " from a new slot" : "");
+        close();
+    }
+
+    boolean finished() {
+        return finished;
     }
 
     private void finish(RecordsBySplits.Builder<Element> out) {
@@ -273,6 +356,8 @@ final class StreamFetch implements AutoCloseable {
 
     @Override
     public void close() {
+        if (closed) return;
+        closed = true;
         if (tx != null) tx.close();
         tx = null;
         BlockingChanges<TxEvent> e = events;

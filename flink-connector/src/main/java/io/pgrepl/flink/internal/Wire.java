@@ -100,9 +100,22 @@ final class Wire {
             table(out, e.getKey());
             pieces(out, e.getValue());
         }
+        out.writeInt(s.reread().size());
+        for (TableName t : s.reread()) table(out, t);
+        out.writeInt(s.held().size());
+        for (HeldDelete h : s.held()) heldDelete(out, h);
+        out.writeInt(s.epoch());
+        Resnapshot r = s.suspended();
+        out.writeBoolean(r != null);
+        if (r != null) {
+            out.writeBoolean(r.slotLost());
+            out.writeInt(r.tables().size());
+            for (TableName t : r.tables()) table(out, t);
+        }
     }
 
-    static StreamSplit streamSplit(DataInput in) throws IOException {
+    /** A stream split; {@code withSuspension}: the format (version 2 on) that records a suspension. */
+    static StreamSplit streamSplit(DataInput in, boolean withSuspension) throws IOException {
         long lsn = in.readLong();
         long partialEnd = in.readLong();
         long partialCount = in.readLong();
@@ -110,6 +123,60 @@ final class Wire {
         int n = in.readInt();
         Map<TableName, List<Piece>> coverage = new LinkedHashMap<>();
         for (int i = 0; i < n; i++) coverage.put(table(in), pieces(in));
-        return new StreamSplit(lsn, partialEnd, partialCount, stop, coverage);
+        Resnapshot suspended = null;
+        java.util.Set<TableName> reread = new java.util.LinkedHashSet<>();
+        List<HeldDelete> held = new ArrayList<>();
+        if (withSuspension) {
+            int r = in.readInt();
+            for (int i = 0; i < r; i++) reread.add(table(in));
+            int h = in.readInt();
+            for (int i = 0; i < h; i++) held.add(heldDelete(in));
+        }
+        int epoch = withSuspension ? in.readInt() : 0;
+        if (withSuspension && in.readBoolean()) {
+            boolean lost = in.readBoolean();
+            int k = in.readInt();
+            List<TableName> tables = new ArrayList<>(k);
+            for (int i = 0; i < k; i++) tables.add(table(in));
+            suspended = new Resnapshot(tables, lost);
+        }
+        return new StreamSplit(lsn, partialEnd, partialCount, stop, coverage, reread, held, epoch, suspended);
+    }
+
+    private static void heldDelete(DataOutput out, HeldDelete h) throws IOException {
+        table(out, h.table());
+        strings(out, h.key());
+        strings(out, h.names());
+        for (int i = 0; i < h.names().size(); i++) {
+            out.writeInt(h.oids()[i]);
+            out.writeByte(h.kinds()[i]);
+            byte[] v = h.values()[i];
+            out.writeInt(v == null ? -1 : v.length);
+            if (v != null) out.write(v);
+        }
+        out.writeBoolean(h.whole());
+        out.writeLong(h.xid());
+        out.writeLong(h.commitLsn());
+        out.writeLong(h.commitTimeMicros());
+    }
+
+    private static HeldDelete heldDelete(DataInput in) throws IOException {
+        TableName t = table(in);
+        List<String> key = strings(in);
+        List<String> names = strings(in);
+        int n = names.size();
+        int[] oids = new int[n];
+        byte[] kinds = new byte[n];
+        byte[][] values = new byte[n][];
+        for (int i = 0; i < n; i++) {
+            oids[i] = in.readInt();
+            kinds[i] = in.readByte();
+            int len = in.readInt();
+            if (len >= 0) {
+                values[i] = new byte[len];
+                in.readFully(values[i]);
+            }
+        }
+        return new HeldDelete(t, key, names, oids, kinds, values, in.readBoolean(), in.readLong(), in.readLong(), in.readLong());
     }
 }

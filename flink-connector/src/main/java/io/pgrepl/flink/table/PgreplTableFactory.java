@@ -48,7 +48,7 @@ public final class PgreplTableFactory implements DynamicTableSourceFactory {
                 DECODING_PLUGIN_NAME, PUBLICATION_NAME, PUBLICATION_AUTOCREATE, STARTUP_MODE, INCREMENTAL_SNAPSHOT, CHUNK_SIZE,
                 FETCH_SIZE, CONNECT_TIMEOUT, HEARTBEAT, CHANGELOG_MODE, LSN_COMMIT_DELAY, STREAMING, MEMORY_BUDGET,
                 SPILL_DIRECTORY, SLOT_FAILOVER, TRUNCATE_HANDLING, GUARD_WARN, GUARD_FAIL, SLOT_METRICS_INTERVAL,
-                STANDBY_PRIMARY_URL);
+                STANDBY_PRIMARY_URL, SIGNAL_DATA_COLLECTION, SLOT_LOST_HANDLING);
     }
 
     @Override
@@ -84,6 +84,16 @@ public final class PgreplTableFactory implements DynamicTableSourceFactory {
         if (upsert && schema.getPrimaryKey().isEmpty()) {
             throw new ValidationException("changelog-mode 'upsert' needs a PRIMARY KEY (...) NOT ENFORCED on the Flink table");
         }
+        String lost = o.get(SLOT_LOST_HANDLING).toLowerCase(Locale.ROOT);
+        if (!lost.equals("fail") && !lost.equals("snapshot")) {
+            throw new ValidationException("slot.lost.handling '" + o.get(SLOT_LOST_HANDLING) + "' is not one of fail, snapshot");
+        }
+        boolean rereads = lost.equals("snapshot") || o.getOptional(SIGNAL_DATA_COLLECTION).isPresent();
+        if (rereads && !upsert) {
+            throw new ValidationException((lost.equals("snapshot") ? "slot.lost.handling 'snapshot'" : "signal.data.collection")
+                    + " reads the table again while the job runs, and a row read again cannot be retracted in changelog-mode 'all'"
+                    + " (the changelog may hold an older version of it): set changelog-mode 'upsert'");
+        }
         List<Column> physical = schema.getColumns().stream().filter(Column::isPhysical).toList();
         String[] names = physical.stream().map(Column::getName).toArray(String[]::new);
         LogicalType[] types = physical.stream().map(c -> c.getDataType().getLogicalType()).toArray(LogicalType[]::new);
@@ -111,6 +121,8 @@ public final class PgreplTableFactory implements DynamicTableSourceFactory {
         o.getOptional(PASSWORD).ifPresent(b::password);
         o.getOptional(SPILL_DIRECTORY).ifPresent(b::spillDirectory);
         o.getOptional(STANDBY_PRIMARY_URL).ifPresent(b::standbyOf);
+        o.getOptional(SIGNAL_DATA_COLLECTION).ifPresent(b::signalTable);
+        b.snapshotOnLostSlot(lost.equals("snapshot"));
         String database = connection(o, b);
         try {
             b.settings(); // every remaining check, now, not on a task manager

@@ -77,4 +77,10 @@ public final class PgreplTableOptions {
     public static final ConfigOption<String> STANDBY_PRIMARY_URL = ConfigOptions.key("standby.primary-url").stringType()
             .noDefaultValue().withDescription("When the source is a hot standby (16+): the primary, asked for the record slot"
                     + " creation waits for.");
+    public static final ConfigOption<String> SIGNAL_DATA_COLLECTION = ConfigOptions.key("signal.data.collection").stringType()
+            .noDefaultValue().withDescription("Debezium's signal table (schema.table): an execute-snapshot row inserted into it has"
+                    + " the table read again while the job runs. Needs changelog-mode upsert.");
+    public static final ConfigOption<String> SLOT_LOST_HANDLING = ConfigOptions.key("slot.lost.handling").stringType()
+            .defaultValue("fail").withDescription("fail (the job stops when the slot is gone or invalidated) or snapshot (a new"
+                    + " slot, the table read again; needs changelog-mode upsert).");
 }
