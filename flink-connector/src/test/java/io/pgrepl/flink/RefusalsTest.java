@@ -87,5 +87,24 @@ class RefusalsTest {
                 .tables("t").build(new TextChange.Deserializer()));
         assertThrows(IllegalArgumentException.class, () -> PgreplSource.builder().url("postgresql://u@h/d").slotName("s")
                 .tables("t").chunkSize(0).build(new TextChange.Deserializer()));
+        IllegalArgumentException e = assertThrows(IllegalArgumentException.class, () -> PgreplSource.builder()
+                .url("postgresql://u@h/d").slotName("s").tables("public.t", "public.sig").signalTable("public.sig")
+                .build(new TextChange.Deserializer()));
+        assertTrue(e.getMessage().contains("signal table"), e.getMessage());
+        e = assertThrows(IllegalArgumentException.class, () -> PgreplSource.builder().url("postgresql://u@h/d").slotName("s")
+                .tables("t").signalTable("public.sig").startupMode(StartupMode.SNAPSHOT).build(new TextChange.Deserializer()));
+        assertTrue(e.getMessage().contains("snapshot"), e.getMessage());
+    }
+
+    /** A signal table the stream could never see fails the job at its start, saying what to run. */
+    @Test
+    void aSignalTableOutsideThePublicationIsRefused() throws Exception {
+        Fixture.sql(pg, "CREATE TABLE sig_outside (id varchar(42) PRIMARY KEY, type varchar(32) NOT NULL, data varchar(2048));"
+                + "CREATE PUBLICATION refuse_signal_pub FOR TABLE refused");
+        String m = failure(builder("refuse_signal").publication("refuse_signal_pub").signalTable("public.sig_outside")
+                .build(new TextChange.Deserializer()));
+        assertTrue(m.contains("ALTER PUBLICATION") && m.contains("sig_outside"), m);
+        m = failure(builder("refuse_signal2").signalTable("public.no_such_signals").build(new TextChange.Deserializer()));
+        assertTrue(m.contains("does not exist") && m.contains("CREATE TABLE"), m);
     }
 }

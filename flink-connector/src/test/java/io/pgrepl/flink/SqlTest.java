@@ -168,6 +168,15 @@ class SqlTest {
         e = assertThrows(ValidationException.class, () -> t.executeSql("SELECT * FROM no_key"));
         assertTrue(messages(e).contains("PRIMARY KEY"), messages(e));
         assertTrue(!messages(e).contains(pg.superuser().password()));
+        t.executeSql(ddl("signal_all", "x", "s7", ", 'signal.data.collection' = 'public.sig'"));
+        e = assertThrows(ValidationException.class, () -> t.executeSql("SELECT * FROM signal_all"));
+        assertTrue(messages(e).contains("signal.data.collection") && messages(e).contains("upsert"), messages(e));
+        t.executeSql(ddl("lost_all", "x", "s8", ", 'slot.lost.handling' = 'snapshot'"));
+        e = assertThrows(ValidationException.class, () -> t.executeSql("SELECT * FROM lost_all"));
+        assertTrue(messages(e).contains("slot.lost.handling") && messages(e).contains("upsert"), messages(e));
+        t.executeSql(ddl("lost_bad", "x", "s9", ", 'slot.lost.handling' = 'when_needed'"));
+        e = assertThrows(ValidationException.class, () -> t.executeSql("SELECT * FROM lost_bad"));
+        assertTrue(messages(e).contains("when_needed"), messages(e));
         t.executeSql(ddl("unaligned", "x", "s6", ""));
         t.getConfig().set("execution.checkpointing.unaligned.enabled", "true");
         e = assertThrows(ValidationException.class, () -> t.executeSql("SELECT * FROM unaligned"));

@@ -39,8 +39,9 @@ final class Planning {
     static Plan plan(Settings s) {
         try (PgConnection c = Db.connect(s, ReplicationMode.NONE)) {
             if (c.serverMajor() < 10) throw new PgreplFlinkException("PostgreSQL " + c.serverMajor() + " has no pgoutput; 10 or later is needed");
+            if (s.signalTable() != null) signalTableShape(c, s);
             publication(c, s);
-            if (s.signalTable() != null) signalTable(c, s);
+            if (s.signalTable() != null) signalTablePublished(c, s);
             List<KeyedTable> planned = new ArrayList<>();
             for (TableName t : s.tables()) planned.add(checked(c, s, t));
             long start = slot(s, false);
@@ -76,11 +77,8 @@ final class Planning {
         }
     }
 
-    /**
-     * The signal table: Debezium's shape ({@code id}, {@code type}, {@code data}) and in the
-     * publication, or its rows would never reach the stream.
-     */
-    private static void signalTable(PgConnection c, Settings s) {
+    /** The signal table has Debezium's shape: {@code id}, {@code type}, {@code data}. */
+    private static void signalTableShape(PgConnection c, Settings s) {
         TableName t = s.signalTable();
         String lit = Identifiers.quoteLiteral(t.quoted());
         QueryResult cols = Db.query(c, s, "SELECT a.attname FROM pg_catalog.pg_attribute a WHERE a.attrelid = to_regclass(" + lit
@@ -91,6 +89,11 @@ final class Planning {
                     + ": create it as CREATE TABLE " + t.quoted() + " (id varchar(42) PRIMARY KEY, type varchar(32) NOT NULL,"
                     + " data varchar(2048))");
         }
+    }
+
+    /** The signal table is in the publication, or its rows would never reach the stream. */
+    private static void signalTablePublished(PgConnection c, Settings s) {
+        TableName t = s.signalTable();
         QueryResult pub = Db.query(c, s, "SELECT 1 FROM pg_catalog.pg_publication_tables WHERE pubname = "
                 + Identifiers.quoteLiteral(s.publication()) + " AND schemaname = " + Identifiers.quoteLiteral(t.schema())
                 + " AND tablename = " + Identifiers.quoteLiteral(t.table()), "checking the signal table's publication");
