@@ -71,17 +71,64 @@ class ReadAgainTest {
     @ParameterizedTest(name = "PostgreSQL {0}")
     @MethodSource("versions")
     void aSignalReadsTheTableItNamesAgain(int version) throws Exception {
-        PgServer pg = server(version);
-        String table = "public.\"Signalled Ü\"";
-        String other = "public.\"Not signalled\"";
-        String signals = "public.\"pgrepl Signals\"";
+        signalled(server(version), "", -1);
+    }
+
+    /**
+     * As above, with the job's tasks failing once in the middle of the re-read (restored from the
+     * last checkpoint: the suspension it holds, the splits read so far) and once again when the
+     * stream has gone on after it.
+     */
+    @ParameterizedTest(name = "PostgreSQL {0}")
+    @MethodSource("newest")
+    void aSignalledReadSurvivesFailures(int version) throws Exception {
+        signalled(server(version), "_failing", 5_000);
+        assertTrue(FailOnce.failedAtRead.get() && FailOnce.failedAfter.get(), "both failures were injected");
+    }
+
+    static List<Integer> newest() {
+        return List.of(versions().get(0));
+    }
+
+    /** Fails its task once at the {@code atRead}-th read, and once at the 200th change after the reads. */
+    static final class FailOnce implements org.apache.flink.api.common.functions.MapFunction<TextChange, TextChange> {
+        static final AtomicLong reads = new AtomicLong();
+        static final AtomicLong changesAfter = new AtomicLong();
+        static final AtomicBoolean failedAtRead = new AtomicBoolean();
+        static final AtomicBoolean failedAfter = new AtomicBoolean();
+        private final long atRead;
+
+        FailOnce(long atRead) {
+            this.atRead = atRead;
+        }
+
+        @Override
+        public TextChange map(TextChange c) {
+            if (atRead < 0) return c;
+            if (c.op.equals("READ")) {
+                if (reads.incrementAndGet() >= atRead && failedAtRead.compareAndSet(false, true)) {
+                    throw new IllegalStateException("injected failure in the middle of the re-read");
+                }
+            } else if (failedAtRead.get() && reads.get() >= 10_000 && changesAfter.incrementAndGet() >= 200
+                    && failedAfter.compareAndSet(false, true)) {
+                throw new IllegalStateException("injected failure after the re-read");
+            }
+            return c;
+        }
+    }
+
+    private static void signalled(PgServer pg, String suffix, long failAtRead) throws Exception {
+        int version = pg.majorVersion();
+        String table = "public.\"Signalled Ü" + suffix + "\"";
+        String other = "public.\"Not signalled" + suffix + "\"";
+        String signals = "public.\"pgrepl Signals" + suffix + "\"";
         int rows = 20_000;
         Fixture.createTable(pg, table, rows);
         Fixture.createTable(pg, other, 2_000);
         Fixture.sql(pg, "CREATE TABLE " + signals + " (id varchar(42) PRIMARY KEY, type varchar(32) NOT NULL, data varchar(2048))");
         PgreplSource<TextChange> source = PgreplSource.builder()
                 .url(pg.url(pg.superuser(), "postgres"))
-                .slotName("read_again_signal")
+                .slotName("read_again_signal" + suffix)
                 .tables(table, other)
                 .signalTable(signals)
                 .startupMode(StartupMode.LATEST_OFFSET)
@@ -97,7 +144,7 @@ class ReadAgainTest {
         long[] changesBeforeReads = {-1};
         try {
             CloseableIterator<TextChange> it = env().fromSource(source, WatermarkStrategy.noWatermarks(), "pgrepl")
-                    .executeAndCollect("signal-" + version);
+                    .map(new FailOnce(failAtRead)).executeAndCollect("signal-" + version + suffix);
             Thread[] w = {null};
             boolean[] signalled = {false};
             boolean[] stopped = {false};
@@ -112,7 +159,7 @@ class ReadAgainTest {
             }, "marks");
             marks.start();
             Drain.until(it, c -> {
-                if (c.table.equals("public.Not signalled")) {
+                if (c.table.equals("public.Not signalled" + suffix)) {
                     if (c.op.equals("READ")) otherReads[0]++;
                     if (!signalled[0]) {
                         streaming.set(true);
@@ -121,14 +168,14 @@ class ReadAgainTest {
                                 + "INSERT INTO " + signals + " VALUES ('stop', 'stop-snapshot', '{\"data-collections\": [\"public.x\"]}')");
                         sleep(300); // writes before the signal too
                         SnapshotAndStreamTest.sql(pg, "INSERT INTO " + signals + " VALUES ('go', 'execute-snapshot',"
-                                + " '{\"data-collections\": [\"public.\\\"Signalled Ü\\\"\"], \"type\": \"incremental\"}')");
+                                + " '{\"data-collections\": [\"public.\\\"Signalled Ü" + suffix + "\\\"\"], \"type\": \"incremental\"}')");
                         signalled[0] = true;
                     }
                     return false;
                 }
                 if (c.op.equals("READ") && changesBeforeReads[0] < 0) changesBeforeReads[0] = m.changes;
                 m.apply(c);
-                if (!stopped[0] && m.reads >= rows / 2 && ops.get() > 200) {
+                if (!stopped[0] && m.reads >= rows / 2 && ops.get() > 200 && (failAtRead < 0 || FailOnce.failedAfter.get())) {
                     SnapshotAndStreamTest.stop(running, w[0]);
                     SnapshotAndStreamTest.sql(pg, "INSERT INTO " + table + " (id, amount, memo) VALUES (-1, 0, 'end')");
                     stopped[0] = true;
