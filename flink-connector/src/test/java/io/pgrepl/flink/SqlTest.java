@@ -110,6 +110,69 @@ class SqlTest {
         System.out.printf("sql: %s after %d writes, %d retractions%n", result, ops.get(), retractions[0]);
     }
 
+    /**
+     * An upsert table started at the latest offset holds only what was streamed since; a row in its
+     * signal table reads it again while writes go on, and the same GROUP BY then gives what
+     * PostgreSQL gives.
+     */
+    @Test
+    void aSignalledReadMakesAnUpsertTableWhole() throws Exception {
+        String table = "Sql Signalled";
+        int rows = 5_000;
+        Fixture.createTable(pg, "public.\"" + table + "\"", rows);
+        Fixture.sql(pg, "CREATE TABLE public.sql_signals (id varchar(42) PRIMARY KEY, type varchar(32) NOT NULL, data varchar(2048))");
+        StreamTableEnvironment t = tableEnv();
+        t.executeSql(ddl("signalled", table, "sql_signalled", ", 'changelog-mode' = 'upsert', 'scan.startup.mode' = 'latest-offset',"
+                + " 'signal.data.collection' = 'public.sql_signals'"));
+        String query = "SELECT MOD(id, 10) AS bucket, COUNT(*) AS cnt, SUM(amount) AS total, COUNT(note) AS notes FROM signalled"
+                + " GROUP BY MOD(id, 10)";
+
+        AtomicBoolean running = new AtomicBoolean(true);
+        AtomicLong ops = new AtomicLong();
+        AtomicReference<Throwable> failed = new AtomicReference<>();
+        Thread workload = Fixture.workload(pg, "public.\"" + table + "\"", rows, running, ops, failed);
+        Map<String, String> result = new TreeMap<>();
+        TableResult r = t.executeSql(query);
+        AtomicReference<Map<String, String>> expected = new AtomicReference<>();
+        AtomicBoolean signalled = new AtomicBoolean();
+        Thread signaller = new Thread(() -> {
+            try {
+                // a signal committed before the stream runs would not reach it
+                while (Fixture.query(pg, "SELECT 1 FROM pg_replication_slots WHERE slot_name = 'sql_signalled' AND active").isEmpty()) {
+                    Thread.sleep(100);
+                }
+                Thread.sleep(500);
+                Fixture.sql(pg, "INSERT INTO public.sql_signals VALUES ('sql-1', 'execute-snapshot',"
+                        + " '{\"data-collections\": [\"public.\\\"Sql Signalled\\\"\"]}')");
+                signalled.set(true);
+                Thread.sleep(3_000);
+                SnapshotAndStreamTest.stop(running, workload);
+                expected.set(postgres(query.replace("signalled", "public.\"" + table + "\"").replace("MOD(id, 10)", "id % 10")));
+            } catch (Exception e) {
+                failed.set(e);
+            }
+        }, "signaller");
+        signaller.start();
+        try {
+            Drain.until(r.collect(), row -> {
+                String bucket = String.valueOf(row.getField(0));
+                switch (row.getKind()) {
+                    case INSERT, UPDATE_AFTER -> result.put(bucket, row.getField(1) + " " + row.getField(2) + " " + row.getField(3));
+                    case UPDATE_BEFORE, DELETE -> result.remove(bucket);
+                }
+                return expected.get() != null && expected.get().equals(result);
+            }, Duration.ofMinutes(2), () -> "Flink's result " + result + " is not PostgreSQL's " + expected.get());
+        } finally {
+            running.set(false);
+            workload.join(30_000);
+            signaller.join(30_000);
+        }
+        assertNull(failed.get(), () -> "failed: " + failed.get());
+        assertTrue(signalled.get(), "the signal was sent");
+        assertEquals(expected.get(), result);
+        System.out.printf("sql signal: %s after %d writes%n", result, ops.get());
+    }
+
     private static Map<String, String> postgres(String query) {
         Map<String, String> m = new HashMap<>();
         try {

@@ -129,7 +129,8 @@ public final class PgreplTableFactory implements DynamicTableSourceFactory {
         } catch (IllegalArgumentException e) {
             throw new ValidationException("pgrepl table " + o.get(SCHEMA_NAME) + "." + o.get(TABLE_NAME) + ": " + e.getMessage(), e);
         }
-        return new PgreplTableSource(b, names, types, upsert, database, context.getPhysicalRowDataType());
+        List<String> key = schema.getPrimaryKey().map(k -> k.getColumns()).orElse(List.of());
+        return new PgreplTableSource(b, names, types, upsert, key, database, context.getPhysicalRowDataType());
     }
 
     /** Sets where to connect; {@return the database name} */

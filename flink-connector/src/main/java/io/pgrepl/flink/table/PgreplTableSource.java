@@ -19,15 +19,19 @@ final class PgreplTableSource implements ScanTableSource, SupportsReadingMetadat
     private final String[] names;
     private final LogicalType[] types;
     private final boolean upsert;
+    /** The primary key's columns (upsert mode: an update that changes them retracts the old key). */
+    private final List<String> key;
     private final String database;
     private List<String> metadata = new ArrayList<>();
     private DataType producedType;
 
-    PgreplTableSource(PgreplSourceBuilder builder, String[] names, LogicalType[] types, boolean upsert, String database, DataType physical) {
+    PgreplTableSource(PgreplSourceBuilder builder, String[] names, LogicalType[] types, boolean upsert, List<String> key, String database,
+                      DataType physical) {
         this.builder = builder;
         this.names = names;
         this.types = types;
         this.upsert = upsert;
+        this.key = List.copyOf(key);
         this.database = database;
         this.producedType = physical;
     }
@@ -39,7 +43,7 @@ final class PgreplTableSource implements ScanTableSource, SupportsReadingMetadat
 
     @Override
     public ScanRuntimeProvider getScanRuntimeProvider(ScanContext context) {
-        RowDataDeserializer d = new RowDataDeserializer(names, types, metadata, upsert, database,
+        RowDataDeserializer d = new RowDataDeserializer(names, types, metadata, upsert, key, database,
                 context.<RowData>createTypeInformation(producedType));
         return SourceProvider.of(builder.build(d));
     }
@@ -57,7 +61,7 @@ final class PgreplTableSource implements ScanTableSource, SupportsReadingMetadat
 
     @Override
     public DynamicTableSource copy() {
-        PgreplTableSource c = new PgreplTableSource(builder, names, types, upsert, database, producedType);
+        PgreplTableSource c = new PgreplTableSource(builder, names, types, upsert, key, database, producedType);
         c.metadata = new ArrayList<>(metadata);
         return c;
     }

@@ -28,11 +28,13 @@ final class RowDataDeserializer implements PgreplDeserializer<RowData> {
     private final LogicalType[] types;
     private final List<String> metadata;
     private final boolean upsert;
+    private final List<String> key;
     private final String database;
     private final TypeInformation<RowData> typeInfo;
 
-    RowDataDeserializer(String[] names, LogicalType[] types, List<String> metadata, boolean upsert, String database,
+    RowDataDeserializer(String[] names, LogicalType[] types, List<String> metadata, boolean upsert, List<String> key, String database,
                         TypeInformation<RowData> typeInfo) {
+        this.key = List.copyOf(key);
         this.names = names;
         this.types = types;
         this.metadata = List.copyOf(metadata);
@@ -52,6 +54,9 @@ final class RowDataDeserializer implements PgreplDeserializer<RowData> {
                                 + " changelog-mode 'all' retracts: set REPLICA IDENTITY FULL on the table or use changelog-mode 'upsert'");
                     }
                     out.collect(row(c, c.before(), RowKind.UPDATE_BEFORE));
+                } else if (c.before() != null && keyChanged(c)) {
+                    // upsert rows are by the key: an update that moves a row to another key deletes the old one
+                    out.collect(row(c, c.before(), RowKind.DELETE));
                 }
                 out.collect(row(c, c.after(), RowKind.UPDATE_AFTER));
             }
@@ -67,6 +72,17 @@ final class RowDataDeserializer implements PgreplDeserializer<RowData> {
         }
         for (int m = 0; m < metadata.size(); m++) r.setField(names.length + m, metadata(metadata.get(m), c, kind));
         return r;
+    }
+
+    private boolean keyChanged(PgChange c) {
+        for (String k : key) {
+            Tuple b = c.before();
+            Tuple a = c.after();
+            int i = index(b, k, c);
+            int j = index(a, k, c);
+            if (b.hasValue(i) && !java.util.Objects.equals(b.text(i), a.text(j))) return true; // an absent old value: the key did not change
+        }
+        return false;
     }
 
     private static int index(Tuple t, String name, PgChange c) {
