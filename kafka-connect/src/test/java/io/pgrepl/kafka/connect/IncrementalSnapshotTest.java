@@ -92,8 +92,25 @@ class IncrementalSnapshotTest {
         AtomicBoolean running = new AtomicBoolean(true);
         AtomicInteger done = new AtomicInteger();
         AtomicReference<Throwable> failed = new AtomicReference<>();
+        String small = p + ".public." + p + "_small";
+        // A truncate and refill inside one of the small table's chunk windows leaves that chunk no read
+        // (18 discards it and reads it again; 10 decodes no TRUNCATE, so the refill supersedes every key),
+        // and under load they overlapped every window. So the first truncate waits until a read of the
+        // small table is in Kafka; its updates and the big table's writes run from the start.
+        AtomicBoolean smallRead = new AtomicBoolean();
+        AtomicInteger truncates = new AtomicInteger();
+        Thread smallReads = new Thread(() -> {
+            try {
+                ConnectHarness.readUntil(connect, "\\Q" + small + "\\E", Map.of(),
+                        l -> !IncrementalChecks.reads(l, small).isEmpty(), Duration.ofSeconds(120), 0);
+                smallRead.set(true);
+            } catch (Throwable e) {
+                if (!(e instanceof org.apache.kafka.common.errors.InterruptException)) failed.compareAndSet(null, e);
+            }
+        }, "small-reads");
         Thread workload = new Thread(() -> {
             try (PgConnection c = PgConnection.connect(pg.url(pg.superuser(), "postgres")).toCompletableFuture().get(30, TimeUnit.SECONDS)) {
+                int lastTruncate = -500;
                 for (int i = 1; running.get(); i++) {
                     String t = p + "_big";
                     String sql = switch (i % 5) {
@@ -102,21 +119,25 @@ class IncrementalSnapshotTest {
                         case 1 -> "UPDATE " + t + " SET v = 'u" + i + "', n = " + i + " WHERE id = " + ((i / 5 % 50) * 100 + 50);
                         case 2 -> "DELETE FROM " + t + " WHERE id = " + (i * 104_729 % n + 1);
                         case 3 -> "UPDATE " + t + " SET id = -id, n = " + i + " WHERE id = " + (i * 31 % n + 1); // a key change
-                        default -> i % 500 == 4
-                                // A truncate of the small table, refilled in the same transaction: rare enough that
-                                // under load its refills do not land inside every one of the small table's chunk windows
-                                // (a chunk whose rows all changed meanwhile sends none as reads).
+                        // A truncate of the small table, refilled in the same transaction: once its first read is
+                        // out, at once (its later chunks may still be open) and then every 500th write.
+                        default -> smallRead.get() && i - lastTruncate >= 500
                                 ? "BEGIN; TRUNCATE " + p + "_small; INSERT INTO " + p + "_small SELECT g, 't" + i + "', " + i
                                         + " FROM generate_series(1, 200) g; COMMIT"
                                 : "UPDATE " + p + "_small SET n = " + i + " WHERE id = " + (i % 200 + 1);
                     };
                     c.query(sql).toCompletableFuture().get(30, TimeUnit.SECONDS);
+                    if (sql.contains("TRUNCATE")) {
+                        lastTruncate = i;
+                        truncates.incrementAndGet();
+                    }
                     done.incrementAndGet();
                 }
             } catch (Throwable e) {
                 failed.set(e);
             }
         }, "workload");
+        smallReads.start();
         workload.start();
         long confirmedAtSignal;
         try {
@@ -142,14 +163,17 @@ class IncrementalSnapshotTest {
         } finally {
             running.set(false);
             workload.join(30_000);
+            smallReads.interrupt();
+            smallReads.join(30_000);
         }
-        assertNull(failed.get(), () -> "workload failed: " + failed.get());
+        assertNull(failed.get(), () -> "workload or the small table's reader failed: " + failed.get());
+        assertTrue(smallRead.get(), "a read of the small table reached Kafka while the writes ran");
+        assertTrue(truncates.get() > 0, "the small table was truncated while the snapshot ran");
         EndToEndTest.sql(pg, "INSERT INTO " + p + "_end VALUES (1, 'end', 1)");
 
         List<Change> all = ConnectHarness.readUntil(connect, "\\Q" + p + ".\\E.*", Map.of(),
                 l -> l.stream().anyMatch(c -> c.topic().endsWith("_end")), Duration.ofSeconds(90));
         String big = p + ".public." + p + "_big";
-        String small = p + ".public." + p + "_small";
         IncrementalChecks.assertRebuilt(pg, p + "_big", all, big);
         IncrementalChecks.assertRebuilt(pg, p + "_small", all, small);
         IncrementalChecks.readsNeverOvertake(all, big);
