@@ -7,16 +7,21 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import io.pgrepl.client.PgConnection;
 import io.pgrepl.client.Row;
 import io.pgrepl.testkit.PgServer;
-import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicReference;
+import java.util.concurrent.atomic.AtomicLongArray;
 import org.apache.flink.api.common.eventtime.WatermarkStrategy;
+import org.apache.flink.configuration.Configuration;
+import org.apache.flink.configuration.RestartStrategyOptions;
+import org.apache.flink.core.execution.JobClient;
 import org.apache.flink.runtime.testutils.MiniClusterResourceConfiguration;
 import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
 import org.apache.flink.test.junit5.MiniClusterExtension;
-import org.apache.flink.util.CloseableIterator;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -86,6 +91,7 @@ class LargeTableTest {
         long lastRead;
         long firstChange;
         long writerStopped;
+        long marker;
         /** The sequence when the first snapshot row arrived, and when the first stream change did. */
         long nAtFirstRead = -1;
         long nAtFirstChange = -1;
@@ -115,32 +121,49 @@ class LargeTableTest {
                 .fetchSize(5_000) // several pieces (transactions) per split
                 .requireFullReplicaIdentity(true)
                 .build(new RowDigest.Deserializer(COLUMNS, "Item ID"));
-        StreamExecutionEnvironment env = StreamExecutionEnvironment.getExecutionEnvironment();
+        Configuration conf = new Configuration();
+        conf.set(RestartStrategyOptions.RESTART_STRATEGY, "none"); // the callback sink must not see a replay
+        StreamExecutionEnvironment env = StreamExecutionEnvironment.getExecutionEnvironment(conf);
         env.setParallelism(4);
         env.enableCheckpointing(300);
 
         Timeline t = new Timeline();
         DigestTable m = new DigestTable(ROWS + ROWS / 10);
-        MixedWriter writer = new MixedWriter(pg, TABLE, KEY, ROWS, TOAST_EVERY, 2_000);
+        AtomicLongArray front = new AtomicLongArray(8);
+        MixedWriter writer = new MixedWriter(pg, TABLE, KEY, ROWS, TOAST_EVERY, front, 0);
+        CountDownLatch ended = new CountDownLatch(1);
+        AtomicReference<Throwable> failed = new AtomicReference<>();
+        boolean[] marked = {false};
+        CallbackSink.<RowDigest>register("large-table", c -> {
+            if (ended.getCount() == 0) return;
+            try {
+                if (observe(c, m, t, writer, front, marked)) ended.countDown();
+            } catch (Throwable e) {
+                failed.set(e);
+                ended.countDown();
+            }
+        });
+        env.fromSource(source, WatermarkStrategy.noWatermarks(), "pgrepl").sinkTo(new CallbackSink<RowDigest>("large-table")).setParallelism(1);
+        JobClient job = null;
         try {
             long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
             while (writer.transactions.get() < 50 && writer.failure() == null && System.nanoTime() < deadline) Thread.sleep(10);
             t.writerTransactionsAtJobStart = writer.transactions.get();
             t.start = System.nanoTime();
-            CloseableIterator<RowDigest> it = env.fromSource(source, WatermarkStrategy.noWatermarks(), "pgrepl").executeAndCollect("large table");
-            boolean[] marked = {false};
-            Drain.until(it, c -> {
-                try {
-                    return observe(c, m, t, writer, marked);
-                } catch (Exception e) {
-                    throw new IllegalStateException(e);
-                }
-            }, Duration.ofMinutes(5), () -> m.reads + " reads, " + (m.inserts + m.updates + m.deletes) + " changes, writer at "
-                    + writer.transactions.get() + " transactions, no end marker");
+            job = env.executeAsync("large table");
+            CompletableFuture<?> result = job.getJobExecutionResult();
+            deadline = System.nanoTime() + TimeUnit.MINUTES.toNanos(5);
+            while (!ended.await(200, TimeUnit.MILLISECONDS)) {
+                if (result.isDone()) result.get(); // throws what failed the job
+                assertTrue(System.nanoTime() < deadline, () -> "no end marker within 5 minutes: " + m.reads + " reads, "
+                        + (m.inserts + m.updates + m.deletes) + " changes, writer at " + writer.transactions.get() + " transactions");
+            }
         } finally {
+            if (job != null && !job.getJobExecutionResult().isDone()) job.cancel().get(1, TimeUnit.MINUTES);
             writer.close();
+            CallbackSink.unregister("large-table");
         }
-        long drained = System.nanoTime();
+        assertNull(failed.get(), () -> "applying the changelog failed: " + failed.get());
         assertNull(writer.failure(), () -> "the writer failed: " + writer.failure());
 
         List<String> diffs = new ArrayList<>();
@@ -149,7 +172,7 @@ class LargeTableTest {
         System.out.printf("large table: %d rows loaded in %.1f s; job: first read %.1f s, last read %.1f s, first change %.1f s,"
                         + " writer stopped %.1f s, end marker %.1f s; compared in %.1f s%n",
                 ROWS, (loaded - begun) / 1e9, t.s(t.firstRead), t.s(t.lastRead),
-                t.s(t.firstChange), t.s(t.writerStopped), t.s(drained), (compared - drained) / 1e9);
+                t.s(t.firstChange), t.s(t.writerStopped), t.s(t.marker), (compared - t.marker) / 1e9);
         System.out.printf("large table: %d reads, %d inserts, %d updates (%d key changes), %d deletes; writer: %d transactions"
                         + " (%d before the job, %d before the first change), %d inserts, %d updates, %d key moves, %d deletes;"
                         + " %d reads of writes made during the snapshot, %d changes older than a read; %d rows at the end%n",
@@ -170,7 +193,8 @@ class LargeTableTest {
     }
 
     /** Applies one element and follows the timeline; true once the end marker (key 0) arrived. */
-    private static boolean observe(RowDigest c, DigestTable m, Timeline t, MixedWriter writer, boolean[] marked) throws Exception {
+    private static boolean observe(RowDigest c, DigestTable m, Timeline t, MixedWriter writer, AtomicLongArray front, boolean[] marked)
+            throws Exception {
         long now = System.nanoTime();
         m.apply(c);
         if (c.op.equals("READ")) {
@@ -181,6 +205,7 @@ class LargeTableTest {
             t.lastRead = now;
             t.maxReadN = Math.max(t.maxReadN, c.n);
             if (c.n > t.nAtFirstRead) t.readsOfLaterWrites++;
+            if (m.reads % 256 == 0 && c.newKey > 0 && c.newKey < MixedWriter.MOVED) front.set((int) (m.reads / 256 % front.length()), c.newKey);
             return false;
         }
         if (t.firstChange == 0) {
@@ -188,7 +213,10 @@ class LargeTableTest {
             t.nAtFirstChange = sequence();
             t.writerTransactionsAtFirstChange = writer.transactions.get();
         }
-        if (c.hasNew && c.newKey == 0) return true;
+        if (c.hasNew && c.newKey == 0) {
+            t.marker = now;
+            return true;
+        }
         if (c.hasNew && c.n < t.maxReadN) t.changesOlderThanARead++;
         if (!marked[0] && c.hasNew && c.n > t.nAtFirstChange + 200) {
             // The stream has caught up with writes made while it streamed: stop writing, then mark the end.
@@ -223,10 +251,10 @@ class LargeTableTest {
                     String text = RowDigest.text(COLUMNS, values);
                     if (n == keys.length) keys = Arrays.copyOf(keys, n * 2);
                     keys[n++] = key;
-                    if (!m.contains(key)) diff(diffs, "key " + key + " only in the table: " + shown(text));
+                    if (!m.contains(key)) diff(diffs, "key " + key + " only in the table: " + RowDigest.shown(text));
                     else if (m.digest(key) != RowDigest.digest(text)) {
                         String last = m.streamTexts.get(key);
-                        diff(diffs, "key " + key + ": table " + shown(text) + ", changelog " + (last == null ? "(a snapshot row)" : shown(last)));
+                        diff(diffs, "key " + key + ": table " + RowDigest.shown(text) + ", changelog " + (last == null ? "(a snapshot row)" : RowDigest.shown(last)));
                     }
                 }
                 after = Long.parseLong(rows.get(rows.size() - 1).get(0));
@@ -236,7 +264,7 @@ class LargeTableTest {
         m.forEachKey(k -> {
             if (Arrays.binarySearch(sorted, k) < 0) {
                 String last = m.streamTexts.get(k);
-                diff(diffs, "key " + k + " only in the changelog: " + (last == null ? "(a snapshot row)" : shown(last)));
+                diff(diffs, "key " + k + " only in the changelog: " + (last == null ? "(a snapshot row)" : RowDigest.shown(last)));
             }
         });
         return n;
@@ -244,9 +272,5 @@ class LargeTableTest {
 
     private static void diff(List<String> diffs, String d) {
         if (diffs.size() < 10) diffs.add(d);
-    }
-
-    private static String shown(String rowText) {
-        return rowText.replace(RowDigest.SEPARATOR, '|').replace(RowDigest.NULL, '∅');
     }
 }

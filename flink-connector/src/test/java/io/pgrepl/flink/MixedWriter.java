@@ -6,6 +6,7 @@ import java.util.Random;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.atomic.AtomicLongArray;
 import java.util.concurrent.atomic.AtomicReference;
 
 /**
@@ -13,7 +14,10 @@ import java.util.concurrent.atomic.AtomicReference;
  * transactions of inserts, updates (some of rows whose TOASTed column stays unchanged), primary-key
  * changes up by {@link #MOVED} (past every split's bound, into the last split) and down to the
  * negated key (before the first split's), and deletes. A quarter of the statements pick a key moved
- * earlier, so moved rows are updated, moved again and deleted too. Every write sets {@code n} from
+ * earlier, so moved rows are updated, moved again and deleted too; of the others, half pick a key
+ * just around one of the keys a snapshot reader read last ({@code front}), where a piece was read a
+ * moment ago and the next is about to be, so that many writes commit between the transaction
+ * snapshots of neighbouring pieces. Every write sets {@code n} from
  * the table's sequence, so a key's versions grow in commit order. Moved keys never meet another
  * row's: keys start below {@link #MOVED}, a move adds it or negates.
  */
@@ -36,9 +40,10 @@ final class MixedWriter implements AutoCloseable {
      * @param key         the quoted key column
      * @param rows        keys 1 to {@code rows} exist at the start; new keys follow
      * @param toastEvery  every key divisible by it holds a TOASTed value in a column the updates leave alone
+     * @param front       keys the snapshot readers read last (0: none yet)
      * @param pauseMicros the pause between transactions
      */
-    MixedWriter(PgServer pg, String table, String key, long rows, long toastEvery, long pauseMicros) {
+    MixedWriter(PgServer pg, String table, String key, long rows, long toastEvery, AtomicLongArray front, long pauseMicros) {
         thread = new Thread(() -> {
             Random r = new Random(7);
             long next = rows + 1;
@@ -49,8 +54,11 @@ final class MixedWriter implements AutoCloseable {
                     StringBuilder tx = new StringBuilder("BEGIN;");
                     int statements = 1 + r.nextInt(4);
                     for (int i = 0; i < statements; i++) {
-                        long id = movedCount > 0 && r.nextInt(4) == 0 ? moved[r.nextInt(Math.min(movedCount, moved.length))]
-                                : 1 + (long) (r.nextDouble() * (next - 1));
+                        long near = front.get(r.nextInt(front.length()));
+                        long id;
+                        if (movedCount > 0 && r.nextInt(4) == 0) id = moved[r.nextInt(Math.min(movedCount, moved.length))];
+                        else if (near > 0 && r.nextBoolean()) id = Math.max(1, near - 1_000 + r.nextInt(8_000));
+                        else id = 1 + (long) (r.nextDouble() * (next - 1));
                         String where = " WHERE " + key + " = " + id + ";";
                         switch (r.nextInt(10)) {
                             case 0, 1 -> {

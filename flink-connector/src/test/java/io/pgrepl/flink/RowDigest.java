@@ -118,6 +118,11 @@ public class RowDigest {
 
     @Override
     public String toString() {
-        return op + (hasOld ? " old key " + oldKey : "") + (hasNew ? " new key " + newKey + " n " + n : "") + (text == null ? "" : " " + text.replace(SEPARATOR, '|'));
+        return op + (hasOld ? " old key " + oldKey : "") + (hasNew ? " new key " + newKey + " n " + n : "") + (text == null ? "" : " " + shown(text));
+    }
+
+    /** A row's text for messages: columns between bars, NULL as ∅. */
+    static String shown(String rowText) {
+        return rowText.replace(SEPARATOR, '|').replace(NULL, '∅');
     }
 }
