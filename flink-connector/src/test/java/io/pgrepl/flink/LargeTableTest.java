@@ -6,6 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.pgrepl.client.PgConnection;
 import io.pgrepl.client.Row;
+import io.pgrepl.client.replication.Identifiers;
 import io.pgrepl.testkit.PgServer;
 import java.util.ArrayList;
 import java.util.Arrays;
@@ -37,7 +38,7 @@ import org.junit.jupiter.api.extension.RegisterExtension;
  *
  * <p>PostgreSQL 18 only, whatever {@code -Dpg.versions} says: this test is about volume and the
  * merge under concurrent writes, not about server versions (SnapshotAndStreamTest runs the same
- * merge on the oldest server too), and its minute stays out of the matrix.
+ * merge on the oldest server too), and its half minute is not worth repeating per version.
  */
 class LargeTableTest {
     private static final int ROWS = 1_000_000;
@@ -80,6 +81,12 @@ class LargeTableTest {
                 + "ANALYZE " + TABLE);
     }
 
+    /** The TOASTed values are stored out of line: the table's TOAST relation has pages. */
+    private static long toastBytes() throws Exception {
+        return Long.parseLong(Fixture.query(pg, "SELECT pg_relation_size(reltoastrelid) FROM pg_class WHERE oid = "
+                + Identifiers.quoteLiteral(TABLE) + "::regclass").get(0).get(0));
+    }
+
     private static long sequence() throws Exception {
         return Long.parseLong(Fixture.query(pg, "SELECT last_value FROM large_n").get(0).get(0));
     }
@@ -113,6 +120,7 @@ class LargeTableTest {
         long begun = System.nanoTime();
         populate();
         long loaded = System.nanoTime();
+        assertTrue(toastBytes() > 0, "the TOASTed values are out of line");
         PgreplSource<RowDigest> source = PgreplSource.builder()
                 .url(pg.url(pg.superuser(), "postgres"))
                 .slotName("large_table")
@@ -187,9 +195,9 @@ class LargeTableTest {
         // writes committed while the table was being read reached the changelog through the stream.
         assertTrue(t.readsOfLaterWrites > 0, "no snapshot row holds a write made while the snapshot was read");
         assertTrue(t.changesOlderThanARead > 0, "no stream change is older than a write a snapshot piece held");
-        assertTrue(m.keyChanges + m.inserts > 0 && m.deletes > 0 && m.updates > m.keyChanges, "inserts, updates, key changes and deletes streamed");
-        assertTrue(m.keyChanges > 0, "an update that moved a key streamed whole");
-        assertTrue(writer.keyMoves.get() > 0 && writer.deletes.get() > 0, "the writer moved keys and deleted");
+        assertTrue(t.writerTransactionsAtJobStart >= 50, "the writer was writing when the job started");
+        assertTrue(m.inserts > 0 && m.deletes > 0 && m.updates > m.keyChanges, "inserts, updates and deletes streamed");
+        assertTrue(m.keyChanges > 0, "updates that moved a key streamed");
     }
 
     /** Applies one element and follows the timeline; true once the end marker (key 0) arrived. */
