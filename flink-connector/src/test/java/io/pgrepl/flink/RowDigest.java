@@ -121,8 +121,17 @@ public class RowDigest {
         return op + (hasOld ? " old key " + oldKey : "") + (hasNew ? " new key " + newKey + " n " + n : "") + (text == null ? "" : " " + shown(text));
     }
 
-    /** A row's text for messages: columns between bars, NULL as ∅. */
+    /** A row's text for messages: columns between bars, NULL as ∅, long values cut to their first 40 characters. */
     static String shown(String rowText) {
-        return rowText.replace(SEPARATOR, '|').replace(NULL, '∅');
+        StringBuilder b = new StringBuilder();
+        String[] values = rowText.split(String.valueOf(SEPARATOR), -1);
+        for (int i = 0; i < values.length; i++) {
+            String v = values[i];
+            if (i > 0) b.append('|');
+            if (v.equals(String.valueOf(NULL))) b.append('∅');
+            else if (v.length() > 40) b.append(v, 0, 40).append("...(").append(v.length()).append(" chars)");
+            else b.append(v);
+        }
+        return b.toString();
     }
 }
