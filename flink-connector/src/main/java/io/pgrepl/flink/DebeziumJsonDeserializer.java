@@ -23,7 +23,8 @@ import org.apache.flink.util.Collector;
  * the fields pgrepl's Kafka connector writes ({@code version} {@code pgrepl-...},
  * {@code connector} {@code postgresql}, {@code name}, {@code ts_ms}, {@code snapshot}, {@code db},
  * {@code schema}, {@code table}, {@code txId}, {@code lsn}); {@code op} is {@code r}, {@code c},
- * {@code u} or {@code d}.
+ * {@code u} or {@code d}; an update that changes the key is, as in Debezium, a {@code d} of the old
+ * key followed by a {@code c} of the new one.
  *
  * <p>Values follow Debezium's default encodings where JSON can carry them without a schema: date
  * as days since the epoch, time as microseconds of the day, timestamp as microseconds since the
@@ -53,11 +54,27 @@ public final class DebeziumJsonDeserializer implements PgreplDeserializer<String
 
     @Override
     public void deserialize(PgChange c, Collector<String> out) {
+        if (c.op() == PgChange.Op.UPDATE && c.keyChanged()) {
+            // As Debezium: an update of the key is a delete of the old key, then a create of the new one.
+            out.collect(event(c, "d", c.before(), null));
+            out.collect(event(c, "c", null, c.after()));
+            return;
+        }
+        String op = switch (c.op()) {
+            case READ -> "r";
+            case INSERT -> "c";
+            case UPDATE -> "u";
+            case DELETE -> "d";
+        };
+        out.collect(event(c, op, c.before(), c.after()));
+    }
+
+    private String event(PgChange c, String op, Tuple before, Tuple after) {
         StringBuilder b = new StringBuilder(256);
         b.append("{\"before\":");
-        row(b, c.before());
+        row(b, before);
         b.append(",\"after\":");
-        row(b, c.after());
+        row(b, after);
         b.append(",\"source\":{\"version\":");
         string(b, VERSION);
         b.append(",\"connector\":\"postgresql\",\"name\":");
@@ -74,13 +91,9 @@ public final class DebeziumJsonDeserializer implements PgreplDeserializer<String
         } else {
             b.append(",\"txId\":").append(c.xid()).append(",\"lsn\":").append(Long.toUnsignedString(c.commitLsn()));
         }
-        b.append(",\"xmin\":null},\"op\":\"").append(switch (c.op()) {
-            case READ -> "r";
-            case INSERT -> "c";
-            case UPDATE -> "u";
-            case DELETE -> "d";
-        }).append("\",\"ts_ms\":").append(System.currentTimeMillis()).append(",\"transaction\":null}");
-        out.collect(b.toString());
+        b.append(",\"xmin\":null},\"op\":\"").append(op).append("\",\"ts_ms\":").append(System.currentTimeMillis())
+                .append(",\"transaction\":null}");
+        return b.toString();
     }
 
     private static void row(StringBuilder b, Tuple t) {

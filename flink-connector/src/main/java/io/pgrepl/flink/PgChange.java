@@ -38,6 +38,7 @@ public final class PgChange {
     private final long xid;
     private final long commitLsn;
     private final long commitTimeMicros;
+    private final boolean keyChanged;
 
     /**
      * A change.
@@ -53,6 +54,25 @@ public final class PgChange {
      */
     public PgChange(Op op, TableName table, Tuple before, boolean wholeBefore, Tuple after, long xid, long commitLsn,
                     long commitTimeMicros) {
+        this(op, table, before, wholeBefore, after, xid, commitLsn, commitTimeMicros, false);
+    }
+
+    /**
+     * A change, telling whether an update moved the row to another key.
+     *
+     * @param op               what happened
+     * @param table            the table
+     * @param before           the old row or key, or null
+     * @param wholeBefore      whether {@code before} is the whole old row
+     * @param after            the new row, or null for a delete
+     * @param xid              the transaction's xid, 0 for a snapshot read
+     * @param commitLsn        the LSN of the transaction's commit record, 0 for a snapshot read
+     * @param commitTimeMicros the commit time in microseconds since 2000-01-01 UTC, 0 for a snapshot read
+     * @param keyChanged       an update that changed the table's key (its primary key, or its replica identity index)
+     */
+    public PgChange(Op op, TableName table, Tuple before, boolean wholeBefore, Tuple after, long xid, long commitLsn,
+                    long commitTimeMicros, boolean keyChanged) {
+        this.keyChanged = keyChanged;
         this.op = op;
         this.table = table;
         this.before = before;
@@ -61,6 +81,14 @@ public final class PgChange {
         this.xid = xid;
         this.commitLsn = commitLsn;
         this.commitTimeMicros = commitTimeMicros;
+    }
+
+    /**
+     * {@return whether this update moved the row to another key (the key the source reads the table by:
+     * its primary key, or its replica identity index); false for every other change}
+     */
+    public boolean keyChanged() {
+        return keyChanged;
     }
 
     /** {@return what happened} */

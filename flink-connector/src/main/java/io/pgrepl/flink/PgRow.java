@@ -23,12 +23,14 @@ public final class PgRow implements Serializable {
     private LinkedHashMap<String, Object> after;
     private long commitLsn;
     private long commitTimeMicros;
+    private boolean keyChanged;
 
     /** For serializers. */
     public PgRow() {}
 
     PgRow(PgChange.Op op, TableName table, LinkedHashMap<String, Object> before, LinkedHashMap<String, Object> after, long commitLsn,
-          long commitTimeMicros) {
+          long commitTimeMicros, boolean keyChanged) {
+        this.keyChanged = keyChanged;
         this.op = op;
         this.schema = table.schema();
         this.table = table.table();
@@ -61,6 +63,11 @@ public final class PgRow implements Serializable {
     /** {@return the value of {@code column} in the new row, else in the old one} */
     public Object get(String column) {
         return after != null ? after.get(column) : before == null ? null : before.get(column);
+    }
+
+    /** {@return whether this update moved the row to another key: then {@link #before()} holds the old key, which is gone} */
+    public boolean keyChanged() {
+        return keyChanged;
     }
 
     /** {@return the commit LSN, 0 for a snapshot read} */

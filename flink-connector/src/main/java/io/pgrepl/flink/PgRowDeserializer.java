@@ -20,7 +20,7 @@ public final class PgRowDeserializer implements PgreplDeserializer<PgRow> {
     @Override
     public void deserialize(PgChange change, Collector<PgRow> out) {
         out.collect(new PgRow(change.op(), change.table(), values(change.before()), values(change.after()), change.commitLsn(),
-                change.commitTimeMicros()));
+                change.commitTimeMicros(), change.keyChanged()));
     }
 
     private static LinkedHashMap<String, Object> values(Tuple t) {

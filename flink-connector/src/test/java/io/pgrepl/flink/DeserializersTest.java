@@ -79,7 +79,8 @@ class DeserializersTest {
     }
 
     private static final String WRITES = "UPDATE \"Typed\" SET price = -0.001, tags = '{}' WHERE id = 1;"
-            + " INSERT INTO \"Typed\" (id, label) VALUES (2, 'two'); DELETE FROM \"Typed\" WHERE id = 2";
+            + " INSERT INTO \"Typed\" (id, label) VALUES (2, 'two'); DELETE FROM \"Typed\" WHERE id = 2;"
+            + " UPDATE \"Typed\" SET id = 3 WHERE id = 1";
 
     @Test
     void typedRows() throws Exception {
@@ -118,7 +119,7 @@ class DeserializersTest {
     @Test
     void debeziumEnvelope() throws Exception {
         typed();
-        List<String> events = collect(builder("typed_json").build(new DebeziumJsonDeserializer("shop", "postgres")), 4, WRITES);
+        List<String> events = collect(builder("typed_json").build(new DebeziumJsonDeserializer("shop", "postgres")), 6, WRITES);
         List<JsonNode> e = new ArrayList<>();
         for (String s : events) e.add(JSON.readTree(s));
         JsonNode read = e.get(0);
@@ -155,5 +156,40 @@ class DeserializersTest {
         assertEquals("d", d.get("op").asText());
         assertTrue(d.get("after").isNull());
         assertEquals("two", d.get("before").get("label").asText());
+        // an update of the key, as Debezium writes it: a delete of the old key, then a create of the new one
+        JsonNode moved = e.get(4);
+        assertEquals("d", moved.get("op").asText(), e.get(4)::toString);
+        assertEquals(1, moved.get("before").get("id").asInt());
+        assertTrue(moved.get("after").isNull());
+        JsonNode created = e.get(5);
+        assertEquals("c", created.get("op").asText(), e.get(5)::toString);
+        assertTrue(created.get("before").isNull());
+        assertEquals(3, created.get("after").get("id").asInt());
+        assertEquals("-0.001", created.get("after").get("price").asText());
+        assertEquals(moved.get("source").get("lsn").asLong(), created.get("source").get("lsn").asLong());
+    }
+
+    /**
+     * Whether an update moved its row to another key, for both kinds of old row: the whole row
+     * (REPLICA IDENTITY FULL, compared by the key columns) and the old key alone (the default
+     * identity, sent only when a key column changed), with a two-column key.
+     */
+    @Test
+    void keyChangesAreToldApart() throws Exception {
+        Fixture.sql(pg, "DROP TABLE IF EXISTS \"Keyed\"; CREATE TABLE \"Keyed\" (region text, \"No.\" int, v numeric(6,2),"
+                + " PRIMARY KEY (region, \"No.\")); INSERT INTO \"Keyed\" VALUES ('eu', 1, 1.5), ('us', 2, 2.5)");
+        String writes = "UPDATE \"Keyed\" SET v = 9.99 WHERE region = 'eu';"
+                + " UPDATE \"Keyed\" SET \"No.\" = 7 WHERE region = 'eu';"
+                + " ALTER TABLE \"Keyed\" REPLICA IDENTITY FULL;"
+                + " UPDATE \"Keyed\" SET v = 0.01 WHERE region = 'us';"
+                + " UPDATE \"Keyed\" SET region = 'ap' WHERE region = 'us'";
+        List<PgRow> rows = collect(PgreplSource.builder().url(pg.url(pg.superuser(), "postgres")).slotName("keyed_rows")
+                .tables("public.\"Keyed\"").build(new PgRowDeserializer()), 6, writes);
+        List<PgRow> updates = rows.stream().filter(r -> r.op() == PgChange.Op.UPDATE).toList();
+        assertEquals(4, updates.size(), rows::toString);
+        assertEquals(List.of(false, true, false, true), updates.stream().map(PgRow::keyChanged).toList(), updates::toString);
+        assertEquals(1, updates.get(1).before().get("No."), "the old key");
+        assertEquals("us", updates.get(3).before().get("region"));
+        assertTrue(rows.stream().filter(r -> r.op() != PgChange.Op.UPDATE).noneMatch(PgRow::keyChanged));
     }
 }

@@ -104,6 +104,7 @@ final class Merge implements AutoCloseable {
         final PgOutputRecord record;
         final long ordinal;
         final TableName table;
+        final Relation rel;
         final Coverage.Table cover;
         Coverage.Seen how;
         List<String> oldKey;
@@ -111,7 +112,8 @@ final class Merge implements AutoCloseable {
         int oldPiece = -1;
         int newPiece = -1;
 
-        Pending(PgOutputRecord record, long ordinal, TableName table, Coverage.Table cover, Coverage.Seen how) {
+        Pending(PgOutputRecord record, long ordinal, TableName table, Relation rel, Coverage.Table cover, Coverage.Seen how) {
+            this.rel = rel;
             this.record = record;
             this.ordinal = ordinal;
             this.table = table;
@@ -137,7 +139,7 @@ final class Merge implements AutoCloseable {
             if (!captured.contains(name)) continue;
             Coverage.Table cover = coverage.table(name);
             Coverage.Seen how = cover == null ? Coverage.Seen.NONE : seen.computeIfAbsent(name, n -> cover.seen(xid));
-            Pending p = new Pending(r, ordinals.get(i), name, cover, how);
+            Pending p = new Pending(r, ordinals.get(i), name, rel, cover, how);
             pending.add(p);
             if (how == Coverage.Seen.SOME) {
                 keys(p, rel);
@@ -225,7 +227,8 @@ final class Merge implements AutoCloseable {
             if (oldHeld) {
                 sink.accept(new PgChange(PgChange.Op.INSERT, p.table, null, false, after, xid, lsn, time), p.ordinal);
             } else {
-                sink.accept(new PgChange(PgChange.Op.UPDATE, p.table, u.oldTuple(), whole, after, xid, lsn, time), p.ordinal);
+                sink.accept(new PgChange(PgChange.Op.UPDATE, p.table, u.oldTuple(), whole, after, xid, lsn, time, keyChanged(p, u, after)),
+                        p.ordinal);
             }
         }
     }
@@ -265,9 +268,32 @@ final class Merge implements AutoCloseable {
             Tuple after = filled(u, p.table);
             if (!oldHeld) flush(p.table, p.oldKey, sink);
             if (moved || oldHeld) flush(p.table, p.newKey, sink);
-            PgChange.Op op = oldHeld ? PgChange.Op.INSERT : PgChange.Op.UPDATE;
-            sink.accept(new PgChange(op, p.table, oldHeld ? null : u.oldTuple(), !oldHeld && whole, after, xid, lsn, time), p.ordinal);
+            if (oldHeld) {
+                sink.accept(new PgChange(PgChange.Op.INSERT, p.table, null, false, after, xid, lsn, time), p.ordinal);
+            } else {
+                sink.accept(new PgChange(PgChange.Op.UPDATE, p.table, u.oldTuple(), whole, after, xid, lsn, time, moved), p.ordinal);
+            }
         }
+    }
+
+    /**
+     * Whether an update moved its row to another key. Without an old tuple the key stayed; with the
+     * old key ('K', sent when an identity column changed or is stored out of line) the identity
+     * columns it carries are compared; with the whole old row ('O') the table's key columns.
+     */
+    private boolean keyChanged(Pending p, Update u, Tuple now) {
+        if (p.oldKey != null && p.newKey != null) return !p.oldKey.equals(p.newKey);
+        Tuple old = u.oldTuple();
+        if (old == null) return false;
+        if (u.oldTupleKind() == 'K') {
+            for (int i = 0; i < old.size() && i < now.size(); i++) {
+                if (old.kind(i) == ColumnKind.ABSENT || !old.hasValue(i)) continue;
+                if (!java.util.Objects.equals(old.text(i), now.hasValue(i) ? now.text(i) : null)) return true;
+            }
+            return false;
+        }
+        List<String> keyNames = locator.keyColumns(p.table);
+        return !key(old, p.rel, keyNames, p.table).equals(key(now, p.rel, keyNames, p.table));
     }
 
     private void hold(HeldDelete d, Sink sink) {
