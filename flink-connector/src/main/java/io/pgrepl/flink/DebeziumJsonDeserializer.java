@@ -163,10 +163,18 @@ public final class DebeziumJsonDeserializer implements PgreplDeserializer<String
             return;
         }
         b.append('"');
+        int n = s.length();
+        int first = 0;
+        while (first < n && needsNoEscape(s.charAt(first))) first++;
+        if (first == n) {
+            // the common case, appended whole: StringBuilder.append(CharSequence, int, int) copies char by char
+            b.append(s).append('"');
+            return;
+        }
         int from = 0;
-        for (int i = 0; i < s.length(); i++) {
+        for (int i = first; i < n; i++) {
             char c = s.charAt(i);
-            if (c >= 0x20 && c != '"' && c != '\\') continue;
+            if (needsNoEscape(c)) continue;
             b.append(s, from, i); // the run before it needs no escape
             from = i + 1;
             switch (c) {
@@ -178,7 +186,11 @@ public final class DebeziumJsonDeserializer implements PgreplDeserializer<String
                 default -> b.append(String.format("\\u%04x", (int) c));
             }
         }
-        b.append(s, from, s.length()).append('"');
+        b.append(s, from, n).append('"');
+    }
+
+    private static boolean needsNoEscape(char c) {
+        return c >= 0x20 && c != '"' && c != '\\';
     }
 
     private static String versionOf() {

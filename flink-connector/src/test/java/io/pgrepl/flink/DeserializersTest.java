@@ -79,7 +79,7 @@ class DeserializersTest {
     }
 
     private static final String WRITES = "UPDATE \"Typed\" SET price = -0.001, tags = '{}' WHERE id = 1;"
-            + " INSERT INTO \"Typed\" (id, label) VALUES (2, 'two'); DELETE FROM \"Typed\" WHERE id = 2;"
+            + " INSERT INTO \"Typed\" (id, label) VALUES (2, E'\"t\\\\w\\no'); DELETE FROM \"Typed\" WHERE id = 2;"
             + " UPDATE \"Typed\" SET id = 3 WHERE id = 1";
 
     @Test
@@ -155,7 +155,7 @@ class DeserializersTest {
         JsonNode d = e.get(3);
         assertEquals("d", d.get("op").asText());
         assertTrue(d.get("after").isNull());
-        assertEquals("two", d.get("before").get("label").asText());
+        assertEquals("\"t\\w\no", d.get("before").get("label").asText(), "a quote, a backslash and a newline, escaped and read back");
         // an update of the key, as Debezium writes it: a delete of the old key, then a create of the new one
         JsonNode moved = e.get(4);
         assertEquals("d", moved.get("op").asText(), e.get(4)::toString);
