@@ -163,18 +163,10 @@ public final class DebeziumJsonDeserializer implements PgreplDeserializer<String
             return;
         }
         b.append('"');
-        int n = s.length();
-        int first = 0;
-        while (first < n && needsNoEscape(s.charAt(first))) first++;
-        if (first == n) {
-            // the common case, appended whole: StringBuilder.append(CharSequence, int, int) copies char by char
-            b.append(s).append('"');
-            return;
-        }
         int from = 0;
-        for (int i = first; i < n; i++) {
+        for (int i = 0; i < s.length(); i++) {
             char c = s.charAt(i);
-            if (needsNoEscape(c)) continue;
+            if (c >= 0x20 && c != '"' && c != '\\') continue;
             b.append(s, from, i); // the run before it needs no escape
             from = i + 1;
             switch (c) {
@@ -186,11 +178,7 @@ public final class DebeziumJsonDeserializer implements PgreplDeserializer<String
                 default -> b.append(String.format("\\u%04x", (int) c));
             }
         }
-        b.append(s, from, n).append('"');
-    }
-
-    private static boolean needsNoEscape(char c) {
-        return c >= 0x20 && c != '"' && c != '\\';
+        b.append(s, from, s.length()).append('"');
     }
 
     private static String versionOf() {
