@@ -15,6 +15,10 @@ import java.util.concurrent.atomic.AtomicReference;
 import org.apache.flink.api.common.eventtime.WatermarkStrategy;
 import org.apache.flink.configuration.Configuration;
 import org.apache.flink.configuration.RestartStrategyOptions;
+import org.apache.flink.metrics.Gauge;
+import org.apache.flink.metrics.Metric;
+import org.apache.flink.metrics.MetricGroup;
+import org.apache.flink.runtime.testutils.InMemoryReporter;
 import org.apache.flink.runtime.testutils.MiniClusterResourceConfiguration;
 import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
 import org.apache.flink.test.junit5.MiniClusterExtension;
@@ -32,9 +36,26 @@ import org.junit.jupiter.params.provider.MethodSource;
  * by key, gives the table as the server has it, with no version older than one emitted before.
  */
 class ReadAgainTest {
+    private static final InMemoryReporter METRICS = InMemoryReporter.createWithRetainedMetrics();
+
     @RegisterExtension
     static final MiniClusterExtension FLINK = new MiniClusterExtension(new MiniClusterResourceConfiguration.Builder()
+            .setConfiguration(METRICS.addToConfiguration(new Configuration()))
             .setNumberTaskManagers(1).setNumberSlotsPerTaskManager(4).build());
+
+    /** The enumerator's streamSuspended gauge of a job, or -1 while it is not registered. */
+    private static long suspendedGauge(String job) {
+        for (Map.Entry<MetricGroup, Map<String, Metric>> g : METRICS.getMetricsByGroup().entrySet()) {
+            for (Map.Entry<String, Metric> e : g.getValue().entrySet()) {
+                String id = g.getKey().getMetricIdentifier(e.getKey());
+                if (id.contains("." + job + ".") && id.endsWith(".pgrepl.streamSuspended") && e.getValue() instanceof Gauge<?> gauge
+                        && gauge.getValue() instanceof Number n) {
+                    return n.longValue();
+                }
+            }
+        }
+        return -1;
+    }
 
     private static final Map<Integer, PgServer> SERVERS = new HashMap<>();
 
@@ -142,9 +163,20 @@ class ReadAgainTest {
         Fixture.Materialized m = new Fixture.Materialized();
         long[] otherReads = {0};
         long[] changesBeforeReads = {-1};
+        String job = "signal-" + version + suffix;
+        // the gauge is read while the job runs: it must show the stream waiting at some point
+        AtomicLong highestSuspended = new AtomicLong(-1);
+        AtomicBoolean watching = new AtomicBoolean(true);
+        Thread gaugeWatch = new Thread(() -> {
+            while (watching.get()) {
+                highestSuspended.accumulateAndGet(suspendedGauge(job), Math::max);
+                sleep(20);
+            }
+        }, "gauge-watch");
+        gaugeWatch.start();
         try {
             CloseableIterator<TextChange> it = env().fromSource(source, WatermarkStrategy.noWatermarks(), "pgrepl")
-                    .map(new FailOnce(failAtRead)).executeAndCollect("signal-" + version + suffix);
+                    .map(new FailOnce(failAtRead)).executeAndCollect(job);
             Thread[] w = {null};
             boolean[] signalled = {false};
             boolean[] stopped = {false};
@@ -186,8 +218,11 @@ class ReadAgainTest {
         } finally {
             running.set(false);
             if (workload != null) workload.join(30_000);
+            watching.set(false);
+            gaugeWatch.join(10_000);
         }
         assertNull(failed.get(), () -> "workload failed: " + failed.get());
+        assertEquals(1, highestSuspended.get(), "streamSuspended showed the stream waiting while the table was read again");
         System.out.printf("signal: %d reads, %d changes (%d before the first read), %d writes%n", m.reads, m.changes,
                 changesBeforeReads[0], ops.get());
         assertTrue(changesBeforeReads[0] > 0, "changes of the table were streamed before the signal's reads");

@@ -69,14 +69,14 @@ public final class PgreplEnumerator implements SplitEnumerator<PgreplSplit, Enum
     private SlotWatch slotWatch;
     private final Set<Integer> registered = new HashSet<>();
     /** The stream split stopped for tables to be read again, acted on; null once the stream goes on. */
-    private StreamSplit suspended;
+    private volatile StreamSplit suspended;
     /** How many suspensions were acted on. */
     private int epoch;
     /** Whether the tables {@code suspended} asks for were planned. */
     private boolean replanned;
     private boolean replanning;
     /** A suspension reported since, who reported it, and the first checkpoint of this enumerator that holds it (-1: none yet). */
-    private StreamSplit reportedSuspension;
+    private volatile StreamSplit reportedSuspension;
     private int reportedSuspensionBy = -1;
     private long suspensionCheckpoint = -1;
 
@@ -100,6 +100,8 @@ public final class PgreplEnumerator implements SplitEnumerator<PgreplSplit, Enum
         g.gauge("snapshotSplitsFinished", () -> (long) finished.size());
         context.metricGroup().setUnassignedSplitsGauge(() -> (long) pending.size());
         g.gauge("slotRetainedWalBytes", () -> slotWatch == null ? -1L : slotWatch.retainedWal());
+        // 1 while the stream waits for tables to be read again: why its lag grows then
+        g.gauge("streamSuspended", () -> suspended != null || reportedSuspension != null ? 1L : 0L);
     }
 
     /** A new enumerator, or one restored from a checkpoint. */
