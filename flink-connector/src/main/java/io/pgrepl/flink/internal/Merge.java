@@ -52,6 +52,7 @@ final class Merge implements AutoCloseable {
     /** Tables read again whose pieces' horizon the stream has not passed yet, with that horizon (the last piece LSN). */
     private final Map<TableName, Long> window = new HashMap<>();
     private final Map<HeldKey, HeldDelete> held = new java.util.LinkedHashMap<>();
+    private final Map<TableName, KeyAt> keyAt = new HashMap<>();
 
     Merge(Settings settings, Coverage coverage) {
         this(settings, coverage, java.util.Set.of(), List.of(), Map.of());
@@ -287,14 +288,34 @@ final class Merge implements AutoCloseable {
         if (old == null) return false;
         if (u.oldTupleKind() == 'K') {
             for (int i = 0; i < old.size() && i < now.size(); i++) {
-                if (old.kind(i) == ColumnKind.ABSENT || !old.hasValue(i)) continue;
-                if (!java.util.Objects.equals(old.text(i), now.hasValue(i) ? now.text(i) : null)) return true;
+                if (old.hasValue(i) && !old.valueEquals(i, now, i)) return true;
             }
             return false;
         }
-        List<String> keyNames = locator.keyColumns(p.table);
-        return !key(old, p.rel, keyNames, p.table).equals(key(now, p.rel, keyNames, p.table));
+        for (int i : keyIndexes(p)) {
+            if (!old.valueEquals(i, now, i)) return true;
+        }
+        return false;
     }
+
+    /** Where a table's key columns are in its Relation (looked up again when the server sends a new Relation). */
+    private int[] keyIndexes(Pending p) {
+        KeyAt k = keyAt.get(p.table);
+        if (k != null && k.rel == p.rel) return k.at;
+        List<String> names = locator.keyColumns(p.table);
+        int[] at = new int[names.size()];
+        for (int n = 0; n < at.length; n++) {
+            at[n] = -1;
+            for (int i = 0; i < p.rel.columns().size(); i++) {
+                if (p.rel.columns().get(i).name().equals(names.get(n))) at[n] = i;
+            }
+            if (at[n] < 0) throw KeyLocator.noKey(p.table, names.get(n));
+        }
+        keyAt.put(p.table, new KeyAt(p.rel, at));
+        return at;
+    }
+
+    private record KeyAt(Relation rel, int[] at) {}
 
     private void hold(HeldDelete d, Sink sink) {
         held.put(new HeldKey(d.table(), d.key()), d);

@@ -205,10 +205,8 @@ public final class PgreplEnumerator implements SplitEnumerator<PgreplSplit, Enum
             replanned = false;
             Set<TableName> reread = new LinkedHashSet<>(s.reread());
             reread.addAll(s.suspended().tables());
-            if (s.suspended().slotLost()) {
-                return new StreamSplit(streamStart, 0, 0, stopLsn, coverage, reread, s.held(), epoch, null);
-            }
-            return new StreamSplit(s.lsn(), s.partialEndLsn(), s.partialCount(), stopLsn, coverage, reread, s.held(), epoch, null);
+            StreamSplit at = s.suspended().slotLost() ? s.at(streamStart, 0, 0) : s;
+            return new StreamSplit(at.lsn(), at.partialEndLsn(), at.partialCount(), stopLsn, coverage, reread, s.held(), epoch, null);
         }
         return new StreamSplit(streamStart, 0, 0, stopLsn, coverage, Set.of(), List.of(), epoch, null);
     }

@@ -68,7 +68,7 @@ final class SignalWatch {
         for (String name : s.dataCollections()) {
             boolean any = false;
             for (TableName c : settings.tables()) {
-                if (names(name, c)) {
+                if (SnapshotSignal.names(name, new QualifiedName(c.schema(), c.table()))) {
                     hits.add(c);
                     any = true;
                 }
@@ -88,12 +88,6 @@ final class SignalWatch {
             requested.add(h);
         }
         if (!hits.isEmpty()) log.info("pgrepl source: execute-snapshot ({}) for {}", where, hits);
-    }
-
-    private static boolean names(String dataCollection, TableName t) {
-        SnapshotSignal one = new SnapshotSignal(SnapshotSignal.Type.EXECUTE, List.of(dataCollection), java.util.Map.of(),
-                "incremental", null, null, null);
-        return one.matches(new QualifiedName(t.schema(), t.table()));
     }
 
     /** {@return the tables the transaction's signals asked for (then forgotten), or null for none} */

@@ -183,9 +183,10 @@ final class StreamFetch implements AutoCloseable {
         int n = 0;
         long deadline = System.nanoTime() + POLL_NANOS;
         wakeUp = false;
+        Merge.Sink sink = sink(out);
         while (n < BATCH && !wakeUp && !finished) {
             if (tx != null) {
-                n += continueTx(out, BATCH - n);
+                n += continueTx(out, sink, BATCH - n);
                 continue;
             }
             long wait = n > 0 ? 0 : Math.max(0, deadline - System.nanoTime());
@@ -208,7 +209,7 @@ final class StreamFetch implements AutoCloseable {
             records = t.changes().iterator();
             ordinal = 0;
             skipThrough = t.endLsn() == split.partialEndLsn() ? split.partialCount() : 0;
-            merge.startTransaction(t, sink(out));
+            merge.startTransaction(t, sink);
         }
     }
 
@@ -238,7 +239,7 @@ final class StreamFetch implements AutoCloseable {
     }
 
     /** Turns up to {@code max} records of the open transaction into elements; closes it at its end. {@return the records consumed} */
-    private int continueTx(RecordsBySplits.Builder<Element> out, int max) {
+    private int continueTx(RecordsBySplits.Builder<Element> out, Merge.Sink sink, int max) {
         List<PgOutputRecord> batch = new ArrayList<>(Math.min(max, 256));
         List<Long> ordinals = new ArrayList<>(Math.min(max, 256));
         while (batch.size() < max && records.hasNext()) {
@@ -262,11 +263,10 @@ final class StreamFetch implements AutoCloseable {
                 truncate(t);
                 continue;
             }
-
             batch.add(r);
             ordinals.add(at);
         }
-        merge.changes(tx, batch, ordinals, captured, sink(out));
+        merge.changes(tx, batch, ordinals, captured, sink);
         if (!records.hasNext()) {
             // The suspension travels with the transaction's end: no checkpoint can fall between them
             // and record the transaction as emitted without the signal that stops the stream there.

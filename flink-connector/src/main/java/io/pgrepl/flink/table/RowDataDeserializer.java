@@ -80,7 +80,7 @@ final class RowDataDeserializer implements PgreplDeserializer<RowData> {
             Tuple a = c.after();
             int i = index(b, k, c);
             int j = index(a, k, c);
-            if (b.hasValue(i) && !java.util.Objects.equals(b.text(i), a.text(j))) return true; // an absent old value: the key did not change
+            if (b.hasValue(i) && !b.valueEquals(i, a, j)) return true; // an absent old value: the key did not change
         }
         return false;
     }

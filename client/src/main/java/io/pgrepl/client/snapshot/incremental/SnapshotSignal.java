@@ -125,8 +125,12 @@ public record SnapshotSignal(Type type, List<String> dataCollections, Map<String
      * (unquoted parts folded to lower case, quoted parts as written), or with unquoted parts as
      * written (Debezium's reading: {@code Sales."Order-Items"} is schema {@code Sales}), or as a
      * regular expression matched against the whole {@code schema.table} without quotes.
+     *
+     * @param entry one data collection of a signal
+     * @param table the table
+     * @return whether {@code entry} names {@code table}
      */
-    static boolean names(String entry, QualifiedName table) {
+    public static boolean names(String entry, QualifiedName table) {
         return table.equals(parsed(entry, true)) || table.equals(parsed(entry, false)) || fullMatch(entry, table.unquoted(), 0);
     }
 

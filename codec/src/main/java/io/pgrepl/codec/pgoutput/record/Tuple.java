@@ -229,6 +229,25 @@ public final class Tuple {
     }
 
     /**
+     * Whether column {@code i} holds the same value bytes as column {@code j} of {@code other},
+     * compared in place (no copy, no text decoding); columns without a value compare equal only
+     * to each other.
+     *
+     * @param i     the column index in this tuple
+     * @param other the other tuple
+     * @param j     the column index in {@code other}
+     * @return true when both have no value, or the same bytes
+     */
+    public boolean valueEquals(int i, Tuple other, int j) {
+        boolean a = hasValue(i);
+        if (a != other.hasValue(j)) return false;
+        if (!a) return true;
+        int from = pos[2 * i];
+        int otherFrom = other.pos[2 * j];
+        return Arrays.equals(data, from, from + pos[2 * i + 1], other.data, otherFrom, otherFrom + other.pos[2 * j + 1]);
+    }
+
+    /**
      * A copy of column {@code i}'s bytes.
      *
      * @param i the column index, from 0
