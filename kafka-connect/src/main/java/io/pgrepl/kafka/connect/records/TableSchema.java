@@ -64,7 +64,13 @@ public final class TableSchema {
             // required in the row too, as in Debezium's. Other NOT NULL columns stay optional (docs/kafka-connect.md).
             // A message.key.columns key may be any columns, NULL ones included: every field optional then.
             boolean optional = !key || shape.keyColumns() != null;
-            ValueConverters.Column c = ColumnShaping.apply(converters.column(ci, optional), shape, i);
+            ValueConverters.Column c = converters.column(ci, optional);
+            if (c.omitted()) {
+                // A type with no mapping under include.unknown.datatypes=false: in neither the row nor the key, as in Debezium's.
+                cols.add(c);
+                continue;
+            }
+            c = ColumnShaping.apply(c, shape, i);
             cols.add(c);
             if (shape.included(i)) row.field(ci.name(), c.schema());
             if (key) keys.add(i);

@@ -121,9 +121,7 @@ public final class DebeziumSettings {
                 + " parameters as column.propagate.source.type's"));
         l.add(differs("message.key.columns", "the key's fields follow the table's column order and, like the table's row"
                 + " fields, are optional (a delete's old row has only the replica identity unless it is FULL)"));
-        l.add(only("include.unknown.datatypes", Treatment.DIFFERENT, "columns of types pgrepl has no mapping for are always"
-                + " sent, as their text form (Debezium sends them as bytes with true and drops them with false)", TRUE, "true",
-                "pgrepl sends columns of types it has no mapping for as their text: leave them out with column.exclude.list"));
+        l.add(same("include.unknown.datatypes"));
         l.add(same("decimal.handling.mode"));
         l.add(same("binary.handling.mode"));
         l.add(differs("time.precision.mode", "pgrepl's default is adaptive_time_microseconds (Debezium's is adaptive), and"

@@ -65,17 +65,50 @@ public final class ValueConverters {
             .version(1).doc("Variable scaled decimal")
             .field("scale", Schema.INT32_SCHEMA).field("value", Schema.BYTES_SCHEMA).optional().build();
 
-    /** A column's schema and the conversion of its decoded value. */
+    /**
+     * Built-in types Debezium maps (to text, or to structs pgrepl sends as text) that reach the
+     * text branch: every other built-in type there is one Debezium knows no mapping for.
+     */
+    private static final java.util.Set<Integer> KNOWN_AS_TEXT = java.util.Set.of(PgType.TEXT, PgType.VARCHAR, PgType.BPCHAR,
+            PgType.NAME, PgType.CHAR, 869 /* inet */, 650 /* cidr */, 829 /* macaddr */, 774 /* macaddr8 */,
+            3904 /* int4range */, 3906 /* numrange */, 3908 /* tsrange */, 3910 /* tstzrange */, 3912 /* daterange */,
+            3926 /* int8range */, 601 /* lseg */, 602 /* path */, 603 /* box */, 604 /* polygon */, 628 /* line */,
+            718 /* circle */);
+    /** Extension types Debezium maps, by name (pgrepl sends those it has no mapping for as text). */
+    private static final java.util.Set<String> KNOWN_EXTENSION_TYPES = java.util.Set.of("citext", "isbn", "geometry",
+            "geography", "vector", "halfvec", "sparsevec");
+
+    /**
+     * A column's schema and the conversion of its decoded value; a null schema: a column of a type
+     * with no mapping that include.unknown.datatypes=false leaves out of the records.
+     */
     public record Column(String name, int typeOid, Schema schema, Function<Object, Object> convert) {
         public Column withName(String n) {
             return new Column(n, typeOid, schema, convert);
         }
+
+        /** {@return whether the column is left out of the records (its type has no mapping)} */
+        public boolean omitted() {
+            return schema == null;
+        }
     }
 
-    /** The handling modes that shape schemas and values. */
-    public record Modes(DecimalMode decimal, BinaryMode binary, TimePrecisionMode time, IntervalMode interval, HstoreMode hstore) {
+    /**
+     * The handling modes that shape schemas and values.
+     *
+     * @param includeUnknown include.unknown.datatypes: a column of a type with no mapping is sent as
+     *                       the bytes of its text form (binary.handling.mode applies), as Debezium
+     *                       sends it; false leaves it out
+     */
+    public record Modes(DecimalMode decimal, BinaryMode binary, TimePrecisionMode time, IntervalMode interval, HstoreMode hstore,
+                        boolean includeUnknown) {
+        public Modes(DecimalMode decimal, BinaryMode binary, TimePrecisionMode time, IntervalMode interval, HstoreMode hstore) {
+            this(decimal, binary, time, interval, hstore, false);
+        }
+
         public static Modes of(PgreplConnectorConfig c) {
-            return new Modes(c.decimalMode(), c.binaryMode(), c.timePrecisionMode(), c.intervalMode(), c.hstoreMode());
+            return new Modes(c.decimalMode(), c.binaryMode(), c.timePrecisionMode(), c.intervalMode(), c.hstoreMode(),
+                    c.includeUnknownDatatypes());
         }
     }
 
@@ -84,6 +117,7 @@ public final class ValueConverters {
     private final TimePrecisionMode timeMode;
     private final IntervalMode intervalMode;
     private final HstoreMode hstoreMode;
+    private final boolean includeUnknown;
     private final CatalogTypes types;
 
     public ValueConverters(Modes modes, CatalogTypes types) {
@@ -92,6 +126,7 @@ public final class ValueConverters {
         this.timeMode = modes.time();
         this.intervalMode = modes.interval();
         this.hstoreMode = modes.hstore();
+        this.includeUnknown = modes.includeUnknown();
         this.types = types;
     }
 
@@ -110,6 +145,7 @@ public final class ValueConverters {
         CatalogTypes.Type t = types.get(oid);
         if (t != null && t.kind() == 'd') {
             Column base = mapping(t.base(), typmod < 0 ? t.baseTypmod() : typmod, optional);
+            if (base.omitted()) return new Column(null, oid, null, base.convert());
             // The codec does not know the domain: its value arrives as text, decoded here as the base type's.
             Function<Object, Object> f = fromText(t.base(), base.convert());
             return new Column(null, oid, base.schema(), f);
@@ -125,6 +161,7 @@ public final class ValueConverters {
      */
     private Column array(int oid, int element, int typmod, boolean asText, boolean optional) {
         Column e = mapping(element, typmod, true);
+        if (e.omitted()) return new Column(null, oid, null, v -> null);
         Function<Object, Object> ef = asText ? fromText(resolved(element), e.convert()) : e.convert();
         SchemaBuilder b = SchemaBuilder.array(e.schema());
         if (optional) b.optional();
@@ -246,7 +283,8 @@ public final class ValueConverters {
                 f = v -> Long.toUnsignedString(((io.pgrepl.codec.Lsn) v).value());
             }
             default -> {
-                // text, varchar, bpchar, name, char, and every type without a mapping: the text form
+                if (!knownAsText(oid, t)) return unknown(oid, optional);
+                // text, varchar, bpchar, name, char, and the types Debezium maps that pgrepl sends as their text form
                 b = SchemaBuilder.string();
                 f = String::valueOf;
                 if (t != null && t.enumLabels() != null) {
@@ -262,6 +300,45 @@ public final class ValueConverters {
                 } else if (t != null && t.kind() == 'b' && t.name().equals("ltree")) {
                     b.name(LTREE_NAME).version(1);
                 }
+            }
+        }
+        if (optional) b.optional();
+        return new Column(null, oid, b.build(), f);
+    }
+
+    private static boolean knownAsText(int oid, CatalogTypes.Type t) {
+        if (KNOWN_AS_TEXT.contains(oid)) return true;
+        if (t == null || t.kind() == 'c' || t.kind() == 'm' || t.kind() == 'p' || t.kind() == 'r') return false;
+        return t.enumLabels() != null || t.kind() == 'b' && (t.name().equals("hstore") || t.name().equals("ltree")
+                || KNOWN_EXTENSION_TYPES.contains(t.name()));
+    }
+
+    /**
+     * A type neither pgrepl nor Debezium maps (a composite, a multirange, tsquery, a base type of an
+     * extension): left out, or with include.unknown.datatypes the bytes of its text form (UTF-8) in
+     * binary.handling.mode's representation, as Debezium's converter gives them.
+     */
+    private Column unknown(int oid, boolean optional) {
+        if (!includeUnknown) return new Column(null, oid, null, v -> null);
+        SchemaBuilder b;
+        Function<Object, Object> f;
+        Function<Object, byte[]> bytes = v -> String.valueOf(v).getBytes(StandardCharsets.UTF_8);
+        switch (binaryMode) {
+            case BYTES -> {
+                b = SchemaBuilder.bytes();
+                f = v -> ByteBuffer.wrap(bytes.apply(v));
+            }
+            case BASE64 -> {
+                b = SchemaBuilder.string();
+                f = v -> Base64.getEncoder().encodeToString(bytes.apply(v));
+            }
+            case BASE64_URL_SAFE -> {
+                b = SchemaBuilder.string();
+                f = v -> Base64.getUrlEncoder().encodeToString(bytes.apply(v));
+            }
+            default -> {
+                b = SchemaBuilder.string();
+                f = v -> HexFormat.of().formatHex(bytes.apply(v));
             }
         }
         if (optional) b.optional();

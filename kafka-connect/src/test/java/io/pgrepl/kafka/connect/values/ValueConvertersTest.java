@@ -2,6 +2,7 @@ package io.pgrepl.kafka.connect.values;
 
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assertions.assertNull;
 
 import io.pgrepl.codec.pgoutput.ColumnInfo;
@@ -78,9 +79,33 @@ class ValueConvertersTest {
         assertEquals("io.debezium.data.Enum", e.name());
         assertEquals("sad,ok,happy", e.parameters().get("allowed"));
         assertEquals(Integer.valueOf(1), e.version());
-        // a user type that is not an enum stays a plain string
-        assertNull(column(MOOD + 2, -1).schema().name());
-        assertEquals(Schema.Type.STRING, column(MOOD + 2, -1).schema().type());
+        // a user type Debezium has no mapping for either: left out (include.unknown.datatypes=false)
+        assertTrue(column(MOOD + 2, -1).omitted());
+    }
+
+    @Test
+    void typesWithoutAMappingAreTheBytesOfTheirTextWithIncludeUnknownDatatypes() {
+        CatalogTypes types = CatalogTypes.of(new CatalogTypes.Type(MOOD + 2, 'c', "pair", 0, 0, -1, null),
+                new CatalogTypes.Type(MOOD + 3, 'b', "_pair", MOOD + 2, 0, -1, null));
+        ValueConverters bytes = new ValueConverters(new ValueConverters.Modes(DecimalMode.PRECISE, BinaryMode.BYTES,
+                TimePrecisionMode.ADAPTIVE, IntervalMode.NUMERIC, HstoreMode.JSON, true), types);
+        ValueConverters.Column c = bytes.column(new ColumnInfo(0, "c", MOOD + 2, -1), true);
+        assertEquals(Schema.OPTIONAL_BYTES_SCHEMA, c.schema());
+        assertEquals(ByteBuffer.wrap("(7,\"s \u00e9\")".getBytes(java.nio.charset.StandardCharsets.UTF_8)),
+                c.convert().apply("(7,\"s \u00e9\")"));
+        ValueConverters.Column a = bytes.column(new ColumnInfo(0, "a", MOOD + 3, -1), true);
+        assertEquals(Schema.Type.BYTES, a.schema().valueSchema().type());
+        assertEquals(List.of(ByteBuffer.wrap("(1,x)".getBytes(java.nio.charset.StandardCharsets.US_ASCII))),
+                a.convert().apply("{\"(1,x)\"}"));
+        ValueConverters hex = new ValueConverters(new ValueConverters.Modes(DecimalMode.PRECISE, BinaryMode.HEX,
+                TimePrecisionMode.ADAPTIVE, IntervalMode.NUMERIC, HstoreMode.JSON, true), types);
+        assertEquals("28312c7829", hex.column(new ColumnInfo(0, "c", MOOD + 2, -1), true).convert().apply("(1,x)"));
+        // built-in types Debezium maps stay text; a multirange (4451, int4multirange) has no mapping
+        ValueConverters left = new ValueConverters(new ValueConverters.Modes(DecimalMode.PRECISE, BinaryMode.BYTES,
+                TimePrecisionMode.ADAPTIVE, IntervalMode.NUMERIC, HstoreMode.JSON), types);
+        assertEquals(Schema.OPTIONAL_STRING_SCHEMA, left.column(new ColumnInfo(0, "i", 869, -1), true).schema());
+        assertTrue(left.column(new ColumnInfo(0, "m", 4451, -1), true).omitted());
+        assertTrue(left.column(new ColumnInfo(0, "a", MOOD + 3, -1), true).omitted());
     }
 
     @Test
