@@ -6,6 +6,7 @@ import io.pgrepl.client.stream.StreamingMode;
 import io.pgrepl.kafka.connect.settings.CaptureSettings;
 import io.pgrepl.kafka.connect.settings.ColumnRules;
 import io.pgrepl.kafka.connect.settings.DatabaseSettings;
+import io.pgrepl.kafka.connect.settings.DriverSettings;
 import io.pgrepl.kafka.connect.settings.InitialStatements;
 import io.pgrepl.kafka.connect.settings.SettingsCheck;
 import io.pgrepl.kafka.connect.settings.SkippedOperations;
@@ -309,6 +310,7 @@ public final class PgreplConnectorConfig extends AbstractConfig {
                 .replication(ReplicationMode.DATABASE);
         Password p = getPassword(DATABASE_PASSWORD);
         if (p != null && p.value() != null && !p.value().isEmpty()) b.password(p.value());
+        DriverSettings.apply(originals(), b);
         if (b.build().applicationName() == null) b.applicationName("pgrepl-kafka-connect");
         b.oauthTokenSource(oauthTokenSource()); // null unless a token setting is given
         return b.build();

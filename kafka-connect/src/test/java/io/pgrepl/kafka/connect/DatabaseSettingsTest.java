@@ -163,4 +163,52 @@ class DatabaseSettingsTest {
         assertTrue(m.contains("statement 2 (ALTER ...)"), m);
         assertFalse(m.contains("hunter2"), m);
     }
+
+    /**
+     * pgJDBC properties Debezium passes through: those with a meaning on the wire reach pgrepl's
+     * connections (the replication connection's application_name as pg_stat_replication shows it),
+     * those of pgJDBC's statement handling are accepted, the rest refused naming what to use.
+     */
+    @Test
+    void pgJdbcPropertiesAreMappedAcceptedOrRefused() throws Exception {
+        Map<String, String> c = debezium();
+        c.put("database.autosave", "conservative");
+        c.put("database.prepareThreshold", "0");
+        c.put("database.tcpKeepAlive", "false");
+        c.put("database.socketTimeout", "30");
+        c.put("database.ApplicationName", "dbz app");
+        c.put("database.options", "-c statement_timeout=4321");
+        c.put("database.currentSchema", "\"My Schema\",public");
+        c.put("driver.connectTimeout", "7");
+        assertEquals(Map.of(), errors(c));
+        PgreplConnectorConfig config = new PgreplConnectorConfig(c);
+        assertEquals(java.time.Duration.ofSeconds(7), config.connectionConfig().connectTimeout());
+        Row r = one(config.dataConnectionConfig(), "SELECT current_setting('application_name'),"
+                + " current_setting('statement_timeout'), current_setting('search_path')");
+        assertEquals(List.of("dbz app", "4321ms", "\"My Schema\",public"), List.of(r.get(0), r.get(1), r.get(2)));
+        try (PgConnection repl = PgConnection.connect(config.connectionConfig()).toCompletableFuture().get(30, TimeUnit.SECONDS)) {
+            Row s = one(config.dataConnectionConfig(), "SELECT count(*)::text FROM pg_stat_activity"
+                    + " WHERE backend_type = 'walsender' AND application_name = 'dbz app'");
+            assertEquals("1", s.get(0), "the replication connection's application_name");
+        }
+
+        Map<String, String> refused = debezium();
+        refused.put("database.gsslib", "sspi");
+        refused.put("database.socketFactory", "x.Y");
+        refused.put("database.targetServerType", "preferSecondary");
+        refused.put("database.connectTimeout", "soon");
+        Map<String, List<String>> e = errors(refused);
+        assertEquals(java.util.Set.of("database.gsslib", "database.socketFactory", "database.targetServerType",
+                "database.connectTimeout"), e.keySet(), e.toString());
+        assertTrue(e.get("database.gsslib").get(0).contains("use password, SCRAM, certificate or OAuth"), e.toString());
+        assertTrue(e.get("database.targetServerType").get(0).contains("target_session_attrs in database.url"), e.toString());
+        assertThrows(ConfigException.class, () -> new PgreplSourceConnector().start(refused));
+
+        Map<String, String> twice = debezium();
+        twice.put("database.url", "postgresql://" + pg.superuser().name() + "@localhost:" + pg.port()
+                + "/postgres?application_name=other");
+        twice.put("database.ApplicationName", "dbz app");
+        assertTrue(errors(twice).get("database.ApplicationName").get(0).contains("conflicts with database.url's application_name"),
+                errors(twice).toString());
+    }
 }

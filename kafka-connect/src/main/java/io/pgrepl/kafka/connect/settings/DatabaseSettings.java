@@ -115,6 +115,7 @@ public final class DatabaseSettings {
         } catch (RuntimeException e) {
             return out; // database.url's own validator names it
         }
+        DriverSettings.conflicts(props, parsed).forEach((k, m) -> out.computeIfAbsent(k, x -> new ArrayList<>()).addAll(m));
         for (String part : PARTS) {
             String given = string(props.get(part));
             if (given == null) continue;

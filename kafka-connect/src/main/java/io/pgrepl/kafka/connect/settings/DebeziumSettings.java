@@ -50,8 +50,7 @@ public final class DebeziumSettings {
         l.add(same("database.sslkey"));
         l.add(same("database.sslpassword"));
         l.add(refused("database.sslfactory", "pgrepl speaks TLS itself, without pgJDBC's socket factories: use sslmode, sslrootcert, sslcert and sslkey"));
-        l.add(only("database.tcpKeepAlive", Treatment.SAME, "", TRUE, "true",
-                "pgrepl's connections always use TCP keepalive"));
+        l.add(differs("database.tcpKeepAlive", "no effect: pgrepl's connections always use TCP keepalive"));
         l.add(differs("database.initial.statements", "only SET statements (SET name = value, SET ROLE, SET TIME ZONE) are"
                 + " taken, as session parameters of every connection that reads table rows; any other statement is refused"));
         l.add(differs("database.query.timeout.ms", "no effect: pgrepl sets no client-side query timeout (a server"

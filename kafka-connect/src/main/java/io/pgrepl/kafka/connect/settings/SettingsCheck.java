@@ -33,6 +33,8 @@ public final class SettingsCheck {
             String problem = null;
             if (d.isPresent()) {
                 problem = d.get().refusal(key, value);
+            } else if (DriverSettings.property(key) != null) {
+                problem = DriverSettings.refusal(key, value);
             } else if (!own.contains(key) && !ConnectKeys.owns(key) && OWN_PREFIXES.stream().noneMatch(key::startsWith)) {
                 String near = NearestKey.suggestion(key, known(def));
                 if (near != null) {
