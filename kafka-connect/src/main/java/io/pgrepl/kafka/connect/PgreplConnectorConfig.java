@@ -6,6 +6,7 @@ import io.pgrepl.client.stream.StreamingMode;
 import io.pgrepl.kafka.connect.settings.CaptureSettings;
 import io.pgrepl.kafka.connect.settings.ColumnRules;
 import io.pgrepl.kafka.connect.settings.DatabaseSettings;
+import io.pgrepl.kafka.connect.settings.DebeziumSettings;
 import io.pgrepl.kafka.connect.settings.DriverSettings;
 import io.pgrepl.kafka.connect.settings.InitialStatements;
 import io.pgrepl.kafka.connect.settings.SettingsCheck;
@@ -81,8 +82,11 @@ public final class PgreplConnectorConfig extends AbstractConfig {
 
     public enum AutocreateMode { ALL_TABLES, FILTERED, DISABLED }
 
-    /** no_data: Debezium's name for never (stream only; incremental snapshots on signal). */
-    public enum SnapshotMode { INITIAL, NEVER, INITIAL_ONLY, WHEN_NEEDED, NO_DATA }
+    /**
+     * no_data: Debezium's name for never (stream only; incremental snapshots on signal); always: as
+     * initial, and a copy again at every later start.
+     */
+    public enum SnapshotMode { INITIAL, NEVER, INITIAL_ONLY, WHEN_NEEDED, NO_DATA, ALWAYS }
 
     /** What a task does when stored offsets exist but the slot cannot serve them (gone, or re-created past them). */
     public enum SlotLostHandling { FAIL, SNAPSHOT }
@@ -132,9 +136,10 @@ public final class PgreplConnectorConfig extends AbstractConfig {
                     "Stored offsets exist but the slot is gone or was confirmed past them (re-created): fail (default,"
                     + " the task stops with a message naming both positions) or snapshot (copy every table again under"
                     + " a new slot or the existing one, then stream; changes lost with the old slot are not recovered)")
-            .define(SNAPSHOT_MODE, Type.STRING, "initial", enumValidator(SnapshotMode.class), Importance.MEDIUM,
-                    "initial, never, initial_only, when_needed or no_data (as never: stream only; tables are read by"
-                    + " incremental snapshots when signalled).")
+            .define(SNAPSHOT_MODE, Type.STRING, "initial", new ValuesWithAdvice(SNAPSHOT_MODE, SnapshotMode.class),
+                    Importance.MEDIUM, "initial, never, initial_only, when_needed, no_data (as never: stream only; tables"
+                    + " are read by incremental snapshots when signalled) or always (initial, and a copy again at every"
+                    + " later start).")
             .define(SNAPSHOT_MAX_THREADS, Type.INT, 1, ConfigDef.Range.between(1, 64), Importance.LOW,
                     "Parallel table copies during the snapshot.")
             .define(TOPIC_PREFIX, Type.STRING, ConfigDef.NO_DEFAULT_VALUE, new Matches(TOPIC_CHARS,
@@ -381,6 +386,34 @@ public final class PgreplConnectorConfig extends AbstractConfig {
                 .flatMap(n -> n.equals("base64_url_safe") ? java.util.stream.Stream.of(n, "base64-url-safe") : java.util.stream.Stream.of(n))
                 .toArray(String[]::new);
         return ConfigDef.CaseInsensitiveValidString.in(names);
+    }
+
+    /**
+     * One of an enum's values (case-insensitive), with Debezium's values pgrepl refuses answered by
+     * their own advice ({@link DebeziumSettings#refusedValues}) instead of the list of valid values.
+     */
+    static final class ValuesWithAdvice implements ConfigDef.Validator {
+        private final String key;
+        private final ConfigDef.Validator values;
+
+        <E extends Enum<E>> ValuesWithAdvice(String key, Class<E> type) {
+            this.key = key;
+            this.values = enumValidator(type);
+        }
+
+        @Override
+        public void ensureValid(String name, Object value) {
+            if (value != null) {
+                String advice = DebeziumSettings.refusedValues(key).get(value.toString().trim().toLowerCase(Locale.ROOT));
+                if (advice != null) throw new ConfigException(name + "=" + value + " is not supported by pgrepl: " + advice);
+            }
+            values.ensureValid(name, value);
+        }
+
+        @Override
+        public String toString() {
+            return values.toString();
+        }
     }
 
     /** Parses the URL without echoing it: the message names what is wrong, never the value (it may hold a password). */

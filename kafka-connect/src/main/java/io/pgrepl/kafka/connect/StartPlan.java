@@ -76,6 +76,14 @@ public record StartPlan(Action action, long streamFrom, String why) {
             return slot == null ? new StartPlan(Action.SNAPSHOT_TEMPORARY, 0, "initial_only")
                     : new StartPlan(Action.SNAPSHOT_BESIDE_SLOT, 0, "initial_only beside the existing slot");
         }
+        if (snapshotDone && mode == SnapshotMode.ALWAYS) {
+            // Every start copies again: a slot that lost changes does not matter, the copy covers them.
+            String why = "snapshot.mode=always copies every table at each start";
+            if (slot == null) return new StartPlan(Action.SNAPSHOT_NEW_SLOT, 0, why);
+            requireIdle(slot, slotName);
+            return new StartPlan(Action.SNAPSHOT_EXISTING_SLOT, slot.confirmedFlush(), why + ": the slot is kept, the tables"
+                    + " are copied beside it and streaming continues from its position");
+        }
         if (snapshotDone) {
             Position s = Position.fromOffset(stored);
             String lost = lost(slot, s.endLsn(), slotName);

@@ -232,6 +232,39 @@ class SnapshotTest {
         connect.deleteConnector(p);
     }
 
+    /**
+     * always copies at every start: resumed with its offsets and slot, the task reads every table
+     * again (the rows streamed meanwhile included), then streams on; the rebuilt table is the server's.
+     */
+    @ParameterizedTest(name = "PostgreSQL {0}")
+    @ValueSource(ints = {18, 10})
+    void alwaysSnapshotsAtEveryStart(int major) throws Exception {
+        PgServer pg = server(major);
+        String p = "al" + major;
+        String table = p + "_t";
+        String topic = p + ".public." + table;
+        EndToEndTest.sql(pg, "CREATE TABLE " + table + " (id int PRIMARY KEY, v text, n int);"
+                + "INSERT INTO " + table + " SELECT g, 'v' || g, g FROM generate_series(1, 3) g");
+        connect.configureConnector(p, config(pg, p, "always"));
+        connect.assertions().assertConnectorAndExactlyNumTasksAreRunning(p, 1, "connector did not start");
+        EndToEndTest.awaitSlotActive(pg, p + "_slot");
+        EndToEndTest.sql(pg, "INSERT INTO " + table + " VALUES (4, 'v4', 4)");
+        ConnectHarness.readUntil(connect, "\\Q" + topic + "\\E", Map.of(), l -> l.size() >= 4, Duration.ofSeconds(60));
+        connect.stopConnector(p);
+        connect.assertions().assertConnectorIsStopped(p, "connector did not stop");
+        EndToEndTest.sql(pg, "UPDATE " + table + " SET v = 'changed' WHERE id = 2");
+        connect.resumeConnector(p);
+        connect.assertions().assertConnectorAndExactlyNumTasksAreRunning(p, 1, "connector did not resume");
+        EndToEndTest.awaitSlotActive(pg, p + "_slot");
+        EndToEndTest.sql(pg, "INSERT INTO " + table + " VALUES (5, 'v5', 5)");
+        List<Change> all = ConnectHarness.readUntil(connect, "\\Q" + topic + "\\E", Map.of(),
+                l -> l.stream().anyMatch(c -> c.value() != null && Integer.valueOf(5).equals(c.value().getStruct("after").get("id"))),
+                Duration.ofSeconds(60));
+        assertEquals(3 + 4, count(all, topic, "r"), "a second copy of the 4 rows at the second start");
+        assertEquals(expected(pg, table), EndToEndTest.rebuilt(all, topic));
+        connect.deleteConnector(p);
+    }
+
     private static void awaitNoSlot(PgServer pg, String slot) throws Exception {
         long end = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
         while (System.nanoTime() < end) {

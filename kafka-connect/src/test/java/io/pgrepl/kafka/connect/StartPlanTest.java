@@ -40,6 +40,20 @@ class StartPlanTest {
     }
 
     @Test
+    void alwaysCopiesAgainAtEveryStartWithOffsetsAndSlotOrWithout() {
+        StartPlan p = plan(SnapshotMode.ALWAYS, SlotLostHandling.FAIL, STREAMING, idle(C1 + 500));
+        assertEquals(Action.SNAPSHOT_EXISTING_SLOT, p.action());
+        assertEquals(C1 + 500, p.streamFrom());
+        // A slot gone or confirmed past the offsets fails nothing: the copy covers what it lost.
+        assertEquals(Action.SNAPSHOT_NEW_SLOT, plan(SnapshotMode.ALWAYS, SlotLostHandling.FAIL, STREAMING, null).action());
+        assertEquals(Action.SNAPSHOT_EXISTING_SLOT,
+                plan(SnapshotMode.ALWAYS, SlotLostHandling.FAIL, STREAMING, idle(C1 + 900)).action());
+        assertEquals(Action.SNAPSHOT_NEW_SLOT, plan(SnapshotMode.ALWAYS, SlotLostHandling.FAIL, null, null).action());
+        assertThrows(ConnectException.class, () -> plan(SnapshotMode.ALWAYS, SlotLostHandling.FAIL, STREAMING,
+                new Slot(true, C1, C1)), "another consumer's active slot is refused");
+    }
+
+    @Test
     void anInterruptedCopyWhoseSlotMovedOrWentIsLost() {
         ConnectException e = assertThrows(ConnectException.class,
                 () -> plan(SnapshotMode.INITIAL, SlotLostHandling.FAIL, INTERRUPTED, idle(C1 + 1)));

@@ -4,7 +4,9 @@ import static io.pgrepl.kafka.connect.settings.DebeziumSetting.oneOf;
 
 import java.util.ArrayList;
 import java.util.Collections;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
 import java.util.function.Predicate;
 import java.util.regex.Pattern;
@@ -23,7 +25,27 @@ public final class DebeziumSettings {
     private static final Predicate<String> FALSE = oneOf("false");
     private static final Predicate<String> TRUE = oneOf("true");
 
+    /** Debezium's snapshot.mode values pgrepl refuses, each with what to use instead. */
+    private static final Map<String, String> SNAPSHOT_MODES = snapshotModes();
+
     private static final List<DebeziumSetting> ALL = Collections.unmodifiableList(build());
+
+    private static Map<String, String> snapshotModes() {
+        Map<String, String> m = new LinkedHashMap<>();
+        m.put("configuration_based", "use the mode its snapshot.mode.configuration.based.* flags describe: initial (data"
+                + " and stream), initial_only (data without stream), no_data (stream only) or always, with"
+                + " slot.lost.handling=snapshot for snapshot.on.data.error");
+        m.put("custom", "pgrepl cannot run a Debezium Snapshotter: use the built-in mode it implements (initial,"
+                + " initial_only, when_needed, no_data or always), or signal incremental snapshots of the tables it would read");
+        m.put("recovery", "a mode for Debezium connectors with a schema history, which the PostgreSQL connector has not:"
+                + " use when_needed (a copy when the offsets cannot be served) or initial");
+        return Collections.unmodifiableMap(m);
+    }
+
+    /** {@return the values of {@code key} pgrepl refuses on their own, lower case, each with what to do instead} */
+    public static Map<String, String> refusedValues(String key) {
+        return key.equals("snapshot.mode") ? SNAPSHOT_MODES : Map.of();
+    }
 
     /** {@return every classified setting, in the order of the migration guide's table} */
     public static List<DebeziumSetting> all() {
@@ -175,8 +197,10 @@ public final class DebeziumSettings {
         l.add(refused("heartbeat.action.query", "pgrepl moves the slot on an idle database with heartbeat.interval.ms alone; run"
                 + " a periodic write yourself if the publication's tables never change"));
         // --- Snapshots
-        l.add(differs("snapshot.mode", "initial, initial_only, when_needed, never and no_data are read (no_data as never);"
-                + " always, configuration_based, custom and recovery are refused"));
+        StringBuilder modes = new StringBuilder("initial, initial_only, when_needed, never, no_data (as never) and always"
+                + " are read; refused:");
+        SNAPSHOT_MODES.forEach((v, advice) -> modes.append(" ").append(v).append(" (").append(advice).append(");"));
+        l.add(differs("snapshot.mode", modes.substring(0, modes.length() - 1)));
         l.add(differs("snapshot.max.threads", "COPY connections over all tables, and tables above 32 MiB are split into page"
                 + " ranges (PostgreSQL 14+)"));
         l.add(differs("snapshot.max.threads.multiplier", "no effect: large tables are split by page ranges on their own"));
@@ -190,7 +214,7 @@ public final class DebeziumSettings {
         l.add(only("snapshot.query.mode", Treatment.SAME, "", oneOf("select_all"), "select_all",
                 "pgrepl copies every published column"));
         l.add(refused("snapshot.query.mode.custom.name", "pgrepl copies every published column (snapshot.query.mode=select_all)"));
-        l.add(refused("snapshot.mode.custom.name", "custom snapshotters cannot run in pgrepl"));
+        l.add(differs("snapshot.mode.custom.name", "no effect unless snapshot.mode=custom (as in Debezium), which is refused"));
         for (String s : List.of("snapshot.data", "snapshot.schema", "start.stream", "snapshot.on.schema.error",
                 "snapshot.on.data.error")) {
             l.add(only("snapshot.mode.configuration.based." + s, Treatment.SAME, "", FALSE,
