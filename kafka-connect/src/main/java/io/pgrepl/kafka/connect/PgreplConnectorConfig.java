@@ -36,6 +36,7 @@ public final class PgreplConnectorConfig extends AbstractConfig {
     public static final String SLOT_NAME = "slot.name";
     public static final String SLOT_CREATE = "slot.create";
     public static final String SLOT_FAILOVER = "slot.failover";
+    public static final String SLOT_DROP_ON_STOP = "slot.drop.on.stop";
     public static final String PUBLICATION_NAME = "publication.name";
     public static final String PUBLICATION_AUTOCREATE_MODE = "publication.autocreate.mode";
     public static final String TABLE_INCLUDE_LIST = "table.include.list";
@@ -124,6 +125,10 @@ public final class PgreplConnectorConfig extends AbstractConfig {
                     "Create the slot when it is missing; false fails validation when it is missing.")
             .define(SLOT_FAILOVER, Type.BOOLEAN, false, Importance.LOW,
                     "Create the slot with failover=true (PostgreSQL 17+), so it is synchronised to standbys.")
+            .define(SLOT_DROP_ON_STOP, Type.BOOLEAN, false, Importance.LOW,
+                    "Drop the slot when the task stops cleanly (as Debezium's, for tests and development): the next start"
+                            + " finds no slot, so stored offsets then need slot.lost.handling=snapshot or"
+                            + " snapshot.mode=when_needed or always.")
             .define(PUBLICATION_NAME, Type.STRING, "dbz_publication", new NonEmpty(), Importance.HIGH,
                     "Publication to stream.")
             .define(PUBLICATION_AUTOCREATE_MODE, Type.STRING, "all_tables", enumValidator(AutocreateMode.class),
@@ -335,6 +340,7 @@ public final class PgreplConnectorConfig extends AbstractConfig {
     public String slotName() { return getString(SLOT_NAME); }
     public boolean slotCreate() { return getBoolean(SLOT_CREATE); }
     public boolean slotFailover() { return getBoolean(SLOT_FAILOVER); }
+    public boolean slotDropOnStop() { return getBoolean(SLOT_DROP_ON_STOP); }
     public String publicationName() { return getString(PUBLICATION_NAME); }
     public AutocreateMode autocreateMode() { return mode(AutocreateMode.class, PUBLICATION_AUTOCREATE_MODE); }
     public TableFilter tableFilter() {

@@ -400,7 +400,12 @@ public final class PgreplSourceTask extends SourceTask {
         if (ks != null) ks.close();
         Reselect rs = reselect;
         if (rs != null) rs.close();
-        Thread closer = new Thread(this::closeStream, "pgrepl-stop-" + (config == null ? "" : config.slotName()));
+        PgreplConnectorConfig cfg = config;
+        Runnable close = cfg != null && cfg.slotDropOnStop() ? () -> {
+            closeStream();
+            ReplicationSetup.dropSlotOnStop(cfg);
+        } : this::closeStream;
+        Thread closer = new Thread(close, "pgrepl-stop-" + (cfg == null ? "" : cfg.slotName()));
         closer.setDaemon(true);
         closer.start();
     }

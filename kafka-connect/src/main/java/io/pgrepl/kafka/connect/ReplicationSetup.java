@@ -58,6 +58,41 @@ public final class ReplicationSetup {
         }
     }
 
+    /**
+     * slot.drop.on.stop: drops the slot once the stopped task's walsender has let it go (a slot in
+     * use cannot be dropped), waiting up to {@link #TIMEOUT_SECONDS}; a slot still active then (another
+     * consumer, or the next task already streaming) is left, with a warning.
+     */
+    static void dropSlotOnStop(PgreplConnectorConfig config) {
+        String name = "'" + config.slotName().replace("'", "''") + "'";
+        String what = "dropping slot " + config.slotName();
+        long end = System.nanoTime() + TimeUnit.SECONDS.toNanos(TIMEOUT_SECONDS);
+        try {
+            while (System.nanoTime() < end) {
+                List<io.pgrepl.client.Row> rows = queryOnce(config, "SELECT active::text FROM pg_catalog.pg_replication_slots"
+                        + " WHERE slot_name = " + name, what).rows();
+                if (rows.isEmpty()) {
+                    log.info("slot.drop.on.stop: replication slot {} dropped", config.slotName());
+                    return;
+                }
+                if ("false".equals(rows.get(0).get(0))) {
+                    try {
+                        queryOnce(config, "SELECT pg_catalog.pg_drop_replication_slot(" + name + ")", what);
+                        continue;
+                    } catch (RuntimeException e) {
+                        // taken again in between: looked at once more
+                    }
+                }
+                Thread.sleep(100); // the walsender exits once its connection is closed
+            }
+            log.warn("slot.drop.on.stop: replication slot {} is still in use; it is kept", config.slotName());
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        } catch (RuntimeException e) {
+            log.warn("slot.drop.on.stop: replication slot {} could not be dropped: {}", config.slotName(), safeMessage(e, config));
+        }
+    }
+
     public static <T> T await(CompletionStage<T> stage, PgreplConnectorConfig config, String what) {
         return await(stage, config, what, Duration.ofSeconds(TIMEOUT_SECONDS));
     }

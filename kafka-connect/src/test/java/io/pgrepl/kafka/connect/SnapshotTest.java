@@ -265,6 +265,43 @@ class SnapshotTest {
         connect.deleteConnector(p);
     }
 
+    /** slot.drop.on.stop=true, as Debezium's tests set it: a clean stop drops the slot; false (the default) keeps it. */
+    @ParameterizedTest(name = "PostgreSQL {0}")
+    @ValueSource(ints = {18, 10})
+    void slotDropOnStopDropsTheSlotWhenTheTaskStops(int major) throws Exception {
+        PgServer pg = server(major);
+        String keep = "sk" + major;
+        String drop = "sd" + major;
+        for (String p : List.of(keep, drop)) {
+            EndToEndTest.sql(pg, "CREATE TABLE " + p + "_t (id int PRIMARY KEY)");
+            Map<String, String> c = config(pg, p, "never");
+            c.put("slot.drop.on.stop", Boolean.toString(p.equals(drop)));
+            connect.configureConnector(p, c);
+        }
+        for (String p : List.of(keep, drop)) {
+            connect.assertions().assertConnectorAndExactlyNumTasksAreRunning(p, 1, "connector did not start");
+            EndToEndTest.awaitSlotActive(pg, p + "_slot");
+        }
+        connect.stopConnector(keep);
+        connect.stopConnector(drop);
+        awaitNoSlot(pg, drop + "_slot");
+        awaitSlotInactive(pg, keep + "_slot");
+        assertEquals(1, EndToEndTest.query(pg, "SELECT 1 FROM pg_replication_slots WHERE slot_name = '" + keep
+                + "_slot'").size(), "the slot is kept");
+        connect.deleteConnector(keep);
+        connect.deleteConnector(drop);
+    }
+
+    private static void awaitSlotInactive(PgServer pg, String slot) throws Exception {
+        long end = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
+        while (System.nanoTime() < end) {
+            if (!EndToEndTest.query(pg, "SELECT 1 FROM pg_replication_slots WHERE slot_name = '" + slot + "' AND NOT active")
+                    .isEmpty()) return;
+            Thread.sleep(100);
+        }
+        throw new AssertionError("slot " + slot + " is still active");
+    }
+
     private static void awaitNoSlot(PgServer pg, String slot) throws Exception {
         long end = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
         while (System.nanoTime() < end) {

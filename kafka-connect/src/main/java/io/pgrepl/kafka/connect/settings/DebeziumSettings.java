@@ -83,8 +83,7 @@ public final class DebeziumSettings {
         l.add(same("slot.failover"));
         l.add(only("plugin.name", Treatment.SAME, "", oneOf("pgoutput"), "pgoutput",
                 "pgrepl decodes pgoutput only: set plugin.name=pgoutput (a slot of another plugin cannot be read)"));
-        l.add(only("slot.drop.on.stop", Treatment.SAME, "", FALSE, "false",
-                "pgrepl keeps its slot; drop it with pg_drop_replication_slot() once the connector is deleted"));
+        l.add(same("slot.drop.on.stop"));
         l.add(refused("slot.stream.params", "pgrepl sets pgoutput's options itself (proto_version, publication_names, messages,"
                 + " streaming); use the streaming setting for large transactions"));
         l.add(differs("slot.max.retries", "no effect: a slot held by another connection is waited for (up to wal_sender_timeout),"
