@@ -285,17 +285,17 @@ class ColumnSettingsTest {
         PgServer pg = server(18);
         Map<String, String> c = EndToEndTest.connectorConfig(pg, "restval");
         c.put("tabel.include.list", "public\\.x");
-        c.put("slot.drop.on.stop", "true");
+        c.put("provide.transaction.metadata", "true");
         c.put("name", "restval");
         var infos = connect.validateConnectorConfig(PgreplSourceConnector.class.getSimpleName(), c);
         Map<String, List<String>> errors = new HashMap<>();
         for (var ci : infos.configs()) {
             if (ci.configValue() != null && !ci.configValue().errors().isEmpty()) errors.put(ci.configValue().name(), ci.configValue().errors());
         }
-        assertEquals(Set.of("tabel.include.list", "slot.drop.on.stop"), errors.keySet(), errors.toString());
+        assertEquals(Set.of("tabel.include.list", "provide.transaction.metadata"), errors.keySet(), errors.toString());
         assertEquals(2, infos.errorCount());
         assertTrue(errors.get("tabel.include.list").get(0).contains("did you mean table.include.list?"), errors.toString());
-        assertTrue(errors.get("slot.drop.on.stop").get(0).contains("pg_drop_replication_slot"), errors.toString());
+        assertTrue(errors.get("provide.transaction.metadata").get(0).contains("transaction metadata"), errors.toString());
     }
 
     /** Debezium's hash (its own class) of {@code value}: the email column's v2 SHA-256 with the salt. */

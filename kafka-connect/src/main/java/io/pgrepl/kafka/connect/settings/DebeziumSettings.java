@@ -98,15 +98,16 @@ public final class DebeziumSettings {
         l.add(refused("offset.mismatch.strategy", "use slot.lost.handling (fail or snapshot) for offsets the slot cannot serve"));
         l.add(only("lsn.flush.mode", Treatment.DIFFERENT, "connector_and_driver is read as connector: the slot is confirmed"
                 + " only to offsets Kafka Connect committed, never by idle keepalives", oneOf("connector", "connector_and_driver"),
-                "connector or connector_and_driver", "pgrepl confirms the slot to the offsets Kafka Connect committed; it has"
-                        + " no mode that leaves the slot alone"));
+                "connector or connector_and_driver", "remove it (or set connector): pgrepl confirms the slot to the offsets"
+                        + " Kafka Connect committed and has no mode that leaves the slot to another process"));
         l.add(only("flush.lsn.source", Treatment.SAME, "", TRUE, "true",
-                "pgrepl confirms the slot to the offsets Kafka Connect committed; it has no mode that leaves the slot alone"));
+                "remove it (or set true): pgrepl confirms the slot to the offsets Kafka Connect committed and has no mode"
+                        + " that leaves the slot to another process"));
         l.add(differs("lsn.flush.timeout.ms", "no effect: pgrepl confirms the slot with standby status updates that wait for no answer"));
         l.add(differs("lsn.flush.timeout.action", "no effect: see lsn.flush.timeout.ms"));
         l.add(same("status.update.interval.ms"));
         l.add(only("xmin.fetch.interval.ms", Treatment.SAME, "", ZERO, "0",
-                "pgrepl does not read the slot's xmin: source.xmin is always null"));
+                "remove it (or set 0): pgrepl does not read the slot's xmin, so source.xmin is always null"));
         // --- What is captured
         l.add(same("table.include.list"));
         l.add(same("table.exclude.list"));
@@ -149,31 +150,33 @@ public final class DebeziumSettings {
         l.add(same("hstore.handling.mode"));
         l.add(same("interval.handling.mode"));
         l.add(only("money.fraction.digits", Treatment.SAME, "", oneOf("2"), "2",
-                "pgrepl sends money as a Decimal of scale 2"));
+                "remove it (or set 2): pgrepl sends money as a Decimal of scale 2"));
         l.add(same("unavailable.value.placeholder"));
         l.add(same("tombstones.on.delete"));
         l.add(only("include.schema.comments", Treatment.SAME, "", FALSE, "false",
-                "pgrepl does not read column comments into the schemas"));
+                "remove it (or set false): pgrepl does not read column comments into the schemas"));
         l.add(only("schema.name.adjustment.mode", Treatment.SAME, "", oneOf("none"), "none",
                 "pgrepl names schemas after the topic as given: rename them with a SetSchemaMetadata transform"));
         l.add(only("field.name.adjustment.mode", Treatment.SAME, "", oneOf("none"), "none",
                 "pgrepl names fields after the columns as they are: rename them with a ReplaceField transform"));
         l.add(refused("converters", "Debezium's CustomConverter classes cannot run in pgrepl: use a Single Message Transform"));
-        l.add(refused("post.processors", "for ReselectColumnsPostProcessor use reselect.unavailable.values; otherwise a transform"));
+        l.add(refused("post.processors", "use reselect.unavailable.values for ReselectColumnsPostProcessor, a Single Message Transform otherwise"));
         l.add(only("event.processing.failure.handling.mode", Treatment.SAME, "", oneOf("fail"), "fail",
-                "pgrepl never skips a change it cannot process: the task fails and names it"));
+                "remove it (or set fail): pgrepl never skips a change it cannot process (the task fails and names it)"));
         l.add(only("event.converting.failure.handling.mode", Treatment.SAME, "", oneOf("fail"), "fail",
-                "pgrepl never sends a value it could not convert: the task fails and names it"));
+                "remove it (or set fail): pgrepl never sends a value it could not convert (the task fails and names it)"));
         l.add(only("skip.messages.without.change", Treatment.SAME, "", FALSE, "false",
                 "pgrepl sends every change: drop unchanged updates with a transform"));
         l.add(only("schema.refresh.mode", Treatment.SAME, "", oneOf("columns_diff"), "columns_diff",
-                "pgrepl takes each Relation message's columns as they come"));
+                "remove it (or set columns_diff): pgrepl takes each Relation message's columns as they come"));
         l.add(only("sourceinfo.struct.maker", Treatment.SAME, "", oneOf("io.debezium.connector.postgresql.postgressourceinfostructmaker"),
-                "io.debezium.connector.postgresql.PostgresSourceInfoStructMaker", "pgrepl writes Debezium's PostgreSQL source block only"));
+                "io.debezium.connector.postgresql.PostgresSourceInfoStructMaker", "remove it: pgrepl writes Debezium's PostgreSQL"
+                + " source block only"));
         l.add(differs("extended.headers.enabled", "no effect: pgrepl adds no __debezium.context.* headers (Debezium adds them"
                 + " by default)"));
         l.add(only("include.schema.changes", Treatment.SAME, "", FALSE, "false",
-                "Debezium's PostgreSQL connector writes no schema change topic either"));
+                "remove it (Debezium's PostgreSQL connector writes no schema change topic either); set schema.changes.topic"
+                        + " for pgrepl's schema change records"));
         // --- Topics
         l.add(same("topic.prefix"));
         l.add(only("topic.naming.strategy", Treatment.SAME, "", v -> v.equals(TopicNaming.SCHEMA) || v.equals(TopicNaming.SCHEMA_UNICODE),
@@ -188,10 +191,11 @@ public final class DebeziumSettings {
         l.add(refused("topic.heartbeat.name", "heartbeats go to __debezium-heartbeat.<topic.prefix>; rename them with a RegexRouter transform"));
         l.add(differs("topic.transaction", "no effect: pgrepl writes no transaction metadata topic (provide.transaction.metadata=true is refused)"));
         l.add(only("provide.transaction.metadata", Treatment.SAME, "", FALSE, "false",
-                "pgrepl writes no transaction metadata (BEGIN/END records, the transaction block)"));
+                "remove it (or set false): pgrepl writes no transaction metadata (BEGIN/END records, the transaction block)"));
         l.add(only("transaction.metadata.factory", Treatment.SAME, "",
                 oneOf("io.debezium.pipeline.txmetadata.defaulttransactionmetadatafactory"),
-                "io.debezium.pipeline.txmetadata.DefaultTransactionMetadataFactory", "pgrepl writes no transaction metadata"));
+                "io.debezium.pipeline.txmetadata.DefaultTransactionMetadataFactory", "remove it: pgrepl writes no transaction"
+                + " metadata"));
         l.add(same("heartbeat.interval.ms"));
         l.add(refused("heartbeat.action.query", "pgrepl moves the slot on an idle database with heartbeat.interval.ms alone; run"
                 + " a periodic write yourself if the publication's tables never change"));
@@ -205,19 +209,20 @@ public final class DebeziumSettings {
         l.add(differs("snapshot.max.threads.multiplier", "no effect: large tables are split by page ranges on their own"));
         l.add(only("legacy.snapshot.max.threads", Treatment.SAME, "", FALSE, "false", "remove it"));
         l.add(only("snapshot.locking.mode", Treatment.SAME, "", oneOf("none"), "none",
-                "pgrepl's copy takes no table locks beyond COPY's own ACCESS SHARE"));
-        l.add(refused("snapshot.locking.mode.custom.name", "pgrepl takes no table locks (snapshot.locking.mode=none)"));
+                "remove it (or set none): pgrepl's copy takes no table locks beyond COPY's own ACCESS SHARE"));
+        l.add(refused("snapshot.locking.mode.custom.name", "remove it: pgrepl takes no table locks (snapshot.locking.mode=none)"));
         l.add(differs("snapshot.lock.timeout.ms", "no effect: pgrepl takes no explicit table locks"));
         l.add(differs("snapshot.isolation.mode", "no effect: the copy always reads under the slot's exported snapshot"
                 + " (REPEATABLE READ), consistent with where the stream starts"));
         l.add(only("snapshot.query.mode", Treatment.SAME, "", oneOf("select_all"), "select_all",
-                "pgrepl copies every published column"));
-        l.add(refused("snapshot.query.mode.custom.name", "pgrepl copies every published column (snapshot.query.mode=select_all)"));
+                "remove it (or set select_all): pgrepl copies every published column; leave columns out with column.exclude.list"));
+        l.add(refused("snapshot.query.mode.custom.name", "remove it: pgrepl copies every published column"
+                + " (snapshot.query.mode=select_all); leave columns out with column.exclude.list"));
         l.add(differs("snapshot.mode.custom.name", "no effect unless snapshot.mode=custom (as in Debezium), which is refused"));
         for (String s : List.of("snapshot.data", "snapshot.schema", "start.stream", "snapshot.on.schema.error",
                 "snapshot.on.data.error")) {
             l.add(only("snapshot.mode.configuration.based." + s, Treatment.SAME, "", FALSE,
-                    "false", "snapshot.mode=configuration_based is refused"));
+                    "false", "remove it: snapshot.mode=configuration_based is refused (use the mode its flags describe)"));
         }
         l.add(refused("snapshot.select.statement.overrides", "pgrepl's copies and keyed incremental chunks read whole"
                 + " published rows and cannot run a query of yours; a publication row filter (CREATE PUBLICATION ... WHERE,"
@@ -226,9 +231,9 @@ public final class DebeziumSettings {
         l.add(refused("snapshot.include.collection.list", "pgrepl copies every table the connector captures: narrow"
                 + " table.include.list, or take snapshot.mode=never and signal incremental snapshots of the tables you want"));
         l.add(only("snapshot.tables.order.by.row.count", Treatment.SAME, "", oneOf("disabled"), "disabled",
-                "pgrepl orders the copy by size itself"));
-        l.add(only("snapshot.delay.ms", Treatment.SAME, "", ZERO, "0", "pgrepl starts the snapshot at once"));
-        l.add(only("streaming.delay.ms", Treatment.SAME, "", ZERO, "0", "pgrepl starts streaming at once"));
+                "remove it (or set disabled): pgrepl orders the copy by size itself"));
+        l.add(only("snapshot.delay.ms", Treatment.SAME, "", ZERO, "0", "remove it (or set 0): pgrepl starts the snapshot at once"));
+        l.add(only("streaming.delay.ms", Treatment.SAME, "", ZERO, "0", "remove it (or set 0): pgrepl starts streaming at once"));
         l.add(differs("snapshot.fetch.size", "no effect: COPY streams rows with flow control, not in fetches"));
         l.add(differs("query.fetch.size", "no effect: COPY streams rows with flow control, not in fetches"));
         l.add(same("incremental.snapshot.chunk.size"));
@@ -237,7 +242,7 @@ public final class DebeziumSettings {
         l.add(only("incremental.snapshot.allow.schema.changes", Treatment.SAME, "", FALSE, "false",
                 "pgrepl reads each chunk with the columns of the moment; remove it"));
         l.add(only("read.only", Treatment.SAME, "", FALSE, "false",
-                "pgrepl's incremental snapshots write watermarks (logical decoding messages on 14+)"));
+                "remove it (or set false): pgrepl's incremental snapshots write watermarks (logical decoding messages on 14+)"));
         // --- Signals and notifications
         l.add(only("signal.enabled.channels", Treatment.SAME, "", listOf("source", "kafka"), "source and kafka",
                 "the jmx and file channels are not supported: signal through signal.data.collection or signal.kafka.topic"));
@@ -263,7 +268,7 @@ public final class DebeziumSettings {
         l.add(differs("retriable.restart.connector.wait.ms", "no effect: see errors.max.retries"));
         l.add(differs("executor.shutdown.timeout.ms", "no effect: stopping is bounded by Connect's task.shutdown.graceful.timeout.ms"));
         l.add(differs("statistics.metrics.enabled", "no effect: pgrepl publishes its own task metrics (slot.metrics.interval.ms)"));
-        l.add(refused("custom.metric.tags", "pgrepl's metrics are tagged by connector and task only"));
+        l.add(refused("custom.metric.tags", "remove it: pgrepl's metrics are tagged by connector and task only"));
         l.add(differs("custom.sanitize.pattern", "no effect: pgrepl logs no setting values, and PASSWORD settings show as [hidden]"));
         l.add(only("guardrail.collections.max", Treatment.SAME, "", ZERO, "0",
                 "pgrepl has no table-count guardrail: narrow table.include.list"));
@@ -271,7 +276,7 @@ public final class DebeziumSettings {
         l.add(refused("memory.management.schemas.class", "an internal Debezium class; remove it"));
         l.add(refused("memory.management.tables.class", "an internal Debezium class; remove it"));
         l.add(refused("queue.provider.type", "an internal Debezium setting; remove it"));
-        l.add(only("openlineage.integration.enabled", Treatment.SAME, "", FALSE, "false", "pgrepl emits no OpenLineage events"));
+        l.add(only("openlineage.integration.enabled", Treatment.SAME, "", FALSE, "false", "remove it (or set false): pgrepl emits no OpenLineage events"));
         for (String s : List.of("config.file.path", "dataset.kafka.bootstrap.servers", "job.description", "job.namespace",
                 "job.owners", "job.tags")) {
             l.add(differs("openlineage.integration." + s, "no effect: openlineage.integration.enabled=true is refused"));
