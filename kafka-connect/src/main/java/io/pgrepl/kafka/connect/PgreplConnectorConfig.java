@@ -52,6 +52,7 @@ public final class PgreplConnectorConfig extends AbstractConfig {
     public static final String INTERVAL_HANDLING_MODE = "interval.handling.mode";
     public static final String HSTORE_HANDLING_MODE = "hstore.handling.mode";
     public static final String INCLUDE_UNKNOWN_DATATYPES = "include.unknown.datatypes";
+    public static final String MONEY_FRACTION_DIGITS = "money.fraction.digits";
     public static final String STREAMING = "streaming";
     public static final String MAX_BATCH_SIZE = "max.batch.size";
     public static final String POLL_INTERVAL_MS = "poll.interval.ms";
@@ -168,6 +169,9 @@ public final class PgreplConnectorConfig extends AbstractConfig {
                     "Columns of types neither pgrepl nor Debezium maps (composites, multiranges, tsquery, an extension's"
                             + " base type, ...): false leaves them out of the records and schemas, true sends the bytes of"
                             + " their text form (as binary.handling.mode represents bytes), as Debezium's connector does.")
+            .define(MONEY_FRACTION_DIGITS, Type.INT, 2, ConfigDef.Range.between(0, 30), Importance.LOW,
+                    "The scale of money's Decimal under decimal.handling.mode=precise, values rounded half up, as"
+                            + " Debezium's.")
             .define(STREAMING, Type.STRING, "on", ConfigDef.ValidString.in("off", "on", "parallel"), Importance.LOW,
                     "pgoutput streaming of large in-progress transactions (14+; parallel 16+).")
             .define(MAX_BATCH_SIZE, Type.INT, 2048, ConfigDef.Range.between(1, 1_000_000), Importance.LOW,
@@ -365,6 +369,7 @@ public final class PgreplConnectorConfig extends AbstractConfig {
     public IntervalMode intervalMode() { return mode(IntervalMode.class, INTERVAL_HANDLING_MODE); }
     public HstoreMode hstoreMode() { return mode(HstoreMode.class, HSTORE_HANDLING_MODE); }
     public boolean includeUnknownDatatypes() { return getBoolean(INCLUDE_UNKNOWN_DATATYPES); }
+    public int moneyFractionDigits() { return getInt(MONEY_FRACTION_DIGITS); }
     public int maxBatchSize() { return getInt(MAX_BATCH_SIZE); }
     public int pollIntervalMs() { return getInt(POLL_INTERVAL_MS); }
     public int maxUnacknowledgedRecords() { return getInt(MAX_UNACKNOWLEDGED_RECORDS); }

@@ -100,7 +100,7 @@ class ModesTest {
                         "slot.failover", "true"),
                 "ms", Map.of("decimal.handling.mode", "string", "binary.handling.mode", "hex",
                         "time.precision.mode", "adaptive"),
-                "mp", Map.of());
+                "mp", Map.of("money.fraction.digits", "1"));
         for (var e : connectors.entrySet()) connect.configureConnector(e.getKey(), config(e.getKey(), e.getValue()));
         for (String n : connectors.keySet()) {
             connect.assertions().assertConnectorAndExactlyNumTasksAreRunning(n, 1, n + " did not start");
@@ -153,10 +153,10 @@ class ModesTest {
         Struct p = after(all, "mp.public.md_t", 1, "c");
         assertEquals(new BigDecimal("1234.500"), p.get("n"));
         assertEquals("10", p.schema().field("n").schema().parameters().get("connect.decimal.precision"));
-        // money: Debezium's Decimal with money.fraction.digits=2
-        assertEquals(new BigDecimal("-1234.56"), p.get("m"));
+        // money: Debezium's Decimal of scale money.fraction.digits, rounded half up (-1234.56 at 1 digit)
+        assertEquals(new BigDecimal("-1234.6"), p.get("m"));
         assertEquals("org.apache.kafka.connect.data.Decimal", p.schema().field("m").schema().name());
-        assertEquals("2", p.schema().field("m").schema().parameters().get("scale"));
+        assertEquals("1", p.schema().field("m").schema().parameters().get("scale"));
 
         // binary.handling.mode
         assertEquals("AP8Q", after(all, "md.public.md_t", 1, "c").get("by"));

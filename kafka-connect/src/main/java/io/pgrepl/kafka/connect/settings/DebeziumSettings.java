@@ -149,8 +149,7 @@ public final class DebeziumSettings {
                 + " connect is taken as adaptive_time_microseconds is for TIME columns"));
         l.add(same("hstore.handling.mode"));
         l.add(same("interval.handling.mode"));
-        l.add(only("money.fraction.digits", Treatment.SAME, "", oneOf("2"), "2",
-                "remove it (or set 2): pgrepl sends money as a Decimal of scale 2"));
+        l.add(same("money.fraction.digits"));
         l.add(same("unavailable.value.placeholder"));
         l.add(same("tombstones.on.delete"));
         l.add(only("include.schema.comments", Treatment.SAME, "", FALSE, "false",

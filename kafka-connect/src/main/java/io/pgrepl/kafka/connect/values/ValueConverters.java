@@ -56,7 +56,7 @@ public final class ValueConverters {
     static final int VARBIT = 1562;
     static final int POINT = 600;
     static final int TSVECTOR = 3614;
-    /** Debezium's money.fraction.digits default: money is a Decimal of this scale. */
+    /** Debezium's money.fraction.digits default: money is a Decimal of this scale unless it says otherwise. */
     static final int MONEY_SCALE = 2;
     /** The length Debezium gives an unbounded varbit (its JDBC column size). */
     static final int UNBOUNDED_BITS = Integer.MAX_VALUE;
@@ -99,16 +99,22 @@ public final class ValueConverters {
      * @param includeUnknown include.unknown.datatypes: a column of a type with no mapping is sent as
      *                       the bytes of its text form (binary.handling.mode applies), as Debezium
      *                       sends it; false leaves it out
+     * @param moneyDigits    money.fraction.digits: the scale of money's Decimal (decimal.handling.mode=precise)
      */
     public record Modes(DecimalMode decimal, BinaryMode binary, TimePrecisionMode time, IntervalMode interval, HstoreMode hstore,
-                        boolean includeUnknown) {
+                        boolean includeUnknown, int moneyDigits) {
         public Modes(DecimalMode decimal, BinaryMode binary, TimePrecisionMode time, IntervalMode interval, HstoreMode hstore) {
             this(decimal, binary, time, interval, hstore, false);
         }
 
+        public Modes(DecimalMode decimal, BinaryMode binary, TimePrecisionMode time, IntervalMode interval, HstoreMode hstore,
+                     boolean includeUnknown) {
+            this(decimal, binary, time, interval, hstore, includeUnknown, MONEY_SCALE);
+        }
+
         public static Modes of(PgreplConnectorConfig c) {
             return new Modes(c.decimalMode(), c.binaryMode(), c.timePrecisionMode(), c.intervalMode(), c.hstoreMode(),
-                    c.includeUnknownDatatypes());
+                    c.includeUnknownDatatypes(), c.moneyFractionDigits());
         }
     }
 
@@ -118,6 +124,7 @@ public final class ValueConverters {
     private final IntervalMode intervalMode;
     private final HstoreMode hstoreMode;
     private final boolean includeUnknown;
+    private final int moneyDigits;
     private final CatalogTypes types;
 
     public ValueConverters(Modes modes, CatalogTypes types) {
@@ -127,6 +134,7 @@ public final class ValueConverters {
         this.intervalMode = modes.interval();
         this.hstoreMode = modes.hstore();
         this.includeUnknown = modes.includeUnknown();
+        this.moneyDigits = modes.moneyDigits();
         this.types = types;
     }
 
@@ -386,22 +394,23 @@ public final class ValueConverters {
         switch (decimalMode) {
             case DOUBLE -> {
                 b = SchemaBuilder.float64();
-                f = v -> moneyValue((String) v).doubleValue();
+                f = v -> moneyValue((String) v, MONEY_SCALE).doubleValue();
             }
             case STRING -> {
                 b = SchemaBuilder.string();
-                f = v -> moneyValue((String) v).toPlainString();
+                f = v -> moneyValue((String) v, MONEY_SCALE).toPlainString();
             }
             default -> {
-                b = Decimal.builder(MONEY_SCALE);
-                f = v -> moneyValue((String) v);
+                // Debezium rounds half up to money.fraction.digits
+                b = Decimal.builder(moneyDigits);
+                f = v -> moneyValue((String) v, moneyDigits);
             }
         }
         if (optional) b.optional();
         return new Column(null, MONEY, b.build(), f);
     }
 
-    static BigDecimal moneyValue(String text) {
+    static BigDecimal moneyValue(String text, int scale) {
         StringBuilder digits = new StringBuilder(text.length());
         boolean negative = false;
         for (int i = 0; i < text.length(); i++) {
@@ -409,8 +418,8 @@ public final class ValueConverters {
             if (c >= '0' && c <= '9' || c == '.') digits.append(c);
             else if (c == '-' || c == '(') negative = true;
         }
-        BigDecimal d = new BigDecimal(digits.toString()).setScale(MONEY_SCALE, java.math.RoundingMode.HALF_UP);
-        return negative ? d.negate() : d;
+        BigDecimal d = new BigDecimal(digits.toString());
+        return (negative ? d.negate() : d).setScale(scale, java.math.RoundingMode.HALF_UP);
     }
 
     /** A bit string ("1010", first character the most significant bit) as Debezium's little-endian BitSet bytes. */
