@@ -171,6 +171,7 @@ final class TxJson {
         if (tx.origin() != null) o.ascii(",\"origin\":").str(tx.origin());
         if (tx.streamed()) o.ascii(",\"streamed\":true");
         o.ascii("}\n");
+        if (schema != null) schema.begin();
         for (PgOutputRecord r : tx.changes()) {
             change(tx, r);
             o.drainIfFull(out);
@@ -230,6 +231,7 @@ final class TxJson {
             relations.put(rel.oid(), now);
             return;
         } else if (r instanceof Type t) {
+            if (schema != null) schema.accept(t);
             String name = t.namespace().isEmpty() || t.namespace().equals("pg_catalog") ? t.name()
                     : t.namespace() + "." + t.name();
             if (!name.equals(typeNames.put(t.oid(), name))) {

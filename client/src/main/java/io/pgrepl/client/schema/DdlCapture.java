@@ -13,7 +13,7 @@ import java.util.concurrent.CompletionStage;
 
 /**
  * pgrepl's optional DDL capture: event triggers on {@code ddl_command_end} and {@code sql_drop}
- * that write a transactional logical message ({@value SchemaTracker#DDL_PREFIX}) for every table
+ * (and on {@code ddl_command_start} for CREATE TABLE AS and SELECT INTO) that write a transactional logical message ({@value SchemaTracker#DDL_PREFIX}) for every table
  * or column a statement creates, alters or drops, so a stream can tell a rename from a drop and an
  * add, report CREATE TABLE and DROP TABLE before any row, and carry the statement's text. The
  * stream works without it: Relation messages still tell every new shape, at the table's next row.
@@ -24,7 +24,9 @@ import java.util.concurrent.CompletionStage;
  * for installing by hand, is docs/ddl-capture.sql; what it costs is in docs/schema-changes.md.
  */
 public final class DdlCapture {
-    /** The event triggers the script creates. */
+    /** The event trigger on {@code ddl_command_start}, for CREATE TABLE AS and SELECT INTO. */
+    public static final String DDL_COMMAND_START_TRIGGER = "pgrepl_ddl_command_start";
+    /** The event trigger on {@code ddl_command_end}. */
     public static final String DDL_COMMAND_END_TRIGGER = "pgrepl_ddl_command_end";
     /** The event trigger on {@code sql_drop}. */
     public static final String SQL_DROP_TRIGGER = "pgrepl_sql_drop";
@@ -33,7 +35,7 @@ public final class DdlCapture {
 
     private DdlCapture() {}
 
-    /** {@return the install script: schema {@code pgrepl}, its functions and the two event triggers; replaces an earlier install} */
+    /** {@return the install script: schema {@code pgrepl}, its functions and the three event triggers; replaces an earlier install} */
     public static String installScript() {
         return resource("ddl-capture-install.sql");
     }
@@ -72,11 +74,14 @@ public final class DdlCapture {
 
     /** Whether the capture is installed, and whether its triggers fire ({@code pg_event_trigger.evtenabled}). */
     public enum Status {
-        /** Neither trigger exists. */
+        /** None of the triggers exists. */
         NOT_INSTALLED,
-        /** Both triggers exist and fire on ordinary sessions (enabled {@code O} or {@code A}). */
+        /** The three triggers exist and fire on ordinary sessions (enabled {@code O} or {@code A}). */
         ENABLED,
-        /** Only one trigger exists, or one is disabled or set to fire only on replicas. */
+        /**
+         * A trigger is missing (an install by an earlier pgrepl lacks {@code pgrepl_ddl_command_start},
+         * so CREATE TABLE AS is reported after its rows), or one is disabled or set to fire only on replicas.
+         */
         INCOMPLETE
     }
 
@@ -88,7 +93,7 @@ public final class DdlCapture {
      */
     public static CompletionStage<Status> status(PgConnection conn) {
         return conn.query("SELECT evtname, evtenabled FROM pg_catalog.pg_event_trigger WHERE evtname IN ('"
-                + DDL_COMMAND_END_TRIGGER + "', '" + SQL_DROP_TRIGGER + "')").thenApply(DdlCapture::status);
+                + DDL_COMMAND_START_TRIGGER + "', '" + DDL_COMMAND_END_TRIGGER + "', '" + SQL_DROP_TRIGGER + "')").thenApply(DdlCapture::status);
     }
 
     private static Status status(QueryResult r) {
@@ -98,7 +103,7 @@ public final class DdlCapture {
             String enabled = row.get(1);
             if ("O".equals(enabled) || "A".equals(enabled)) firing++;
         }
-        return firing == 2 ? Status.ENABLED : Status.INCOMPLETE;
+        return firing == 3 ? Status.ENABLED : Status.INCOMPLETE;
     }
 
     private static String resource(String name) {

@@ -9,7 +9,9 @@ import java.util.List;
  * transaction as a logical message with the prefix {@value SchemaTracker#DDL_PREFIX}
  * (see docs/schema-changes.md).
  *
- * @param event        {@code ddl_command_end} or {@code sql_drop}
+ * @param event        {@code ddl_command_end} or {@code sql_drop}; {@code ddl_command_start} for a table
+ *                     {@code CREATE TABLE AS} or {@code SELECT INTO} wrote rows to before its
+ *                     {@code ddl_command_end}, reported at the table's first Relation
  * @param commandTag   the statement's command tag, e.g. {@code ALTER TABLE}, {@code CREATE TABLE}, {@code DROP TABLE}
  * @param objectType   {@code table} or {@code table column}
  * @param schema       the table's schema
@@ -22,10 +24,13 @@ import java.util.List;
  * @param query        {@code current_query()}: the text of the whole query string the client sent,
  *                     so a multi-statement string carries every statement in it, not only this one
  * @param table        the table as the catalog had it when the statement ended; null for
- *                     {@code sql_drop}
+ *                     {@code sql_drop}; for {@code ddl_command_start}, the table as its first
+ *                     Relation describes it (what {@code CREATE TABLE AS} makes: no NOT NULL, no
+ *                     default, no primary key; a type is null when neither a built-in OID nor a
+ *                     Type message names it)
  * @param publications the publications that include the table (directly, through a partition
  *                     ancestor, its schema or FOR ALL TABLES), as far as the catalog still said when
- *                     the trigger ran
+ *                     the trigger ran; empty for {@code ddl_command_start}
  */
 public record DdlCommand(String event, String commandTag, String objectType, String schema, String name,
                          String identity,
@@ -35,6 +40,11 @@ public record DdlCommand(String event, String commandTag, String objectType, Str
     public static final String DDL_COMMAND_END = "ddl_command_end";
     /** {@code sql_drop}: an object was dropped. */
     public static final String SQL_DROP = "sql_drop";
+    /**
+     * {@code ddl_command_start}: a {@code CREATE TABLE AS} or {@code SELECT INTO} started, whose rows
+     * reach the stream before its {@code ddl_command_end} message does.
+     */
+    public static final String DDL_COMMAND_START = "ddl_command_start";
 
     /** Copies the list. */
     public DdlCommand {
@@ -55,6 +65,11 @@ public record DdlCommand(String event, String commandTag, String objectType, Str
     public boolean isTableCreate() {
         return DDL_COMMAND_END.equals(event) && "table".equals(objectType)
                 && (commandTag.equals("CREATE TABLE") || commandTag.equals("CREATE TABLE AS") || commandTag.equals("SELECT INTO"));
+    }
+
+    /** {@return true for the start of a statement that creates a table and writes its rows before its {@code ddl_command_end}} */
+    boolean isCreateStart() {
+        return DDL_COMMAND_START.equals(event);
     }
 
     /** {@return true for a table dropped (by DROP TABLE, or with its schema by DROP SCHEMA ... CASCADE)} */

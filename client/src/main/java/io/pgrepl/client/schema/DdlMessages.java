@@ -40,12 +40,16 @@ final class DdlMessages {
                     + VERSION + " (reinstall the capture with this pgrepl: pgrepl ddl install)");
         }
         String event = string(m, "event", true);
+        boolean same = Boolean.TRUE.equals(m.get("same_query"));
+        if (event.equals(DdlCommand.DDL_COMMAND_START)) {
+            return new Parsed(new DdlCommand(event, string(m, "tag", true), "table", null, null, null, 0, 0, null, string(m, "query", false),
+                    null, List.of()), same);
+        }
         if (!event.equals(DdlCommand.DDL_COMMAND_END) && !event.equals(DdlCommand.SQL_DROP)) {
             throw new MalformedDdlMessageException("DDL capture message has an unknown \"event\": " + event);
         }
         Object t = m.get("table");
         CatalogTable table = t == null ? null : table(map(t, "table"));
-        boolean same = Boolean.TRUE.equals(m.get("same_query"));
         DdlCommand c = new DdlCommand(event, string(m, "tag", true), string(m, "object_type", true), string(m, "schema", true),
                 string(m, "name", true), string(m, "identity", true), integer(m, "oid", true), integer(m, "attnum", false),
                 string(m, "column", false), string(m, "query", false), table, strings(m, "publications"));

@@ -1,6 +1,9 @@
 package io.pgrepl.client.schema;
 
+import io.pgrepl.codec.pgoutput.ColumnInfo;
 import io.pgrepl.codec.pgoutput.RelationInfo;
+import io.pgrepl.codec.pgoutput.record.Begin;
+import io.pgrepl.codec.pgoutput.record.BeginPrepare;
 import io.pgrepl.codec.pgoutput.record.Message;
 import io.pgrepl.codec.pgoutput.record.PgOutputRecord;
 import io.pgrepl.codec.pgoutput.record.Relation;
@@ -9,6 +12,7 @@ import io.pgrepl.codec.pgoutput.record.StreamCommit;
 import io.pgrepl.codec.pgoutput.record.StreamPrepare;
 import io.pgrepl.codec.pgoutput.record.StreamStart;
 import io.pgrepl.codec.pgoutput.record.StreamStop;
+import io.pgrepl.codec.pgoutput.record.Type;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.Collection;
@@ -39,6 +43,13 @@ import org.slf4j.LoggerFactory;
  * (its {@code attnum}), an added one always comes last, so within each stretch between surviving
  * columns the renamed-to columns are paired in order with the old columns neither kept nor dropped.
  *
+ * <p>CREATE TABLE AS and SELECT INTO write the new table's rows before the statement's
+ * {@code ddl_command_end} message; DDL capture marks their start ({@code ddl_command_start}), so
+ * the first Relation of a table this tracker has no shape of that follows the mark in its
+ * transaction is that table's: the CREATE is reported there, with the Relation as
+ * {@link SchemaChange#after()}, and the statement's own message later adds nothing. Nothing is held
+ * back, so a transaction of any size (spilled by the server, or streamed in blocks) costs the same.
+ *
  * <p>Streamed (in-progress) transactions: a Relation inside a Stream Start … Stream Stop block is
  * compared with what that transaction saw before, else with the committed shape; what it learnt
  * becomes the committed shape at its Stream Commit (or Stream Prepare) and is forgotten at its
@@ -57,6 +68,8 @@ public final class SchemaTracker {
     private final Set<String> publications;
     private final Context committed = new Context();
     private final Map<Long, Context> streamed = new HashMap<>();
+    /** User-defined types by OID, {namespace, name}, from Type messages: a table described from its Relation names them. */
+    private final Map<Integer, String[]> types = new HashMap<>();
     private Context current = committed;
     private boolean warnedMalformed;
 
@@ -102,6 +115,9 @@ public final class SchemaTracker {
         Context c = current;
         int oid = relation.oid();
         RelationInfo before = c.shape(oid, committed);
+        if (before == null && c.creating != null && !c.created.contains(oid) && !committed.created.contains(oid)) {
+            return createdAt(c, relation);
+        }
         List<DdlCommand> ddl = c.pending.remove(oid);
         if (ddl == null) ddl = List.of();
         c.shapes.put(oid, relation);
@@ -113,6 +129,49 @@ public final class SchemaTracker {
         }
         if (before.equals(relation) && ddl.isEmpty()) return null;
         return ShapeDiff.between(SchemaChange.Kind.ALTER, before, relation, ddl);
+    }
+
+    /** The CREATE of the table a CREATE TABLE AS (or SELECT INTO) marked by {@code c.creating} writes rows to. */
+    private SchemaChange createdAt(Context c, RelationInfo relation) {
+        DdlCommand start = c.creating;
+        c.creating = null;
+        int oid = relation.oid();
+        c.pending.remove(oid);
+        c.shapes.put(oid, relation);
+        c.dropped.remove(oid);
+        c.created.remove(oid);
+        c.createdAtRelation.add(oid);
+        List<CatalogColumn> cols = new ArrayList<>(relation.columnCount());
+        for (int i = 0; i < relation.columnCount(); i++) {
+            ColumnInfo col = relation.column(i);
+            cols.add(new CatalogColumn(i + 1, col.name(), FormatType.of(col.typeOid(), col.typmod(), types::get), col.typeOid(),
+                    col.typmod(), false, null, false));
+        }
+        CatalogTable table = new CatalogTable(relation.schema(), relation.name(), 'r', relation.replicaIdentity(), cols, List.of());
+        DdlCommand d = new DdlCommand(DdlCommand.DDL_COMMAND_START, start.commandTag(), "table", relation.schema(), relation.name(),
+                FormatType.quote(relation.schema()) + "." + FormatType.quote(relation.name()), oid, 0, null, start.query(), table, List.of());
+        return new SchemaChange(SchemaChange.Kind.CREATE, oid, null, relation, List.of(), List.of(), List.of(), List.of(), false, false,
+                List.of(d));
+    }
+
+    /**
+     * A Type message arrived: a user-defined type's name, for tables described from their Relation
+     * ({@link DdlCommand#DDL_COMMAND_START}).
+     *
+     * @param oid       the type's OID
+     * @param namespace its schema, as sent (empty for pg_catalog)
+     * @param name      its name
+     */
+    public void type(int oid, String namespace, String name) {
+        types.put(oid, new String[] {namespace, name});
+    }
+
+    /**
+     * A transaction begins (Begin, Begin Prepare): a CREATE TABLE AS of an earlier one that created
+     * nothing ({@code IF NOT EXISTS} on an existing table) no longer waits for its table.
+     */
+    public void begin() {
+        committed.creating = null;
     }
 
     /**
@@ -157,11 +216,27 @@ public final class SchemaTracker {
         } else {
             c.lastQuery = d.query();
         }
+        if (d.isCreateStart()) {
+            c.creating = d;
+            return null;
+        }
         int oid = d.relationId();
+        if (d.isTableCreate()) {
+            // Whether or not the stream has this table: the statement is over.
+            c.creating = null;
+            if (c.createdAtRelation.remove(oid)) return null; // reported at its first Relation, before its rows
+        }
         if (!relevant(c, d)) return null;
         if (d.isTableCreate()) {
-            c.forget(oid);
-            c.created.add(oid);
+            RelationInfo known = c.shape(oid, committed);
+            if (known != null && describes(d.table(), known)) {
+                // Its Relation came first (a capture installed without the ddl_command_start trigger): the shape
+                // is this table's, and a DROP reports it.
+                c.pending.remove(oid);
+            } else {
+                c.forget(oid);
+                c.created.add(oid);
+            }
             return new SchemaChange(SchemaChange.Kind.CREATE, oid, null, null, List.of(), List.of(), List.of(), List.of(),
                     false, false, List.of(d));
         }
@@ -181,6 +256,19 @@ public final class SchemaTracker {
         if (waiting.size() == MAX_PENDING) waiting.remove(0);
         waiting.add(d);
         return null;
+    }
+
+    /** Whether the catalog's table is the one the Relation describes (its published columns: all but generated ones). */
+    private static boolean describes(CatalogTable table, RelationInfo r) {
+        if (table == null || !table.schema().equals(r.schema()) || !table.name().equals(r.name())) return false;
+        int i = 0;
+        for (CatalogColumn c : table.columns()) {
+            if (c.generated()) continue;
+            if (i == r.columnCount()) return false;
+            ColumnInfo col = r.column(i++);
+            if (!col.name().equals(c.name()) || col.typeOid() != c.typeOid() || col.typmod() != c.typmod()) return false;
+        }
+        return i == r.columnCount();
     }
 
     private boolean relevant(Context c, DdlCommand d) {
@@ -226,6 +314,7 @@ public final class SchemaTracker {
         for (int oid : c.dropped) committed.forget(oid);
         committed.shapes.putAll(c.shapes);
         committed.created.addAll(c.created);
+        committed.createdAtRelation.addAll(c.createdAtRelation);
         c.pending.forEach((oid, l) -> committed.pending.computeIfAbsent(oid, k -> new ArrayList<>()).addAll(l));
         if (current == c) current = committed;
     }
@@ -241,8 +330,8 @@ public final class SchemaTracker {
     }
 
     /**
-     * Feeds one record: Relation, a DDL capture message, and the stream framing of streamed
-     * transactions; anything else is ignored.
+     * Feeds one record: Relation, Type, a DDL capture message, Begin, and the stream framing of
+     * streamed transactions; anything else is ignored.
      *
      * @param record the next record of the stream, or of an assembled transaction
      * @return the change it told, or null
@@ -250,6 +339,10 @@ public final class SchemaTracker {
     public SchemaChange accept(PgOutputRecord record) {
         if (record instanceof Relation r) {
             return relation(new RelationInfo(r.oid(), r.namespace(), r.name(), r.replicaIdentity(), r.columns()));
+        } else if (record instanceof Type t) {
+            type(t.oid(), t.namespace(), t.name());
+        } else if (record instanceof Begin || record instanceof BeginPrepare) {
+            begin();
         } else if (record instanceof Message m) {
             return message(m.transactional(), m.prefix(), m.content());
         } else if (record instanceof StreamStart s) {
@@ -272,6 +365,10 @@ public final class SchemaTracker {
         final Map<Integer, List<DdlCommand>> pending = new HashMap<>();
         /** Tables created (DDL capture) that no Relation has described yet. */
         final Set<Integer> created = new HashSet<>();
+        /** Tables whose CREATE was reported at their first Relation: their statement's own message adds nothing. */
+        final Set<Integer> createdAtRelation = new HashSet<>();
+        /** A CREATE TABLE AS or SELECT INTO started and has not created its table yet. */
+        DdlCommand creating;
         /** Tables dropped in this streamed transaction: not looked up in the committed shapes. */
         final Set<Integer> dropped = new HashSet<>();
         /** The query text of the last DDL message, for the next ones of the same query string. */
@@ -287,6 +384,7 @@ public final class SchemaTracker {
             shapes.remove(oid);
             pending.remove(oid);
             created.remove(oid);
+            createdAtRelation.remove(oid);
         }
     }
 }

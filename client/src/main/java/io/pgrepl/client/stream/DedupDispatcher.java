@@ -84,6 +84,7 @@ final class DedupDispatcher implements PgOutputHandler {
     @Override
     public void onBegin(BeginMessage m) {
         dispatched = true;
+        schema.begin();
         if (duplicate(m.finalLsn())) {
             skipping = true;
             return;
@@ -123,6 +124,7 @@ final class DedupDispatcher implements PgOutputHandler {
     @Override
     public void onType(TypeMessage m) {
         dispatched = true;
+        schema.type(m.typeOid(), m.typeInfo().namespace(), m.typeInfo().name());
         handler.onType(m);
     }
 
@@ -206,6 +208,7 @@ final class DedupDispatcher implements PgOutputHandler {
     @Override
     public void onBeginPrepare(BeginPrepareMessage m) {
         dispatched = true;
+        schema.begin();
         if (duplicate(m.prepareLsn())) {
             skipping = true;
             return;

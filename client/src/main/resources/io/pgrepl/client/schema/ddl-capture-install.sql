@@ -2,7 +2,8 @@
 -- Event triggers on ddl_command_end and sql_drop that write one transactional logical message
 -- (prefix 'pgrepl.ddl', JSON) per table or column a DDL statement created, altered or dropped, in
 -- the statement's own transaction, so a pgoutput stream opened with messages 'true'
--- (PostgreSQL 14+) receives it right before the Relation of the table's next row.
+-- (PostgreSQL 14+) receives it right before the Relation of the table's next row; and one on
+-- ddl_command_start for CREATE TABLE AS and SELECT INTO, whose rows come before ddl_command_end.
 -- Run as a superuser in every database whose tables are streamed; running it again replaces it.
 -- A failure while reading the catalog is turned into a WARNING: the statement goes on without its message.
 
@@ -99,6 +100,20 @@ BEGIN
 END
 $fn$;
 
+-- CREATE TABLE AS and SELECT INTO write the new table's rows before ddl_command_end fires: this
+-- message, written when the statement starts, reaches the stream before them, so the stream can
+-- report the table created at its first Relation. It carries the query text for the statement's
+-- later message.
+CREATE OR REPLACE FUNCTION pgrepl.ddl_command_start() RETURNS event_trigger
+LANGUAGE plpgsql SET search_path = pg_catalog AS $fn$
+DECLARE
+  query text := pgrepl.ddl_query();
+BEGIN
+  PERFORM pgrepl.ddl_emit(ARRAY[json_build_object('v', 1, 'event', 'ddl_command_start', 'tag', tg_tag,
+      'query', query, 'same_query', query IS NULL)::text]);
+END
+$fn$;
+
 CREATE OR REPLACE FUNCTION pgrepl.ddl_command_end() RETURNS event_trigger
 LANGUAGE plpgsql SET search_path = pg_catalog AS $fn$
 DECLARE
@@ -174,7 +189,10 @@ BEGIN
 END
 $fn$;
 
+DROP EVENT TRIGGER IF EXISTS pgrepl_ddl_command_start;
 DROP EVENT TRIGGER IF EXISTS pgrepl_ddl_command_end;
 DROP EVENT TRIGGER IF EXISTS pgrepl_sql_drop;
+CREATE EVENT TRIGGER pgrepl_ddl_command_start ON ddl_command_start WHEN TAG IN ('CREATE TABLE AS', 'SELECT INTO')
+  EXECUTE PROCEDURE pgrepl.ddl_command_start();
 CREATE EVENT TRIGGER pgrepl_ddl_command_end ON ddl_command_end EXECUTE PROCEDURE pgrepl.ddl_command_end();
 CREATE EVENT TRIGGER pgrepl_sql_drop ON sql_drop EXECUTE PROCEDURE pgrepl.ddl_sql_drop();

@@ -16,6 +16,8 @@ class DdlCaptureScriptTest {
                 + " to docs/ddl-capture.sql");
         assertTrue(docs.contains("CREATE EVENT TRIGGER " + DdlCapture.DDL_COMMAND_END_TRIGGER));
         assertTrue(docs.contains("CREATE EVENT TRIGGER " + DdlCapture.SQL_DROP_TRIGGER));
+        assertTrue(docs.contains("CREATE EVENT TRIGGER " + DdlCapture.DDL_COMMAND_START_TRIGGER));
+        assertTrue(DdlCapture.uninstallScript().contains("DROP EVENT TRIGGER IF EXISTS " + DdlCapture.DDL_COMMAND_START_TRIGGER));
         assertTrue(DdlCapture.uninstallScript().contains("DROP EVENT TRIGGER IF EXISTS " + DdlCapture.SQL_DROP_TRIGGER));
     }
 }

@@ -20,6 +20,8 @@ public final class Rebuilt {
     private final boolean valuesMayBeLost;
     /** Rows that could not be applied: kept, not thrown, so the stream goes on and the events can be compared first. */
     private final List<String> problems = new ArrayList<>();
+    /** Tables a row was applied to (or tried): a CREATE must come before any. */
+    private final java.util.Set<Integer> withRows = new java.util.HashSet<>();
 
     /** {@return the rows that could not be applied (no table, no matching row), in order} */
     public List<String> problems() {
@@ -41,6 +43,9 @@ public final class Rebuilt {
 
     /** Applies a schema-change event; {@link ObservedChange#after()} null leaves the shape alone (CREATE) or drops (DROP). */
     public void schema(ObservedChange c) {
+        if (c.kind().equals("CREATE") && withRows.contains(c.oid())) {
+            problems.add(c.schema() + "." + c.table() + ": CREATE after rows of the table");
+        }
         if (c.kind().equals("DROP")) {
             tables.remove(c.oid());
             return;
@@ -157,6 +162,7 @@ public final class Rebuilt {
     }
 
     private Table table(int oid) {
+        withRows.add(oid);
         Table t = tables.get(oid);
         if (t == null) problems.add("a row of table " + Integer.toUnsignedString(oid) + " before any schema-change event for it");
         return t;

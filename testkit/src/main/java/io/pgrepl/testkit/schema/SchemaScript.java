@@ -26,6 +26,12 @@ public final class SchemaScript {
     public static final String P2 = "p2";
     public static final String DOTTED = "dotted";
     public static final String GONE = "gone";
+    /** Made by CREATE TABLE AS, its rows written by the statement itself. */
+    public static final String CTAS = "ctas";
+    /** Made by SELECT INTO (inside a savepoint), its rows written by the statement itself. */
+    public static final String INTO = "into";
+    /** Made by CREATE TABLE (LIKE ...), rows inserted in the same transaction. */
+    public static final String LIKE = "like";
 
     private SchemaScript() {}
 
@@ -37,8 +43,16 @@ public final class SchemaScript {
      * @param dml     labels of the tables this step writes rows to, in the order of their first row
      * @param creates labels of the tables this step creates, with their qualified names
      * @param drops   labels of the tables this step drops
+     * @param filled  labels of the created tables whose creating statement writes their rows itself
+     *                (CREATE TABLE AS, SELECT INTO): with DDL capture their CREATE comes at their first
+     *                Relation, before those rows, and no FIRST_SEEN follows
      */
-    public record Step(String sql, List<String> ddlOn, List<String> dml, Map<String, String> creates, List<String> drops) {
+    public record Step(String sql, List<String> ddlOn, List<String> dml, Map<String, String> creates, List<String> drops,
+                       List<String> filled) {
+        Step(String sql, List<String> ddlOn, List<String> dml, Map<String, String> creates, List<String> drops) {
+            this(sql, ddlOn, dml, creates, drops, List.of());
+        }
+
         static Step of(String sql, List<String> ddlOn, List<String> dml) {
             return new Step(sql, ddlOn, dml, Map.of(), List.of());
         }
@@ -51,7 +65,7 @@ public final class SchemaScript {
     public static String setup() {
         return "DROP PUBLICATION IF EXISTS sc_pub;"
                 + " DROP SCHEMA IF EXISTS \"Sales Dept\" CASCADE;"
-                + " DROP TABLE IF EXISTS \"Order Lines\", sc_plain, \"sc_Parted\", sc_p1, sc_p2, sc_done, \"Dot.ted\", sc_gone CASCADE;"
+                + " DROP TABLE IF EXISTS \"Order Lines\", sc_plain, \"sc_Parted\", sc_p1, sc_p2, sc_done, \"Dot.ted\", sc_gone, sc_into, sc_like CASCADE;"
                 + " DROP TYPE IF EXISTS sc_mood CASCADE; DROP DOMAIN IF EXISTS sc_posint CASCADE;"
                 + " CREATE SCHEMA \"Sales Dept\";"
                 + " CREATE TYPE sc_mood AS ENUM ('sad', 'ok', 'happy');"
@@ -83,6 +97,7 @@ public final class SchemaScript {
         String oi = "\"Sales Dept\".\"Order Items\"";
         String ol = "\"Sales Dept\".\"Order Lines\"";
         String pl = "public.\"Order Lines\"";
+        String ct = "\"Sales Dept\".\"Ct As\"";
         return List.of(
                 Step.of("INSERT INTO " + oi + " VALUES"
                         + " (1, 'ä-one', 12.50, '2024-02-29 12:34:56.789', B'1010', ARRAY['a', 'b c'], 'happy', 5, " + TOASTED + "),"
@@ -146,6 +161,23 @@ public final class SchemaScript {
                 Step.of("ALTER TABLE sc_plain ALTER COLUMN k TYPE bigint; ALTER TABLE sc_plain ADD COLUMN e sc_mood;"
                         + " UPDATE sc_plain SET e = 'happy' WHERE k = 1", List.of(PLAIN), List.of(PLAIN)),
                 new Step("DROP TABLE \"Dot.ted\"", List.of(), List.of(), Map.of(), List.of(DOTTED)),
+                new Step("CREATE TABLE " + ct + " AS SELECT g AS id, (g * 1.25)::numeric(10,2) AS amount,"
+                        + " ('2024-02-29 12:34:56.789'::timestamp + g * interval '1 day')::timestamp(3) AS at,"
+                        + " (CASE WHEN g = 2 THEN NULL ELSE 'n' || g END)::varchar(12) AS \"Näme\","
+                        + " (CASE WHEN g = 2 THEN NULL ELSE ARRAY[g * 1.5, NULL] END)::numeric(8,3)[] AS amounts,"
+                        + " B'1010'::bit(4) AS flags FROM generate_series(1, 3) g", List.of(), List.of(CTAS),
+                        Map.of(CTAS, ct), List.of(), List.of(CTAS)),
+                new Step("BEGIN; SAVEPOINT s; SELECT k AS \"Key\", v, e AS mood, c1 INTO sc_into FROM sc_plain; RELEASE SAVEPOINT s;"
+                        + " COMMIT", List.of(), List.of(INTO), Map.of(INTO, "public.sc_into"), List.of(), List.of(INTO)),
+                new Step("CREATE TABLE sc_like (LIKE " + ct + " INCLUDING ALL, PRIMARY KEY (id));"
+                        + " INSERT INTO sc_like SELECT * FROM " + ct, List.of(), List.of(LIKE), Map.of(LIKE, "public.sc_like"), List.of()),
+                Step.of("ALTER TABLE " + ct + " ADD PRIMARY KEY (id); ALTER TABLE " + ct + " ALTER COLUMN amount TYPE numeric(12,4);"
+                        + " UPDATE " + ct + " SET amount = 9.8765, amounts = NULL WHERE id = 1; DELETE FROM " + ct + " WHERE id = 3;"
+                        + " ALTER TABLE sc_into ADD COLUMN note varchar(20); INSERT INTO sc_into (\"Key\", v, note) VALUES (3, NULL, 'after');"
+                        + " ALTER TABLE sc_like RENAME COLUMN \"Näme\" TO \"Name\"; UPDATE sc_like SET \"Name\" = 'renamed' WHERE id = 2",
+                        List.of(CTAS, INTO, LIKE), List.of(CTAS, INTO, LIKE)),
+                new Step("DROP TABLE " + ct + "; DROP TABLE sc_into; DROP TABLE sc_like", List.of(), List.of(), Map.of(),
+                        List.of(CTAS, INTO, LIKE)),
                 Step.of("INSERT INTO sc_done VALUES (1)", List.of(), List.of(DONE)));
     }
 }

@@ -26,7 +26,8 @@ import java.util.stream.Collectors;
  * or DDL capture reported a statement on the table since; the difference is by {@code attnum} with
  * DDL capture (a renamed column keeps its number) and by name without it (a rename is then a drop
  * and an add, a column dropped and added again under its name a retype); CREATE and DROP come only
- * from DDL capture.
+ * from DDL capture, a CREATE TABLE AS's or SELECT INTO's CREATE at its table's first Relation, with
+ * the table's first shape and no FIRST_SEEN after it.
  */
 public final class SchemaScriptRun {
     private final PgServer server;
@@ -106,13 +107,17 @@ public final class SchemaScriptRun {
                     CatalogShape s = now.get(oid(label));
                     List<String> created = s.columns().stream().map(c -> c.name() + ":" + Integer.toUnsignedString(c.typeOid()) + ":" + c.typmod())
                             .collect(Collectors.toList());
-                    out.add(new ObservedChange("CREATE", s.oid(), s.schema(), s.name(), null, null, Set.of(), Set.of(), Set.of(),
-                            Set.of(), false, false, List.of(step.sql()), created));
+                    // A table the creating statement fills is announced at its first Relation, in its first shape.
+                    boolean filled = step.filled().contains(label);
+                    out.add(new ObservedChange("CREATE", s.oid(), s.schema(), s.name(), null, filled ? s.describe() : null, Set.of(),
+                            Set.of(), Set.of(), Set.of(), false, false, List.of(step.sql()), created));
+                    if (filled) last.put(s.oid(), s);
                 }
                 for (String label : step.ddlOn()) pending.computeIfAbsent(oid(label), k -> new ArrayList<>()).add(step.sql());
             }
             for (String label : step.dml()) {
                 int oid = oid(label);
+                if (capture && step.filled().contains(label)) continue;
                 CatalogShape after = now.get(oid);
                 CatalogShape before = last.get(oid);
                 List<String> ddl = pending.remove(oid);
@@ -286,7 +291,7 @@ public final class SchemaScriptRun {
             }
         }
         if (capture) {
-            for (String gone : List.of(SchemaScript.DOTTED, SchemaScript.GONE)) {
+            for (String gone : List.of(SchemaScript.DOTTED, SchemaScript.GONE, SchemaScript.CTAS, SchemaScript.INTO, SchemaScript.LIKE)) {
                 if (rebuilt.containsKey(oid(gone))) problems.append("\n").append(gone).append(": dropped, still rebuilt");
             }
         }

@@ -157,6 +157,7 @@ public final class ChangeRecords {
         this.origin = null;
         this.originLsn = 0;
         this.relationsSinceChange = 0;
+        if (schemaTopic != null) schemaTopic.begin();
     }
 
     /** How many records of the current transaction were produced (skipped ones included). */

@@ -130,11 +130,13 @@ public final class SchemaChangeTopic {
      * @return the change, or null
      */
     public SchemaChange accept(PgOutputRecord record) {
-        if (record instanceof Type t) {
-            typeNames.put(t.oid(), t.name());
-            return null;
-        }
+        if (record instanceof Type t) typeNames.put(t.oid(), t.name());
         return tracker.accept(record);
+    }
+
+    /** A transaction begins (see {@link SchemaTracker#begin()}). */
+    public void begin() {
+        tracker.begin();
     }
 
     /** {@return the record key: the database and the table} */
