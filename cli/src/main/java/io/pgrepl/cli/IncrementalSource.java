@@ -176,7 +176,7 @@ final class IncrementalSource extends TxSource implements SnapshotReadHandler {
             lines++;
         }
         switch (p.status()) {
-            case COMPLETED, STOPPED, FAILED -> {
+            case COMPLETED, STOPPED, FAILED, EXCLUDED -> {
                 if (p.status() == TableProgress.Status.COMPLETED) {
                     synchronized (failed) {
                         failed.remove(p.table()); // requested again (a signal) and read whole this time
@@ -203,7 +203,7 @@ final class IncrementalSource extends TxSource implements SnapshotReadHandler {
         }
         handOver();
         if (p.status() == TableProgress.Status.COMPLETED || p.status() == TableProgress.Status.STOPPED
-                || p.status() == TableProgress.Status.FAILED) {
+                || p.status() == TableProgress.Status.FAILED || p.status() == TableProgress.Status.EXCLUDED) {
             IncrementalCheckpoint.TableEnd end = checkpoint.tableEnded(engine.state()); // stored behind the lines just handed over
             if (end != null) run.handOver(end, 0);
         }

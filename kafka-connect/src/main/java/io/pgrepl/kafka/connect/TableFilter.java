@@ -47,11 +47,16 @@ public final class TableFilter {
     }
 
     public boolean test(String schema, String table) {
+        return excludedBy(schema, table) == null;
+    }
+
+    /** {@return the setting that leaves {@code schema.table} out, or null when it passes} */
+    public String excludedBy(String schema, String table) {
         String name = schema + "." + table;
-        if (name.equals(hidden) && include.isEmpty()) return false;
-        if (!schemaInclude.isEmpty() && !schemaInclude.matches(schema)) return false;
-        if (schemaExclude.matches(schema)) return false;
-        if (!include.isEmpty() && !include.matches(name)) return false;
-        return !exclude.matches(name);
+        if (name.equals(hidden) && include.isEmpty()) return "signal.data.collection";
+        if (!schemaInclude.isEmpty() && !schemaInclude.matches(schema)) return "schema.include.list";
+        if (schemaExclude.matches(schema)) return "schema.exclude.list";
+        if (!include.isEmpty() && !include.matches(name)) return "table.include.list";
+        return exclude.matches(name) ? "table.exclude.list" : null;
     }
 }

@@ -89,8 +89,12 @@ final class Engine {
                 for (ProgressState.Table t : ProgressState.decode(options.resumeState())) {
                     // A state saved under another spelling of a name still resumes that table.
                     String name = canonical(t.name());
-                    tables.putIfAbsent(name, new TableRun(name, t.condition(), t.surrogateKey(), t.ranges()));
+                    // Saved before the scope left it out: its progress is not read on.
+                    String why = excluded(name);
+                    if (why != null) excluded(name, why);
+                    else tables.putIfAbsent(name, new TableRun(name, t.condition(), t.surrogateKey(), t.ranges()));
                 }
+                updateState();
                 // A resumed table meets the checks a requested one does: no watermarks, or a binary
                 // stream, fail it here as execute() refuses a new one (its key is checked once planned).
                 if (modeError != null) abortAll(modeError);
@@ -141,8 +145,37 @@ final class Engine {
         }
     }
 
+    /**
+     * Why the capture scope leaves {@code table} out, or null: from its name alone, so the answer is
+     * the same whether it exists or not. A name that does not parse is no table to leave out (its
+     * planning says what is wrong with it).
+     */
+    String excluded(String table) {
+        QualifiedName q;
+        try {
+            q = QualifiedName.parse(table);
+        } catch (IllegalArgumentException e) {
+            return null;
+        }
+        return options.capture().excludes(q.schema(), q.name());
+    }
+
+    /** A request the capture scope refuses: reported EXCLUDED with the scope's reason, never planned, read or kept in the state. */
+    void excluded(String name, String why) {
+        TableRun t = new TableRun(name, null, null, null);
+        t.error = why;
+        t.status = TableProgress.Status.EXCLUDED;
+        log.warn("slot {}: incremental snapshot of {} refused, nothing read: {}", slot, name, why);
+        progress(t);
+    }
+
     void execute(String table, String condition, String surrogateKey) {
         String name = canonical(table);
+        String why = excluded(name);
+        if (why != null) {
+            excluded(name, why);
+            return;
+        }
         TableRun old = tables.get(name);
         if (old != null) {
             log.info("slot {}: incremental snapshot of {} already {}; request ignored", slot, name, old.status);
@@ -296,6 +329,16 @@ final class Engine {
             fail(t, stale);
             return;
         }
+        String keyWhy = p.table() == null ? null : excludedKey(p.table());
+        if (keyWhy != null) {
+            // Before anything of the plan is kept: the progress carries no estimate either.
+            first.thenAccept(r -> r.connection().close());
+            tables.remove(t.name);
+            updateState();
+            excluded(t.name, keyWhy);
+            schedule();
+            return;
+        }
         adopt(t, p.others());
         if (p.table() == null) {
             // Not published itself (a root published leaf by leaf, a parent whose children alone are
@@ -328,6 +371,18 @@ final class Engine {
     }
 
     /**
+     * Why the scope leaves out a column of the key {@code k}'s chunks are walked by (its values would
+     * bound every chunk and show in the progress), or null.
+     */
+    private String excludedKey(KeyedTable k) {
+        for (KeyedTable.Column c : k.keyColumns()) {
+            String why = options.capture().excludesColumn(k.schema(), k.table(), c.name());
+            if (why != null) return why;
+        }
+        return null;
+    }
+
+    /**
      * The other relations of {@code t}'s tree the stream names rows by (see {@link PublishedTree}),
      * each a table of its own with {@code t}'s condition and surrogate key, unless already asked for.
      */
@@ -335,6 +390,11 @@ final class Engine {
         boolean added = false;
         for (String name : others) {
             if (tables.containsKey(name)) continue;
+            String why = excluded(name);
+            if (why != null) {
+                excluded(name, why);
+                continue;
+            }
             tables.put(name, new TableRun(name, t.condition, t.surrogateKey, null));
             added = true;
         }

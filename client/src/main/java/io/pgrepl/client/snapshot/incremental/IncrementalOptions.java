@@ -22,9 +22,12 @@ import java.util.Objects;
  *                          otherwise steer the snapshot and have its additional conditions run as the
  *                          stream's role. Rows of a configured signal table are always acted on: its
  *                          INSERT privilege says who may signal.
+ * @param capture           the tables and columns the application captures: the engine refuses any other,
+ *                          without reading or looking it up ({@link CaptureScope})
  */
 public record IncrementalOptions(ConnectionConfig ordinary, int chunkSize, WatermarkMode watermarks, String signalTable,
-                                 int workersPerTable, int parallelTables, String resumeState, boolean acceptMessageSignals) {
+                                 int workersPerTable, int parallelTables, String resumeState, boolean acceptMessageSignals,
+                                 CaptureScope capture) {
     /** The default chunk size, Debezium's. */
     public static final int DEFAULT_CHUNK_SIZE = 1024;
 
@@ -40,9 +43,11 @@ public record IncrementalOptions(ConnectionConfig ordinary, int chunkSize, Water
      * @param parallelTables  tables at once, at least 1
      * @param resumeState     a saved state, or null
      * @param acceptMessageSignals   whether signals from the stream are acted on
+     * @param capture         what the application captures
      */
     public IncrementalOptions {
         Objects.requireNonNull(ordinary, "ordinary");
+        Objects.requireNonNull(capture, "capture");
         if (ordinary.replication() != ReplicationMode.NONE) ordinary = ordinary.toBuilder().replication(ReplicationMode.NONE).build();
         Objects.requireNonNull(watermarks, "watermarks");
         if (chunkSize < 1) throw new IllegalArgumentException("chunkSize must be at least 1: " + chunkSize);
@@ -56,13 +61,13 @@ public record IncrementalOptions(ConnectionConfig ordinary, int chunkSize, Water
 
     /**
      * Defaults: chunks of {@value #DEFAULT_CHUNK_SIZE}, {@link WatermarkMode#AUTO}, no signal
-     * table, one worker, one table at a time, no signals from logical messages.
+     * table, one worker, one table at a time, no signals from logical messages, every table captured.
      *
      * @param ordinary the database, as for the stream (the replication parameter is replaced)
      * @return the options
      */
     public static IncrementalOptions of(ConnectionConfig ordinary) {
-        return new IncrementalOptions(ordinary, DEFAULT_CHUNK_SIZE, WatermarkMode.AUTO, null, 1, 1, null, false);
+        return new IncrementalOptions(ordinary, DEFAULT_CHUNK_SIZE, WatermarkMode.AUTO, null, 1, 1, null, false, CaptureScope.EVERYTHING);
     }
 
     /**
@@ -72,7 +77,7 @@ public record IncrementalOptions(ConnectionConfig ordinary, int chunkSize, Water
      * @return the copy
      */
     public IncrementalOptions withChunkSize(int n) {
-        return new IncrementalOptions(ordinary, n, watermarks, signalTable, workersPerTable, parallelTables, resumeState, acceptMessageSignals);
+        return new IncrementalOptions(ordinary, n, watermarks, signalTable, workersPerTable, parallelTables, resumeState, acceptMessageSignals, capture);
     }
 
     /**
@@ -82,7 +87,7 @@ public record IncrementalOptions(ConnectionConfig ordinary, int chunkSize, Water
      * @return the copy
      */
     public IncrementalOptions withWatermarks(WatermarkMode m) {
-        return new IncrementalOptions(ordinary, chunkSize, m, signalTable, workersPerTable, parallelTables, resumeState, acceptMessageSignals);
+        return new IncrementalOptions(ordinary, chunkSize, m, signalTable, workersPerTable, parallelTables, resumeState, acceptMessageSignals, capture);
     }
 
     /**
@@ -92,7 +97,7 @@ public record IncrementalOptions(ConnectionConfig ordinary, int chunkSize, Water
      * @return the copy
      */
     public IncrementalOptions withSignalTable(String table) {
-        return new IncrementalOptions(ordinary, chunkSize, watermarks, table, workersPerTable, parallelTables, resumeState, acceptMessageSignals);
+        return new IncrementalOptions(ordinary, chunkSize, watermarks, table, workersPerTable, parallelTables, resumeState, acceptMessageSignals, capture);
     }
 
     /**
@@ -102,7 +107,7 @@ public record IncrementalOptions(ConnectionConfig ordinary, int chunkSize, Water
      * @return the copy
      */
     public IncrementalOptions withWorkersPerTable(int n) {
-        return new IncrementalOptions(ordinary, chunkSize, watermarks, signalTable, n, parallelTables, resumeState, acceptMessageSignals);
+        return new IncrementalOptions(ordinary, chunkSize, watermarks, signalTable, n, parallelTables, resumeState, acceptMessageSignals, capture);
     }
 
     /**
@@ -112,7 +117,7 @@ public record IncrementalOptions(ConnectionConfig ordinary, int chunkSize, Water
      * @return the copy
      */
     public IncrementalOptions withParallelTables(int n) {
-        return new IncrementalOptions(ordinary, chunkSize, watermarks, signalTable, workersPerTable, n, resumeState, acceptMessageSignals);
+        return new IncrementalOptions(ordinary, chunkSize, watermarks, signalTable, workersPerTable, n, resumeState, acceptMessageSignals, capture);
     }
 
     /**
@@ -122,7 +127,7 @@ public record IncrementalOptions(ConnectionConfig ordinary, int chunkSize, Water
      * @return the copy
      */
     public IncrementalOptions withResumeState(String state) {
-        return new IncrementalOptions(ordinary, chunkSize, watermarks, signalTable, workersPerTable, parallelTables, state, acceptMessageSignals);
+        return new IncrementalOptions(ordinary, chunkSize, watermarks, signalTable, workersPerTable, parallelTables, state, acceptMessageSignals, capture);
     }
 
     /**
@@ -133,7 +138,18 @@ public record IncrementalOptions(ConnectionConfig ordinary, int chunkSize, Water
      * @return the copy
      */
     public IncrementalOptions withAcceptMessageSignals(boolean accept) {
-        return new IncrementalOptions(ordinary, chunkSize, watermarks, signalTable, workersPerTable, parallelTables, resumeState, accept);
+        return new IncrementalOptions(ordinary, chunkSize, watermarks, signalTable, workersPerTable, parallelTables, resumeState, accept, capture);
+    }
+
+    /**
+     * A copy with another value.
+     *
+     * @param scope what the application captures; a signal or call for anything else is refused unread
+     * @return the copy
+     */
+    public IncrementalOptions withCapture(CaptureScope scope) {
+        return new IncrementalOptions(ordinary, chunkSize, watermarks, signalTable, workersPerTable, parallelTables, resumeState,
+                acceptMessageSignals, scope);
     }
 
     @Override
@@ -141,6 +157,7 @@ public record IncrementalOptions(ConnectionConfig ordinary, int chunkSize, Water
         // ordinary's own toString keeps its secrets out
         return "IncrementalOptions[ordinary=" + ordinary + ", chunkSize=" + chunkSize + ", watermarks=" + watermarks
                 + ", signalTable=" + signalTable + ", workersPerTable=" + workersPerTable + ", parallelTables=" + parallelTables
-                + ", resumeState=" + (resumeState == null ? "none" : "given") + ", acceptMessageSignals=" + acceptMessageSignals + "]";
+                + ", resumeState=" + (resumeState == null ? "none" : "given") + ", acceptMessageSignals=" + acceptMessageSignals
+                + ", capture=" + (capture == CaptureScope.EVERYTHING ? "everything" : "scoped") + "]";
     }
 }

@@ -107,6 +107,16 @@ final class Signals {
             log.error("slot {}: execute-snapshot ({}) names no data-collections; ignored", engine.slot, where);
             return;
         }
+        // A name the capture scope leaves out is refused before the tables are listed: what comes
+        // back then cannot depend on whether such a table exists.
+        java.util.List<String> entries = new java.util.ArrayList<>();
+        java.util.Set<String> refusedNames = new java.util.HashSet<>();
+        for (String c : s.dataCollections()) {
+            String[] refused = excludedName(c);
+            if (refused == null) entries.add(c);
+            else if (refusedNames.add(refused[0])) engine.excluded(refused[0], refused[1]); // once per table, however spelled
+        }
+        if (entries.isEmpty()) return;
         // The tables a name may mean (any table, a name naming one outside the publications then
         // fails its planning saying so), and the published ones a regular expression may match.
         String pubs = String.join(", ", engine.publications().stream().map(Identifiers::quoteLiteral).toList());
@@ -120,13 +130,15 @@ final class Signals {
                         // Names still go to planning, which says what is wrong with each; expressions cannot.
                         log.error("slot {}: execute-snapshot ({}): listing the tables failed: {}; names are planned as given",
                                 engine.slot, where, e.getMessage());
-                        for (String c : s.dataCollections()) engine.execute(c, s.conditionFor(c), s.surrogateKey());
+                        for (String c : entries) engine.execute(c, s.conditionFor(c), s.surrogateKey());
                         return;
                     }
                     java.util.Set<QualifiedName> all = names(q.get(0));
                     java.util.Set<QualifiedName> published = names(q.get(1));
-                    for (String c : s.dataCollections()) {
-                        java.util.List<QualifiedName> hits = SnapshotSignal.resolve(c, all, published);
+                    for (String c : entries) {
+                        // An expression matches only what the scope captures, as if the rest were not published.
+                        java.util.List<QualifiedName> hits = SnapshotSignal.resolve(c, all, published).stream()
+                                .filter(t -> engine.excluded(t.toString()) == null).toList();
                         if (hits.isEmpty()) {
                             engine.unmatched(c, "execute-snapshot (" + where + ") names " + c + ", which matches no table"
                                     + " (names are read as PostgreSQL reads them, quoted parts as written; anything else as a"
@@ -135,6 +147,24 @@ final class Signals {
                         for (QualifiedName t : hits) engine.execute(t.toString(), s.conditionFor(t), s.surrogateKey());
                     }
                 }));
+    }
+
+    /**
+     * The table a data collection names and why the scope leaves it out, or null: as PostgreSQL reads
+     * the name, or with unquoted parts as written (Debezium's reading), whichever the scope refuses.
+     */
+    private String[] excludedName(String entry) {
+        for (boolean fold : new boolean[] {true, false}) {
+            QualifiedName q;
+            try {
+                q = fold ? QualifiedName.parse(entry) : QualifiedName.parseAsWritten(entry);
+            } catch (IllegalArgumentException e) {
+                continue;
+            }
+            String why = engine.options.capture().excludes(q.schema(), q.name());
+            if (why != null) return new String[] {q.toString(), why};
+        }
+        return null;
     }
 
     private static java.util.Set<QualifiedName> names(io.pgrepl.client.QueryResult r) {

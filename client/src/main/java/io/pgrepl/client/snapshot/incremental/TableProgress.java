@@ -24,6 +24,12 @@ public record TableProgress(String table, Status status, long chunks, long rows,
         /** Stopped by a signal or the API before the end. */
         STOPPED,
         /** Refused or failed; {@link TableProgress#error()} says why. */
-        FAILED
+        FAILED,
+        /**
+         * Refused unread: the {@link CaptureScope} leaves the table (or a column of its key) out.
+         * {@link TableProgress#error()} is the scope's reason; no chunk, row count or estimate is
+         * reported, and a table refused by name was not looked up at all.
+         */
+        EXCLUDED
     }
 }

@@ -151,6 +151,13 @@ public final class ColumnRules {
                 && keys.entries().isEmpty() && propagateColumns.isEmpty() && propagateTypes.isEmpty();
     }
 
+    /** {@return the setting that leaves column {@code schema.table.column} out of the records, or null} */
+    public String excludedBy(String schema, String table, String column) {
+        String name = schema + "." + table + "." + column;
+        if (exclude.matches(name)) return EXCLUDE;
+        return !include.isEmpty() && !include.matches(name) ? INCLUDE : null;
+    }
+
     /** {@return whether message.key.columns names any table} */
     public boolean keyColumnsSet() {
         return !keys.entries().isEmpty();

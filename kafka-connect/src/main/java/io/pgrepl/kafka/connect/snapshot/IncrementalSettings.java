@@ -1,7 +1,10 @@
 package io.pgrepl.kafka.connect.snapshot;
 
+import io.pgrepl.client.snapshot.incremental.CaptureScope;
 import io.pgrepl.client.snapshot.incremental.IncrementalOptions;
 import io.pgrepl.kafka.connect.PgreplConnectorConfig;
+import io.pgrepl.kafka.connect.TableFilter;
+import io.pgrepl.kafka.connect.settings.ColumnRules;
 import java.util.List;
 import java.util.Locale;
 import org.apache.kafka.common.config.ConfigDef.Importance;
@@ -138,7 +141,36 @@ public final class IncrementalSettings {
     public static IncrementalOptions options(PgreplConnectorConfig c, String resumeState) {
         IncrementalOptions o = IncrementalOptions.of(c.dataConnectionConfig()).withChunkSize(chunkSize(c))
                 .withSignalTable(signalTable(c)).withWorkersPerTable(c.getInt(WORKERS_PER_TABLE))
-                .withParallelTables(c.getInt(PARALLEL_TABLES));
+                .withParallelTables(c.getInt(PARALLEL_TABLES)).withCapture(capture(c));
         return resumeState == null ? o : o.withResumeState(resumeState);
+    }
+
+    /**
+     * What the connector captures, for the engine to refuse the rest unread, whichever channel asks:
+     * the table and schema lists (and the signal table, as the records leave it out), and a key
+     * column the column lists leave out (the chunks are bounded by its values).
+     */
+    static CaptureScope capture(PgreplConnectorConfig c) {
+        String signal = signalTable(c);
+        String[] st = signal == null ? null : IncrementalSetup.split(signal);
+        TableFilter filter = st == null ? c.tableFilter() : c.tableFilter().hiding(st[0], st[1]);
+        ColumnRules columns = c.columnRules();
+        return new CaptureScope() {
+            @Override
+            public String excludes(String schema, String table) {
+                String setting = filter.excludedBy(schema, table);
+                return setting == null ? null : schema + "." + table + " is not captured: " + setting
+                        + (setting.endsWith(".include.list") ? " does not list it" : setting.endsWith(".exclude.list") ? " excludes it"
+                        : " (the signal table is captured only when table.include.list names it)");
+            }
+
+            @Override
+            public String excludesColumn(String schema, String table, String column) {
+                String setting = columns.excludedBy(schema, table, column);
+                return setting == null ? null : "key column " + schema + "." + table + "." + column + " is not captured ("
+                        + setting + (setting.equals(ColumnRules.EXCLUDE) ? " excludes it" : " does not list it")
+                        + "): its values would bound the snapshot's chunks";
+            }
+        };
     }
 }

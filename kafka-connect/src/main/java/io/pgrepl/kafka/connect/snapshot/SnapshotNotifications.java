@@ -23,8 +23,9 @@ import org.apache.kafka.connect.source.SourceRecord;
  * {@code current_collection_in_progress}, {@code maximum_key} and {@code last_processed_key} (the
  * chunk's last key; with several workers per table, that of the range the chunk belongs to);
  * TABLE_SCAN_COMPLETED adds {@code scanned_collection}, {@code total_rows_scanned} and
- * {@code status}. pgrepl's extras ({@code chunks}, {@code rows_scanned}, {@code total_rows_estimate})
- * ride along on IN_PROGRESS. Builder thread only.
+ * {@code status} ({@code UNKNOWN_SCHEMA}, with no row read, for a table the connector does not
+ * capture, as Debezium). pgrepl's extras ({@code chunks}, {@code rows_scanned},
+ * {@code total_rows_estimate}) ride along on IN_PROGRESS. Builder thread only.
  */
 public final class SnapshotNotifications {
     public static final String AGGREGATE_TYPE = "Incremental Snapshot";
@@ -97,6 +98,16 @@ public final class SnapshotNotifications {
                 d.put("total_rows_scanned", Long.toString(p.rows()));
                 d.put("status", p.status() == TableProgress.Status.COMPLETED ? (p.rows() == 0 ? "EMPTY" : "SUCCEEDED") : "SQL_EXCEPTION");
                 if (p.error() != null) d.put("error", p.error());
+                out.accept(record("TABLE_SCAN_COMPLETED", d, offset));
+                ended(t, nothingLeft, offset, out);
+            }
+            case EXCLUDED -> {
+                // Debezium's answer for a table it does not capture (its schema is unknown to it):
+                // nothing was read or looked up, so nothing of the table is in it.
+                Map<String, String> d = data("data_collections", collections());
+                d.put("scanned_collection", t);
+                d.put("total_rows_scanned", "0");
+                d.put("status", "UNKNOWN_SCHEMA");
                 out.accept(record("TABLE_SCAN_COMPLETED", d, offset));
                 ended(t, nothingLeft, offset, out);
             }
