@@ -32,8 +32,11 @@ import org.slf4j.LoggerFactory;
  * this: the source refuses to start the stream under them, see {@link PgreplSourceReader}.)
  *
  * <p>Finished splits are counted only once a completed checkpoint of this enumerator holds them:
- * a reader that restarts drops the reports it made after its last checkpoint (it reports again or
- * reads again what it restored) and the splits given back to the enumerator are read again.
+ * when a reader registers again after a restart, the reports it made after its last checkpoint are
+ * dropped (the splits given back to the enumerator are read again, a split in progress at the
+ * checkpoint is read on) and the reader is asked to report again what its restored state holds
+ * ({@link ReportAgainEvent}). Reports are idempotent: the same split reported twice counts once, and
+ * one a completed checkpoint already holds is acknowledged again.
  *
  * <p>The stream split may stop for tables to be read again (a snapshot signal, or a lost slot with
  * {@code slot.lost.handling} snapshot). Its suspension is reported and acted on the same way, once
@@ -231,16 +234,25 @@ public final class PgreplEnumerator implements SplitEnumerator<PgreplSplit, Enum
         if (!registered.add(subtask)) {
             // A reader that restarted: what it reported since its last checkpoint is in its restored state again (or was given
             // back); that includes the stream as of then, running or with the same suspension, which it reports again.
+            // Its reports may have arrived before this registration (Flink adds the restored splits first): dropped
+            // with the rest, so it is asked to send them again; idempotent either way.
+            List<String> dropped = new ArrayList<>();
             reportedBy.entrySet().removeIf(e -> {
                 if (e.getValue() != subtask) return false;
                 reported.remove(e.getKey());
+                dropped.add(e.getKey());
                 return true;
             });
+            // A checkpoint that held them and never completed must not count them when a later one does.
+            reportedAt.values().forEach(ids -> ids.removeAll(dropped));
             if (reportedSuspensionBy == subtask) {
                 reportedSuspension = null;
                 reportedSuspensionBy = -1;
                 suspensionCheckpoint = -1;
             }
+            log.info("pgrepl source: subtask {} registered again; {} report(s) since its checkpoint dropped, asked to report again",
+                    subtask, dropped.size());
+            context.sendEventToSourceReader(subtask, new ReportAgainEvent());
         }
         serveWaiting();
     }
