@@ -107,9 +107,22 @@ public final class PgreplEnumerator implements SplitEnumerator<PgreplSplit, Enum
         g.gauge("streamSuspended", () -> suspended != null || reportedSuspension != null ? 1L : 0L);
     }
 
-    /** A new enumerator, or one restored from a checkpoint. */
+    /** A new enumerator. */
     public static PgreplEnumerator create(SplitEnumeratorContext<PgreplSplit> context, Settings settings, EnumeratorState state) {
         return new PgreplEnumerator(context, settings, state);
+    }
+
+    /**
+     * An enumerator restored from a checkpoint. A split it had not assigned then may have been
+     * assigned and read after it, with rows emitted before the failure: its pieces are read again.
+     */
+    public static PgreplEnumerator restore(SplitEnumeratorContext<PgreplSplit> context, Settings settings, EnumeratorState state) {
+        PgreplEnumerator e = new PgreplEnumerator(context, settings, state);
+        List<SnapshotSplit> again = new ArrayList<>(e.pending.size());
+        for (SnapshotSplit s : e.pending) again.add(s.readAgain());
+        e.pending.clear();
+        e.pending.addAll(again);
+        return e;
     }
 
     @Override
@@ -220,7 +233,7 @@ public final class PgreplEnumerator implements SplitEnumerator<PgreplSplit, Enum
             if (s instanceof SnapshotSplit snap) {
                 reported.remove(snap.id());
                 finished.remove(snap.id());
-                pending.addFirst(snap);
+                pending.addFirst(snap.readAgain()); // its reader may have emitted rows of it before it failed
             } else if (s instanceof StreamSplit st) {
                 streamAssigned = false;
                 returnedStream = st;

@@ -94,7 +94,8 @@ public final class PgreplSourceReader<T> extends SingleThreadMultiplexSourceRead
 
     @Override
     protected PgreplSplit toSplitType(String splitId, SplitState state) {
-        return state.toSplit();
+        // Only checkpoints ask: a split restored from one may have had rows emitted past it that a sink kept.
+        return state.toSplit() instanceof SnapshotSplit s && !s.finished() ? s.readAgain() : state.toSplit();
     }
 
     @Override
