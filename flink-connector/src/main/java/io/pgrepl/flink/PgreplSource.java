@@ -61,7 +61,7 @@ public final class PgreplSource<T> implements Source<T, PgreplSplit, EnumeratorS
     @Override
     public SplitEnumerator<PgreplSplit, EnumeratorState> restoreEnumerator(SplitEnumeratorContext<PgreplSplit> context,
                                                                           EnumeratorState checkpoint) {
-        return PgreplEnumerator.create(context, settings, checkpoint);
+        return PgreplEnumerator.restore(context, settings, checkpoint);
     }
 
     @Override

@@ -73,6 +73,11 @@ final class Coverage {
         boolean seenBy(int index, long xid32) {
             return snapshots[index].sees(xid32);
         }
+
+        /** {@return whether the piece at {@code index} was read after an earlier attempt may have emitted rows of its range} */
+        boolean again(int index) {
+            return index >= 0 && pieces.get(index).again();
+        }
     }
 
     private final Map<TableName, Table> tables = new HashMap<>();

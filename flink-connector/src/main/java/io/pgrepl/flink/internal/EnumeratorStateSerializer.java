@@ -11,11 +11,11 @@ import java.util.List;
 import java.util.Map;
 import org.apache.flink.core.io.SimpleVersionedSerializer;
 
-/** The enumerator's checkpoint. Version 2 added the stream's suspension; version 1 is still read. */
+/** The enumerator's checkpoint. Version 2 added the stream's suspension, version 3 the pieces read again after a failure; versions 1 and 2 are still read. */
 public final class EnumeratorStateSerializer implements SimpleVersionedSerializer<EnumeratorState> {
     /** The one instance (stateless). */
     public static final EnumeratorStateSerializer INSTANCE = new EnumeratorStateSerializer();
-    private static final int VERSION = 2;
+    private static final int VERSION = 3;
 
     @Override
     public int getVersion() {
@@ -52,6 +52,7 @@ public final class EnumeratorStateSerializer implements SimpleVersionedSerialize
             throw new IOException("pgrepl enumerator state version " + version + " is not known (this build reads 1 to " + VERSION + ")");
         }
         boolean v2 = version >= 2;
+        boolean v3 = version >= 3;
         DataInputStream in = new DataInputStream(new ByteArrayInputStream(serialized));
         boolean planned = in.readBoolean();
         long start = in.readLong();
@@ -59,17 +60,17 @@ public final class EnumeratorStateSerializer implements SimpleVersionedSerialize
         int total = in.readInt();
         int n = in.readInt();
         List<SnapshotSplit> pending = new ArrayList<>(n);
-        for (int i = 0; i < n; i++) pending.add(Wire.snapshotSplit(in));
+        for (int i = 0; i < n; i++) pending.add(Wire.snapshotSplit(in, v3));
         int m = in.readInt();
         Map<String, SnapshotSplit> finished = new LinkedHashMap<>();
         for (int i = 0; i < m; i++) {
-            SnapshotSplit f = Wire.snapshotSplit(in);
+            SnapshotSplit f = Wire.snapshotSplit(in, v3);
             finished.put(f.id(), f);
         }
         boolean ready = in.readBoolean();
         boolean assigned = in.readBoolean();
-        StreamSplit returned = in.readBoolean() ? Wire.streamSplit(in, v2) : null;
-        StreamSplit suspended = v2 && in.readBoolean() ? Wire.streamSplit(in, true) : null;
+        StreamSplit returned = in.readBoolean() ? Wire.streamSplit(in, v2, v3) : null;
+        StreamSplit suspended = v2 && in.readBoolean() ? Wire.streamSplit(in, true, v3) : null;
         int epoch = v2 ? in.readInt() : 0;
         boolean replanned = v2 && in.readBoolean();
         return new EnumeratorState(planned, start, stop, total, pending, finished, ready, assigned, returned, suspended, epoch,

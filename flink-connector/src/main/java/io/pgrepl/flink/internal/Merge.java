@@ -30,6 +30,11 @@ import java.util.Set;
  * ({@link HeldDelete}): dropped if a later change the pieces saw puts the key back (the read row
  * holds it), else emitted before the key's next change or once the stream passes everything the
  * pieces saw, whichever comes first.
+ *
+ * <p>Pieces read after a failure ({@link Piece#again}) are treated the same way for their own keys:
+ * the split's earlier attempt may have emitted rows of their range, after the checkpoint it was
+ * restored from, that a sink not rolled back to that checkpoint still holds; a row removed before
+ * the piece was read is then in that sink but in neither the piece nor, without this, the stream.
  */
 final class Merge implements AutoCloseable {
     /** Receives what to emit: changes with the ordinal of their record in the transaction, and held removals. */
@@ -53,6 +58,8 @@ final class Merge implements AutoCloseable {
     private final Map<TableName, Long> window = new HashMap<>();
     private final Map<HeldKey, HeldDelete> held = new java.util.LinkedHashMap<>();
     private final Map<TableName, KeyAt> keyAt = new HashMap<>();
+    /** Tables read again whole (a signal, a lost slot): every removal their pieces saw is held, not only those of pieces read again. */
+    private final java.util.Set<TableName> rereadWhole;
 
     Merge(Settings settings, Coverage coverage) {
         this(settings, coverage, java.util.Set.of(), List.of(), Map.of());
@@ -63,10 +70,21 @@ final class Merge implements AutoCloseable {
         this.settings = settings;
         this.coverage = coverage;
         this.locator = new KeyLocator(settings);
+        this.rereadWhole = java.util.Set.copyOf(reread);
         for (TableName t : reread) {
             long horizon = 0;
             for (Piece p : pieces.getOrDefault(t, List.of())) if (Long.compareUnsigned(p.lsn(), horizon) > 0) horizon = p.lsn();
             window.put(t, horizon);
+        }
+        // Pieces read after a failure: an earlier attempt may have emitted rows of their ranges that a sink not rolled back
+        // to the checkpoint still holds. A retracting changelog (whole old rows required) cannot take a delete of a row it
+        // may not hold, and its sink must be transactional anyway, so there they are left as they are.
+        if (!settings.fullIdentityRequired()) {
+            pieces.forEach((t, ps) -> {
+                for (Piece p : ps) {
+                    if (p.again()) window.merge(t, p.lsn(), (a, b) -> Long.compareUnsigned(a, b) >= 0 ? a : b);
+                }
+            });
         }
         for (HeldDelete h : heldBefore) held.put(new HeldKey(h.table(), h.key()), h);
     }
@@ -142,7 +160,9 @@ final class Merge implements AutoCloseable {
             Coverage.Seen how = cover == null ? Coverage.Seen.NONE : seen.computeIfAbsent(name, n -> cover.seen(xid));
             Pending p = new Pending(r, ordinals.get(i), name, rel, cover, how);
             pending.add(p);
-            if (how == Coverage.Seen.SOME) {
+            if (how == Coverage.Seen.SOME || how == Coverage.Seen.ALL && window.containsKey(name) && !rereadWhole.contains(name)
+                    && !(r instanceof Insert)) {
+                // a removal every piece saw is held only if its key's piece was read again: that needs the piece
                 keys(p, rel);
                 toLocate.computeIfAbsent(cover, c -> new ArrayList<>()).add(p);
             } else if (window.containsKey(name)) {
@@ -248,7 +268,7 @@ final class Merge implements AutoCloseable {
         } else if (p.record instanceof Delete d) {
             boolean whole = d.oldTupleKind() == 'O';
             if (held(p, p.oldPiece)) {
-                hold(HeldDelete.of(p.table, p.oldKey, d.oldTuple(), whole, xid, lsn, time), sink);
+                if (holdable(p, p.oldPiece)) hold(HeldDelete.of(p.table, p.oldKey, d.oldTuple(), whole, xid, lsn, time), sink);
             } else {
                 flush(p.table, p.oldKey, sink);
                 sink.accept(new PgChange(PgChange.Op.DELETE, p.table, d.oldTuple(), whole, null, xid, lsn, time), p.ordinal);
@@ -258,7 +278,7 @@ final class Merge implements AutoCloseable {
             boolean newHeld = held(p, p.newPiece);
             boolean moved = !p.oldKey.equals(p.newKey);
             boolean whole = u.oldTupleKind() == 'O';
-            if (oldHeld && moved) hold(HeldDelete.of(p.table, p.oldKey, u.oldTuple(), whole, xid, lsn, time), sink);
+            if (oldHeld && moved && holdable(p, p.oldPiece)) hold(HeldDelete.of(p.table, p.oldKey, u.oldTuple(), whole, xid, lsn, time), sink);
             if (newHeld) release(p.table, p.newKey, sink);
             if (oldHeld && newHeld) return;
             if (newHeld) {
@@ -275,6 +295,14 @@ final class Merge implements AutoCloseable {
                 sink.accept(new PgChange(PgChange.Op.UPDATE, p.table, u.oldTuple(), whole, after, xid, lsn, time, moved), p.ordinal);
             }
         }
+    }
+
+    /**
+     * Whether a removal the pieces saw may be of a row the changelog still holds: any, in a table read
+     * again whole; else only in a piece read after an earlier attempt may have emitted its range's rows.
+     */
+    private boolean holdable(Pending p, int piece) {
+        return rereadWhole.contains(p.table) || p.cover != null && p.cover.again(piece);
     }
 
     /**

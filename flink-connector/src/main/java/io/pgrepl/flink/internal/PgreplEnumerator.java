@@ -32,8 +32,11 @@ import org.slf4j.LoggerFactory;
  * this: the source refuses to start the stream under them, see {@link PgreplSourceReader}.)
  *
  * <p>Finished splits are counted only once a completed checkpoint of this enumerator holds them:
- * a reader that restarts drops the reports it made after its last checkpoint (it reports again or
- * reads again what it restored) and the splits given back to the enumerator are read again.
+ * when a reader registers again after a restart, the reports it made after its last checkpoint are
+ * dropped (the splits given back to the enumerator are read again, a split in progress at the
+ * checkpoint is read on) and the reader is asked to report again what its restored state holds
+ * ({@link ReportAgainEvent}). Reports are idempotent: the same split reported twice counts once, and
+ * one a completed checkpoint already holds is acknowledged again.
  *
  * <p>The stream split may stop for tables to be read again (a snapshot signal, or a lost slot with
  * {@code slot.lost.handling} snapshot). Its suspension is reported and acted on the same way, once
@@ -104,9 +107,22 @@ public final class PgreplEnumerator implements SplitEnumerator<PgreplSplit, Enum
         g.gauge("streamSuspended", () -> suspended != null || reportedSuspension != null ? 1L : 0L);
     }
 
-    /** A new enumerator, or one restored from a checkpoint. */
+    /** A new enumerator. */
     public static PgreplEnumerator create(SplitEnumeratorContext<PgreplSplit> context, Settings settings, EnumeratorState state) {
         return new PgreplEnumerator(context, settings, state);
+    }
+
+    /**
+     * An enumerator restored from a checkpoint. A split it had not assigned then may have been
+     * assigned and read after it, with rows emitted before the failure: its pieces are read again.
+     */
+    public static PgreplEnumerator restore(SplitEnumeratorContext<PgreplSplit> context, Settings settings, EnumeratorState state) {
+        PgreplEnumerator e = new PgreplEnumerator(context, settings, state);
+        List<SnapshotSplit> again = new ArrayList<>(e.pending.size());
+        for (SnapshotSplit s : e.pending) again.add(s.readAgain());
+        e.pending.clear();
+        e.pending.addAll(again);
+        return e;
     }
 
     @Override
@@ -217,7 +233,7 @@ public final class PgreplEnumerator implements SplitEnumerator<PgreplSplit, Enum
             if (s instanceof SnapshotSplit snap) {
                 reported.remove(snap.id());
                 finished.remove(snap.id());
-                pending.addFirst(snap);
+                pending.addFirst(snap.readAgain()); // its reader may have emitted rows of it before it failed
             } else if (s instanceof StreamSplit st) {
                 streamAssigned = false;
                 returnedStream = st;
@@ -231,16 +247,25 @@ public final class PgreplEnumerator implements SplitEnumerator<PgreplSplit, Enum
         if (!registered.add(subtask)) {
             // A reader that restarted: what it reported since its last checkpoint is in its restored state again (or was given
             // back); that includes the stream as of then, running or with the same suspension, which it reports again.
+            // Its reports may have arrived before this registration (Flink adds the restored splits first): dropped
+            // with the rest, so it is asked to send them again; idempotent either way.
+            List<String> dropped = new ArrayList<>();
             reportedBy.entrySet().removeIf(e -> {
                 if (e.getValue() != subtask) return false;
                 reported.remove(e.getKey());
+                dropped.add(e.getKey());
                 return true;
             });
+            // A checkpoint that held them and never completed must not count them when a later one does.
+            reportedAt.values().forEach(ids -> ids.removeAll(dropped));
             if (reportedSuspensionBy == subtask) {
                 reportedSuspension = null;
                 reportedSuspensionBy = -1;
                 suspensionCheckpoint = -1;
             }
+            log.info("pgrepl source: subtask {} registered again; {} report(s) since its checkpoint dropped, asked to report again",
+                    subtask, dropped.size());
+            context.sendEventToSourceReader(subtask, new ReportAgainEvent());
         }
         serveWaiting();
     }

@@ -19,7 +19,8 @@ import org.apache.flink.connector.base.source.reader.SingleThreadMultiplexSource
  *
  * <p>A finished snapshot split is reported to the enumerator with its pieces and kept in this
  * reader's state until the enumerator acknowledges that a completed checkpoint of its own holds it
- * (so neither side's checkpoint can lose it). The stream's position at each checkpoint is
+ * (so neither side's checkpoint can lose it), and reported again whenever the enumerator asks (it
+ * does when this reader registers again after a restart). The stream's position at each checkpoint is
  * remembered, and the slot is confirmed for it once that checkpoint is complete, lagging
  * {@code scan.lsn-commit.checkpoints-num-delay} completed checkpoints so that the ones before stay
  * restorable.
@@ -93,7 +94,8 @@ public final class PgreplSourceReader<T> extends SingleThreadMultiplexSourceRead
 
     @Override
     protected PgreplSplit toSplitType(String splitId, SplitState state) {
-        return state.toSplit();
+        // Only checkpoints ask: a split restored from one may have had rows emitted past it that a sink kept.
+        return state.toSplit() instanceof SnapshotSplit s && !s.finished() ? s.readAgain() : state.toSplit();
     }
 
     @Override
@@ -134,6 +136,9 @@ public final class PgreplSourceReader<T> extends SingleThreadMultiplexSourceRead
         if (event instanceof SplitsAckEvent ack) {
             ack.ids().forEach(unacknowledged::remove);
             if (ack.ids().contains(StreamSplit.ID)) suspension = null;
+        } else if (event instanceof ReportAgainEvent) {
+            if (!unacknowledged.isEmpty()) context.sendSourceEventToCoordinator(new SplitsFinishedEvent(List.copyOf(unacknowledged.values())));
+            if (suspension != null) context.sendSourceEventToCoordinator(new StreamSuspendedEvent(suspension));
         } else {
             super.handleSourceEvents(event);
         }

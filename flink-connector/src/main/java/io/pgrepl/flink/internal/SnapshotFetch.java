@@ -46,7 +46,7 @@ final class SnapshotFetch implements AutoCloseable {
             read.forEach(row -> out.add(split.id(), new Element.Read(
                     new PgChange(PgChange.Op.READ, table, null, false, PgOutputRecords.tuple(row), 0, 0, 0), keys, snapshot, lsn)));
             boolean full = read.rowCount() >= settings.fetchSize();
-            Piece piece = new Piece(full ? read.lastKey() : split.upTo(), snapshot, lsn);
+            Piece piece = new Piece(full ? read.lastKey() : split.upTo(), snapshot, lsn, split.again());
             out.add(split.id(), new Element.PieceDone(piece, !full));
             List<Piece> pieces = new java.util.ArrayList<>(split.pieces());
             pieces.add(piece);

@@ -17,15 +17,23 @@ import java.util.List;
  * @param upTo     the inclusive upper key bound as key texts, or null for the end of the table
  * @param pieces   the pieces read and emitted so far, in key order
  * @param finished whether every row of the range was emitted
+ * @param again    whether an earlier attempt may have emitted rows of the range past its last piece (it comes from a
+ *                 checkpoint, or was given back after a failure): the pieces read from here on are marked {@link Piece#again}
  */
 public record SnapshotSplit(String id, TableName table, int index, List<String> keyColumns, List<String> after, List<String> upTo,
-                            List<Piece> pieces, boolean finished) implements PgreplSplit, java.io.Serializable {
+                            List<Piece> pieces, boolean finished, boolean again) implements PgreplSplit, java.io.Serializable {
     /** Copies the lists. */
     public SnapshotSplit {
         keyColumns = List.copyOf(keyColumns);
         after = after == null ? null : List.copyOf(after);
         upTo = upTo == null ? null : List.copyOf(upTo);
         pieces = List.copyOf(pieces);
+    }
+
+    /** A split not read before. */
+    public SnapshotSplit(String id, TableName table, int index, List<String> keyColumns, List<String> after, List<String> upTo,
+                         List<Piece> pieces, boolean finished) {
+        this(id, table, index, keyColumns, after, upTo, pieces, finished, false);
     }
 
     @Override
@@ -40,6 +48,11 @@ public record SnapshotSplit(String id, TableName table, int index, List<String> 
 
     /** {@return the same range with other progress} */
     public SnapshotSplit with(List<Piece> newPieces, boolean done) {
-        return new SnapshotSplit(id, table, index, keyColumns, after, upTo, newPieces, done);
+        return new SnapshotSplit(id, table, index, keyColumns, after, upTo, newPieces, done, again);
+    }
+
+    /** {@return the same split, read on by an attempt that may follow an earlier one's emitted rows} */
+    public SnapshotSplit readAgain() {
+        return again ? this : new SnapshotSplit(id, table, index, keyColumns, after, upTo, pieces, finished, true);
     }
 }

@@ -9,12 +9,12 @@ import org.apache.flink.core.io.SimpleVersionedSerializer;
 
 /**
  * Splits in checkpoints and on the wire to readers: a kind byte, then the split's fields. Version 2
- * added the stream split's suspension; version 1 is still read.
+ * added the stream split's suspension, version 3 the pieces read again after a failure; versions 1 and 2 are still read.
  */
 public final class SplitSerializer implements SimpleVersionedSerializer<PgreplSplit> {
     /** The one instance (stateless). */
     public static final SplitSerializer INSTANCE = new SplitSerializer();
-    private static final int VERSION = 2;
+    private static final int VERSION = 3;
     private static final byte SNAPSHOT = 1;
     private static final byte STREAM = 2;
 
@@ -46,8 +46,8 @@ public final class SplitSerializer implements SimpleVersionedSerializer<PgreplSp
         DataInputStream in = new DataInputStream(new ByteArrayInputStream(serialized));
         byte kind = in.readByte();
         return switch (kind) {
-            case SNAPSHOT -> Wire.snapshotSplit(in);
-            case STREAM -> Wire.streamSplit(in, version >= 2);
+            case SNAPSHOT -> Wire.snapshotSplit(in, version >= 3);
+            case STREAM -> Wire.streamSplit(in, version >= 2, version >= 3);
             default -> throw new IOException("unknown pgrepl split kind " + kind);
         };
     }

@@ -30,7 +30,7 @@ abstract sealed class SplitState permits SplitState.Snapshot, SplitState.Stream 
         @Override
         SnapshotSplit toSplit() {
             List<Piece> all = new ArrayList<>(pieces);
-            if (last != null) all.add(new Piece(last.key(), last.snapshot(), last.lsn()));
+            if (last != null) all.add(new Piece(last.key(), last.snapshot(), last.lsn(), split.again()));
             return split.with(all, finished);
         }
     }

@@ -65,13 +65,15 @@ final class Wire {
             strings(out, p.upTo());
             string(out, p.snapshot());
             out.writeLong(p.lsn());
+            out.writeBoolean(p.again());
         }
     }
 
-    static List<Piece> pieces(DataInput in) throws IOException {
+    /** Pieces; {@code again}: the format (version 3 on) that records {@link Piece#again}. */
+    static List<Piece> pieces(DataInput in, boolean again) throws IOException {
         int n = in.readInt();
         List<Piece> l = new ArrayList<>(n);
-        for (int i = 0; i < n; i++) l.add(new Piece(strings(in), string(in), in.readLong()));
+        for (int i = 0; i < n; i++) l.add(new Piece(strings(in), string(in), in.readLong(), again && in.readBoolean()));
         return l;
     }
 
@@ -84,10 +86,13 @@ final class Wire {
         strings(out, s.upTo());
         pieces(out, s.pieces());
         out.writeBoolean(s.finished());
+        out.writeBoolean(s.again());
     }
 
-    static SnapshotSplit snapshotSplit(DataInput in) throws IOException {
-        return new SnapshotSplit(string(in), table(in), in.readInt(), strings(in), strings(in), strings(in), pieces(in), in.readBoolean());
+    /** A snapshot split; {@code again}: the format (version 3 on) that records {@link SnapshotSplit#again}. */
+    static SnapshotSplit snapshotSplit(DataInput in, boolean again) throws IOException {
+        return new SnapshotSplit(string(in), table(in), in.readInt(), strings(in), strings(in), strings(in), pieces(in, again),
+                in.readBoolean(), again && in.readBoolean());
     }
 
     static void streamSplit(DataOutput out, StreamSplit s) throws IOException {
@@ -114,15 +119,15 @@ final class Wire {
         }
     }
 
-    /** A stream split; {@code withSuspension}: the format (version 2 on) that records a suspension. */
-    static StreamSplit streamSplit(DataInput in, boolean withSuspension) throws IOException {
+    /** A stream split; {@code withSuspension}: the format (version 2 on) that records a suspension; {@code again}: version 3 on. */
+    static StreamSplit streamSplit(DataInput in, boolean withSuspension, boolean again) throws IOException {
         long lsn = in.readLong();
         long partialEnd = in.readLong();
         long partialCount = in.readLong();
         long stop = in.readLong();
         int n = in.readInt();
         Map<TableName, List<Piece>> coverage = new LinkedHashMap<>();
-        for (int i = 0; i < n; i++) coverage.put(table(in), pieces(in));
+        for (int i = 0; i < n; i++) coverage.put(table(in), pieces(in, again));
         Resnapshot suspended = null;
         java.util.Set<TableName> reread = new java.util.LinkedHashSet<>();
         List<HeldDelete> held = new ArrayList<>();

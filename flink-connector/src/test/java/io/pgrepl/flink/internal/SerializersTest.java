@@ -33,7 +33,7 @@ class SerializersTest {
 
     private static StreamSplit split() {
         Map<TableName, List<Piece>> coverage = Map.of(T, List.of(new Piece(List.of("100"), "900:905:901,903", 0x16B0000L),
-                new Piece(null, "904:910:", 0x16B1000L)));
+                new Piece(null, "904:910:", 0x16B1000L, true)));
         return new StreamSplit(0x16B2000L, 0, 0, 0, coverage, Set.of(T), List.of(held()), 2,
                 new Resnapshot(List.of(T, new TableName("public", "b")), false));
     }
@@ -58,6 +58,26 @@ class SerializersTest {
         assertArrayEquals(new int[] {23, 1043, 25}, h.oids());
         assertEquals(0x16B3748L, d.commitLsn());
         assertNull(d.after());
+    }
+
+    @Test
+    void piecesReadAgainAfterAFailureKeepTheirMark() throws Exception {
+        SnapshotSplit in = new SnapshotSplit("t#1", T, 1, List.of("id"), List.of("100"), null,
+                List.of(new Piece(List.of("150"), "900:905:", 0x16B0000L), new Piece(List.of("180"), "906:906:", 0x16B1000L, true)),
+                false, true);
+        SnapshotSplit out = (SnapshotSplit) SplitSerializer.INSTANCE.deserialize(SplitSerializer.INSTANCE.getVersion(),
+                SplitSerializer.INSTANCE.serialize(in));
+        assertEquals(in, out);
+        assertEquals(List.of(false, true), out.pieces().stream().map(Piece::again).toList());
+        assertEquals(true, out.again());
+        StreamSplit stream = (StreamSplit) SplitSerializer.INSTANCE.deserialize(SplitSerializer.INSTANCE.getVersion(),
+                SplitSerializer.INSTANCE.serialize(split()));
+        assertEquals(List.of(false, true), stream.coverage().get(T).stream().map(Piece::again).toList());
+        EnumeratorState state = new EnumeratorState(true, 5, 0, 3, List.of(in), Map.of(in.id(), in), false, false, null, null, 0, false);
+        EnumeratorState back = EnumeratorStateSerializer.INSTANCE.deserialize(EnumeratorStateSerializer.INSTANCE.getVersion(),
+                EnumeratorStateSerializer.INSTANCE.serialize(state));
+        assertEquals(in, back.pending().get(0));
+        assertEquals(in, back.finished().get(in.id()));
     }
 
     @Test
