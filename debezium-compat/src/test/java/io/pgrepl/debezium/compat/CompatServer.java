@@ -55,8 +55,13 @@ public final class CompatServer implements LauncherSessionListener {
         p.setProperty("connector.loaded", loadedConnector());
         p.setProperty("server.version", server.version());
         p.setProperty("server.major", Integer.toString(server.majorVersion()));
+        p.setProperty("run.date", java.time.LocalDate.now(java.time.ZoneOffset.UTC).toString());
         try {
             Files.createDirectories(dir);
+            // A report left by an earlier run of other classes would count as this run's.
+            try (var old = Files.newDirectoryStream(dir, "TEST-*.xml")) {
+                for (Path f : old) Files.delete(f);
+            }
             try (OutputStream out = Files.newOutputStream(dir.resolve(RunResults.RUN_RECORD))) {
                 p.store(out, "debezium-compat run");
             }

@@ -9,7 +9,8 @@ import org.junit.jupiter.api.extension.ReflectiveInvocationContext;
 
 /**
  * Ends a Debezium test's waits once pgrepl's connector has been failed for {@link #GRACE}, and fails
- * the test with that failure. Debezium's tests wait (Awaitility, up to a minute each) for records or
+ * the test with that failure; a test that fails on its own after such a failure fails with it too, its own
+ * failure as the cause. Debezium's tests wait (Awaitility, up to a minute each) for records or
  * for a streaming MBean that a refused configuration never brings, which would make a run of the
  * suite take hours; the grace leaves time to the tests that expect the failure and check it. The wait
  * ends through Awaitility's default fail-fast condition, which every {@code Awaitility.await()} picks
@@ -61,7 +62,12 @@ public final class FailFast implements InvocationInterceptor {
                     throw failed;
                 }
             }
-            throw t;
+            // A test that checked at once (assertConnectorIsRunning) fails on its own; its reason is pgrepl's.
+            ConnectorFailures.Failure f = ConnectorFailures.first();
+            if (f == null) throw t;
+            ConnectorFailed failed = new ConnectorFailed("pgrepl's connector failed: " + f.message());
+            failed.initCause(t);
+            throw failed;
         } finally {
             Awaitility.reset();
         }

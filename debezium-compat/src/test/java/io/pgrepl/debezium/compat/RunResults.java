@@ -21,14 +21,19 @@ import org.w3c.dom.NodeList;
  * One run of Debezium's test classes (one connector, one server) as Surefire reported it: its
  * {@code TEST-*.xml} files and the {@code run.properties} {@link CompatServer} wrote beside them.
  */
-public record RunResults(String connector, String loadedConnector, String serverVersion, int major,
+public record RunResults(String connector, String loadedConnector, String serverVersion, int major, String date,
                          Map<String, ClassResult> classes) {
     static final String RUN_RECORD = "run.properties";
 
     /** One test that did not pass: its method (with Surefire's parameter suffix), the failure's first line and the text to classify. */
     public record Failure(String test, String firstLine, String detail) {}
 
-    public record ClassResult(int passed, int failed, int skipped, List<Failure> failures) {
+    /** {@code passedTests}: the names of the tests that passed (the table lists only the failing ones). */
+    public record ClassResult(int passed, int failed, int skipped, List<Failure> failures, List<String> passedTests) {
+        public int total() {
+            return passed + failed + skipped;
+        }
+
         public String figures() {
             return passed + "/" + failed + "/" + skipped;
         }
@@ -55,7 +60,8 @@ public record RunResults(String connector, String loadedConnector, String server
             throw new UncheckedIOException(e);
         }
         return new RunResults(p.getProperty("connector.expected"), p.getProperty("connector.loaded"),
-                p.getProperty("server.version"), Integer.parseInt(p.getProperty("server.major")), classes);
+                p.getProperty("server.version"), Integer.parseInt(p.getProperty("server.major")),
+                p.getProperty("run.date", "?"), classes);
     }
 
     /** Runs are named {@code <connector>-pg<major>}, e.g. {@code pgrepl-pg18}. */
@@ -72,7 +78,7 @@ public record RunResults(String connector, String loadedConnector, String server
         } catch (Exception e) {
             throw new IllegalStateException("cannot read " + xml + ": " + e.getMessage(), e);
         }
-        int passed = 0;
+        List<String> passed = new ArrayList<>();
         int skipped = 0;
         List<Failure> failures = new ArrayList<>();
         NodeList cases = doc.getElementsByTagName("testcase");
@@ -84,10 +90,10 @@ public record RunResults(String connector, String loadedConnector, String server
             } else if (firstChild(tc, "skipped") != null) {
                 skipped++;
             } else {
-                passed++;
+                passed.add(tc.getAttribute("name"));
             }
         }
-        return new ClassResult(passed, failures.size(), skipped, List.copyOf(failures));
+        return new ClassResult(passed.size(), failures.size(), skipped, List.copyOf(failures), List.copyOf(passed));
     }
 
     private static Failure failure(String test, Element problem) {
@@ -96,7 +102,9 @@ public record RunResults(String connector, String loadedConnector, String server
         String trace = problem.getTextContent() == null ? "" : problem.getTextContent();
         String first = message.isBlank() ? firstLine(trace) : firstLine(message);
         if (first.isBlank()) first = type;
-        else if (!type.isBlank() && !first.startsWith(type) && message.isBlank() == false) first = simple(type) + ": " + first;
+        else if (!type.isBlank() && !message.isBlank() && !first.startsWith(type) && !type.endsWith("ConnectorFailed")) {
+            first = simple(type) + ": " + first;
+        }
         return new Failure(test, first.strip(), type + "\n" + message + "\n" + trace);
     }
 
