@@ -1,0 +1,4 @@
+package io.confluent.kafka.schemaregistry.client;
+
+/** Stand-in: see {@link SchemaRegistryClient}. Holds nothing; the stand-in converter needs no registry. */
+public class MockSchemaRegistryClient implements SchemaRegistryClient {}
