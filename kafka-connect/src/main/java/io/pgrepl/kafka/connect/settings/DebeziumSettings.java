@@ -112,8 +112,9 @@ public final class DebeziumSettings {
                 null, Treatment.DIFFERENT, "the same hashes as Debezium's (of the UTF-8 text); a matched column that is not char,"
                         + " varchar or text fails the task (Debezium sends it unhashed)"));
         l.add(pattern("column.truncate.to.N.chars", "column\\.truncate\\.to\\.(\\d+)\\.chars", "column.truncate.to.(d+).chars",
-                Treatment.DIFFERENT, "cut by code points, so a character outside the BMP is never split (Debezium cuts UTF-16"
-                        + " units); a masked or hashed column is not truncated"));
+                Treatment.DIFFERENT, "cut to N UTF-16 units as Debezium cuts it, except that a character outside the BMP the"
+                        + " cut would split is left out whole (Debezium keeps its high surrogate alone, which is not valid UTF-8):"
+                        + " never longer than Debezium's; a masked or hashed column is not truncated"));
         l.add(differs("column.propagate.source.type", "the type is pg_type.typname in upper case (as Debezium's), the"
                 + " length and scale are given where the column declares them (char, varchar and bit lengths, numeric precision"
                 + " and scale), not the display sizes pgJDBC gives Debezium for other types"));
