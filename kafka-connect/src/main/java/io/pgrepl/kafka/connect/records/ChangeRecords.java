@@ -318,10 +318,10 @@ public final class ChangeRecords {
         }
         if (columnRules.needsTypeNames()) typeNames.load(rel.columns().stream().map(ColumnInfo::typeOid).toList());
         TableShape shape = columnRules.table(rel.namespace(), rel.name(), rel.columns(), typeNames::name);
-        Set<String> key = shape.keyColumns() != null ? Set.copyOf(shape.keyColumns())
-                : rel.replicaIdentity() == 'f' ? primaryKeys.of(rel.oid(), keyXid) : null;
+        Set<String> identity = rel.replicaIdentity() == 'f' ? primaryKeys.of(rel.oid(), keyXid) : null;
+        Set<String> key = shape.keyColumns() != null ? Set.copyOf(shape.keyColumns()) : identity;
         String topic = naming.table(config.topicPrefix(), rel.namespace(), rel.name());
-        schemas.put(rel.oid(), new Table(new TableSchema(rel, topic, converters, key, shape, true), shape,
+        schemas.put(rel.oid(), new Table(new TableSchema(rel, topic, converters, key, identity, shape), shape,
                 config.unavailablePlaceholder()));
     }
 
