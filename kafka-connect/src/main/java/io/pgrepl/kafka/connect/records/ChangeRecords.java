@@ -319,10 +319,11 @@ public final class ChangeRecords {
         }
         if (columnRules.needsTypeNames()) typeNames.load(rel.columns().stream().map(ColumnInfo::typeOid).toList());
         TableShape shape = columnRules.table(rel.namespace(), rel.name(), rel.columns(), typeNames::name);
-        Set<String> key = shape.keyColumns() != null ? Set.copyOf(shape.keyColumns())
-                : rel.replicaIdentity() == 'f' ? primaryKeys.of(rel.oid(), keyXid) : null;
+        Set<String> identity = rel.replicaIdentity() == 'f' ? primaryKeys.of(rel.oid(), keyXid) : null;
+        Set<String> key = shape.keyColumns() != null ? Set.copyOf(shape.keyColumns()) : identity;
         String topic = naming.table(config.topicPrefix(), rel.namespace(), rel.name());
-        schemas.put(rel.oid(), new Table(new TableSchema(rel, topic, converters, key, shape, true)));
+        schemas.put(rel.oid(), new Table(new TableSchema(rel, topic, converters, key, identity, shape), shape,
+                config.unavailablePlaceholder()));
     }
 
     /**
@@ -371,7 +372,8 @@ public final class ChangeRecords {
                 // REPLICA IDENTITY FULL sends the old value: use it; otherwise the placeholder.
                 if (fallback != null && i < fallback.size() && fallback.hasValue(i)) from = fallback;
                 else {
-                    s.put(f, placeholder(c.schema()));
+                    Object p = t.placeholders[i];
+                    s.put(f, p instanceof ByteBuffer b ? b.duplicate() : p); // a position of its own per record
                     continue;
                 }
             }
@@ -386,8 +388,14 @@ public final class ChangeRecords {
         return decoded == null ? null : c.convert().apply(decoded);
     }
 
-    private Object placeholder(Schema schema) {
-        String p = config.unavailablePlaceholder();
+    /**
+     * unavailable.value.placeholder in the column's type. A text placeholder goes through the
+     * column's mask, hash or truncation as Debezium's does (its masks apply to whatever its value
+     * converter gave, the placeholder included); the bytes of a bytea column's stay whole, as
+     * Debezium's do (its truncation cuts ByteBuffers, and its placeholder is a byte[]).
+     */
+    private static Object placeholder(Schema schema, String p, java.util.function.UnaryOperator<Object> shaping) {
+        if (schema.type() == Schema.Type.STRING && shaping != null) return shaping.apply(p);
         return switch (schema.type()) {
             case STRING -> p;
             case BYTES -> ByteBuffer.wrap(p.getBytes(StandardCharsets.UTF_8));
@@ -528,10 +536,15 @@ public final class ChangeRecords {
         long sourceTx;
         long sourceLsn;
 
-        Table(TableSchema schema) {
+        /** By the Relation's column positions: what an unchanged TOASTed value is sent as. */
+        final Object[] placeholders;
+
+        Table(TableSchema schema, TableShape shape, String placeholder) {
             this.schema = schema;
             this.oid = schema.relation.oid();
             this.columns = schema.columns.toArray(new ValueConverters.Column[0]);
+            this.placeholders = new Object[columns.length];
+            for (int i = 0; i < columns.length; i++) placeholders[i] = placeholder(columns[i].schema(), placeholder, shape.transform(i));
             // By the Relation's column positions; null for a column the column settings leave out.
             this.rowFields = new Field[columns.length];
             for (int i = 0; i < columns.length; i++) rowFields[i] = schema.rowSchema.field(columns[i].name());

@@ -42,15 +42,18 @@ public final class TableSchema {
      */
     public TableSchema(Relation relation, String topicPrefix, ValueConverters converters, Set<String> keyNames,
                 TableShape shape) {
-        this(relation, topicPrefix + "." + relation.namespace() + "." + relation.name(), converters, keyNames, shape, true);
+        this(relation, topicPrefix + "." + relation.namespace() + "." + relation.name(), converters, keyNames,
+                shape.keyColumns() == null ? keyNames : null, shape);
     }
 
     /**
      * @param topic the table's topic (topic.naming.strategy's): also the start of the schemas' names
-     * @param named marks this constructor apart from the one that builds the topic
+     * @param identityNames the columns PostgreSQL keeps NOT NULL for the key: the replica identity's,
+     *                      or under REPLICA IDENTITY FULL the primary key's; null: those the
+     *                      Relation flags. They are required in the row, and in a message.key.columns key.
      */
     public TableSchema(Relation relation, String topic, ValueConverters converters, Set<String> keyNames,
-                TableShape shape, boolean named) {
+                Set<String> identityNames, TableShape shape) {
         this.relation = relation;
         this.topic = topic;
         String base = topic;
@@ -60,10 +63,10 @@ public final class TableSchema {
         for (int i = 0; i < relation.columns().size(); i++) {
             ColumnInfo ci = relation.columns().get(i);
             boolean key = keyNames == null ? ci.isKey() : keyNames.contains(ci.name());
-            // Key columns are NOT NULL (a primary key, or an identity index PostgreSQL keeps NOT NULL):
-            // required in the row too, as in Debezium's. Other NOT NULL columns stay optional (docs/kafka-connect.md).
-            // A message.key.columns key may be any columns, NULL ones included: every field optional then.
-            boolean optional = !key || shape.keyColumns() != null;
+            // Identity columns are NOT NULL (a primary key, or an identity index PostgreSQL keeps NOT NULL):
+            // required in the row too, as in Debezium's, whatever message.key.columns names. Other NOT NULL
+            // columns stay optional (docs/kafka-connect.md).
+            boolean optional = !identity(identityNames, ci);
             ValueConverters.Column c = converters.column(ci, optional);
             if (c.omitted()) {
                 // A type with no mapping under include.unknown.datatypes=false: in neither the row nor the key, as in Debezium's.
@@ -84,7 +87,8 @@ public final class TableSchema {
             SchemaBuilder key = SchemaBuilder.struct().name(base + ".Key");
             for (int k : keyColumns) {
                 ColumnInfo ci = relation.columns().get(k);
-                boolean optional = shape.keyColumns() != null; // may be NULL, or missing from a delete's old tuple
+                // A message.key.columns column outside the identity may be NULL, or missing from a delete's old tuple.
+                boolean optional = !identity(identityNames, ci);
                 key.field(ci.name(), ColumnShaping.apply(converters.column(ci, optional), shape, k).schema());
             }
             this.keySchema = key.build();
@@ -99,6 +103,10 @@ public final class TableSchema {
                 .field("ts_us", Schema.OPTIONAL_INT64_SCHEMA)
                 .field("ts_ns", Schema.OPTIONAL_INT64_SCHEMA)
                 .build();
+    }
+
+    private static boolean identity(Set<String> identityNames, ColumnInfo ci) {
+        return identityNames == null ? ci.isKey() : identityNames.contains(ci.name());
     }
 
     /** Same columns (names, types, typmods, key flags) as {@code other}: no new schema version needed. */

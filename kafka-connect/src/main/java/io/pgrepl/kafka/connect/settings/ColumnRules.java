@@ -284,9 +284,17 @@ public final class ColumnRules {
         return (c.typeOid() == VARCHAR || c.typeOid() == BPCHAR) && c.typmod() >= 4 ? c.typmod() - 4 : -1;
     }
 
-    private static Object truncated(Object v, int max) {
-        if (v instanceof String s) return s.length() > max ? s.substring(0, s.offsetByCodePoints(0, Math.min(max,
-                s.codePointCount(0, s.length())))) : s;
+    /**
+     * Text is cut to {@code max} UTF-16 units, as Debezium cuts it, so it is never longer than
+     * Debezium's; a pair the cut would split is left out whole (Debezium keeps its high surrogate,
+     * which no encoder can write as UTF-8).
+     */
+    static Object truncated(Object v, int max) {
+        if (v instanceof String s) {
+            if (s.length() <= max) return s;
+            int end = max > 0 && Character.isHighSurrogate(s.charAt(max - 1)) ? max - 1 : max;
+            return s.substring(0, end);
+        }
         if (v instanceof ByteBuffer b && b.remaining() > max) {
             ByteBuffer d = b.duplicate();
             byte[] out = new byte[max];

@@ -125,23 +125,32 @@ public final class DebeziumSettings {
         // --- Data shaping
         l.add(pattern("column.mask.with.N.chars", "column\\.mask\\.with\\.(\\d+)\\.chars", "column.mask.with.(d+).chars",
                 Treatment.DIFFERENT, "a matched column that is not char, varchar or text fails the task (Debezium sends it"
-                        + " unmasked), NULL stays NULL, and every matching rule applies (Debezium applies the first)"));
+                        + " unmasked), NULL stays NULL (Debezium sends the mask), every matching rule applies (Debezium applies"
+                        + " the first), and a column named in message.key.columns is masked in the key too (Debezium sends it in"
+                        + " clear there); an unchanged TOASTed value is masked, as Debezium masks its placeholder"));
         l.add(pattern("column.mask.hash.ALGORITHM.with.salt.SALT", "column\\.mask\\.hash\\.(?!v2\\.)([^.]+)\\.with\\.salt\\.(.+)",
-                "column.mask.hash.([^.]+).with.salt.(.+)", Treatment.DIFFERENT, "the same hashes as Debezium's; a matched column"
-                        + " that is not char, varchar or text fails the task (Debezium sends it unhashed)"));
+                "column.mask.hash.([^.]+).with.salt.(.+)", Treatment.DIFFERENT, "the same hashes as Debezium's, an unchanged"
+                        + " TOASTed value's being the hash of unavailable.value.placeholder as in Debezium; a matched column"
+                        + " that is not char, varchar or text fails the task (Debezium sends it unhashed); a column named in"
+                        + " message.key.columns is hashed in the key too (Debezium sends it in clear there)"));
         l.add(pattern("column.mask.hash.v2.ALGORITHM.with.salt.SALT", "column\\.mask\\.hash\\.v2\\.([^.]+)\\.with\\.salt\\.(.+)",
-                null, Treatment.DIFFERENT, "the same hashes as Debezium's (of the UTF-8 text); a matched column that is not char,"
-                        + " varchar or text fails the task (Debezium sends it unhashed)"));
+                null, Treatment.DIFFERENT, "as column.mask.hash.ALGORITHM.with.salt.SALT; the text is hashed as UTF-8 (Debezium"
+                        + " hashes it in the JVM's default charset: UTF-8 from Java 18, the locale's before)"));
         l.add(pattern("column.truncate.to.N.chars", "column\\.truncate\\.to\\.(\\d+)\\.chars", "column.truncate.to.(d+).chars",
-                Treatment.DIFFERENT, "cut by code points, so a character outside the BMP is never split (Debezium cuts UTF-16"
-                        + " units); a masked or hashed column is not truncated"));
+                Treatment.DIFFERENT, "cut to N UTF-16 units as Debezium cuts it, except that a character outside the BMP the"
+                        + " cut would split is left out whole (Debezium keeps its high surrogate alone, which is not valid UTF-8):"
+                        + " never longer than Debezium's; a masked or hashed column is not truncated; an unchanged TOASTed"
+                        + " value's text placeholder is cut and a bytea's sent whole, as Debezium does"));
         l.add(differs("column.propagate.source.type", "the type is pg_type.typname in upper case (as Debezium's), the"
                 + " length and scale are given where the column declares them (char, varchar and bit lengths, numeric precision"
                 + " and scale), not the display sizes pgJDBC gives Debezium for other types"));
         l.add(differs("datatype.propagate.source.type", "matched against schema.table.typename, as Debezium matches it; the"
                 + " parameters as column.propagate.source.type's"));
-        l.add(differs("message.key.columns", "the key's fields follow the table's column order and, like the table's row"
-                + " fields, are optional (a delete's old row has only the replica identity unless it is FULL)"));
+        l.add(differs("message.key.columns", "the key's fields follow the table's column order; a key field is required"
+                + " when its column belongs to the replica identity (under FULL, the primary key) and optional otherwise,"
+                + " where Debezium makes every NOT NULL column required (pgoutput does not say which are, and a delete's old"
+                + " row has only the replica identity unless it is FULL); the row's fields keep their optionality; a masked or"
+                + " hashed column is masked or hashed in the key too (Debezium sends it in clear in the key)"));
         l.add(same("include.unknown.datatypes"));
         l.add(same("decimal.handling.mode"));
         l.add(same("binary.handling.mode"));

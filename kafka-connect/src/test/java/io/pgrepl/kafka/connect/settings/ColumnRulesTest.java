@@ -90,6 +90,29 @@ class ColumnRulesTest {
         assertEquals(Map.of(), shape.parameters(1));
     }
 
+    /**
+     * Characters outside the BMP: Debezium's cut of N UTF-16 units, but where that would leave the
+     * high half of a pair, one unit shorter (never longer than Debezium's, never a lone surrogate).
+     */
+    @Test
+    void truncationCutsUtf16UnitsWithoutSplittingAPair() {
+        ColumnInfo text = new ColumnInfo(0, "note", TEXT, -1);
+        for (int n = 0; n <= 7; n++) {
+            TableShape shape = shape(Map.of("column.truncate.to." + n + ".chars", "public.orders.note"), text);
+            var theirs = new TruncateColumn(n).create(debezium(text));
+            for (String v : List.of("bi😀o-graphy", "😀😀x😀", "a😀", "ünï")) {
+                String d = (String) theirs.convert(v);
+                String p = (String) shape.transform(0).apply(v);
+                boolean split = !d.isEmpty() && Character.isHighSurrogate(d.charAt(d.length() - 1));
+                assertEquals(split ? d.substring(0, d.length() - 1) : d, p, n + " of " + v);
+            }
+        }
+        TableShape five = shape(Map.of("column.truncate.to.5.chars", "public.orders.note"), text);
+        assertEquals("bi😀o", five.transform(0).apply("bi😀o-graphy"));
+        TableShape three = shape(Map.of("column.truncate.to.3.chars", "public.orders.note"), text);
+        assertEquals("bi", three.transform(0).apply("bi😀o-graphy")); // Debezium: "bi" and a lone high surrogate
+    }
+
     @Test
     void includeAndExcludeListsMatchTheColumnsDebeziumsDo() {
         List<String[]> names = List.of(new String[] {"public", "Orders", "Secret"}, new String[] {"public", "orders", "secret_x"},
