@@ -21,6 +21,7 @@ import io.pgrepl.kafka.connect.settings.CaptureSettings;
 import io.pgrepl.kafka.connect.settings.ColumnRules;
 import io.pgrepl.kafka.connect.settings.SkippedOperations;
 import io.pgrepl.kafka.connect.settings.TableShape;
+import io.pgrepl.kafka.connect.settings.UnavailableValue;
 import io.pgrepl.kafka.connect.settings.TopicNaming;
 import io.pgrepl.kafka.connect.snapshot.IncrementalSettings;
 import io.pgrepl.kafka.connect.snapshot.IncrementalSetup;
@@ -29,7 +30,6 @@ import io.pgrepl.kafka.connect.values.CatalogTypes;
 import io.pgrepl.kafka.connect.values.TypeNames;
 import io.pgrepl.kafka.connect.values.ValueConverters;
 import java.nio.ByteBuffer;
-import java.nio.charset.StandardCharsets;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
@@ -69,6 +69,7 @@ public final class ChangeRecords {
     private final TableFilter filter;
     /** The column settings (lists, masks, hashes, truncation, message.key.columns) and skipped.operations. */
     private final ColumnRules columnRules;
+    private final UnavailableValue unavailable;
     private final SkippedOperations skipping;
     /** pg_type names, for column.propagate.source.type and datatype.propagate.source.type. */
     private final TypeNames typeNames;
@@ -135,6 +136,7 @@ public final class ChangeRecords {
                 config.getList(CaptureSettings.MESSAGE_PREFIX_EXCLUDE));
         this.primaryKeys = primaryKeys;
         this.reselect = config.reselectUnavailableValues();
+        this.unavailable = UnavailableValue.of(config.unavailablePlaceholder());
         this.partition = partition;
         this.db = db;
         this.schemaTopic = config.schemaChangesTopic().isEmpty() ? null : new io.pgrepl.kafka.connect.schema.SchemaChangeTopic(
@@ -322,8 +324,7 @@ public final class ChangeRecords {
         Set<String> identity = rel.replicaIdentity() == 'f' ? primaryKeys.of(rel.oid(), keyXid) : null;
         Set<String> key = shape.keyColumns() != null ? Set.copyOf(shape.keyColumns()) : identity;
         String topic = naming.table(config.topicPrefix(), rel.namespace(), rel.name());
-        schemas.put(rel.oid(), new Table(new TableSchema(rel, topic, converters, key, identity, shape), shape,
-                config.unavailablePlaceholder()));
+        schemas.put(rel.oid(), new Table(new TableSchema(rel, topic, converters, key, identity, shape), shape, unavailable));
     }
 
     /**
@@ -386,22 +387,6 @@ public final class ChangeRecords {
     public static Object convert(ValueConverters.Column c, Tuple tuple, int i) {
         Object decoded = tuple.decode(i);
         return decoded == null ? null : c.convert().apply(decoded);
-    }
-
-    /**
-     * unavailable.value.placeholder in the column's type. A text placeholder goes through the
-     * column's mask, hash or truncation as Debezium's does (its masks apply to whatever its value
-     * converter gave, the placeholder included); the bytes of a bytea column's stay whole, as
-     * Debezium's do (its truncation cuts ByteBuffers, and its placeholder is a byte[]).
-     */
-    private static Object placeholder(Schema schema, String p, java.util.function.UnaryOperator<Object> shaping) {
-        if (schema.type() == Schema.Type.STRING && shaping != null) return shaping.apply(p);
-        return switch (schema.type()) {
-            case STRING -> p;
-            case BYTES -> ByteBuffer.wrap(p.getBytes(StandardCharsets.UTF_8));
-            case ARRAY -> schema.valueSchema().type() == Schema.Type.STRING ? List.of(p) : null;
-            default -> null;
-        };
     }
 
     private Struct keyOf(Table t, Tuple tuple) {
@@ -539,12 +524,12 @@ public final class ChangeRecords {
         /** By the Relation's column positions: what an unchanged TOASTed value is sent as. */
         final Object[] placeholders;
 
-        Table(TableSchema schema, TableShape shape, String placeholder) {
+        Table(TableSchema schema, TableShape shape, UnavailableValue unavailable) {
             this.schema = schema;
             this.oid = schema.relation.oid();
             this.columns = schema.columns.toArray(new ValueConverters.Column[0]);
             this.placeholders = new Object[columns.length];
-            for (int i = 0; i < columns.length; i++) placeholders[i] = placeholder(columns[i].schema(), placeholder, shape.transform(i));
+            for (int i = 0; i < columns.length; i++) placeholders[i] = unavailable.in(columns[i].schema(), shape.transform(i));
             // By the Relation's column positions; null for a column the column settings leave out.
             this.rowFields = new Field[columns.length];
             for (int i = 0; i < columns.length; i++) rowFields[i] = schema.rowSchema.field(columns[i].name());

@@ -46,6 +46,14 @@ public final class SettingsCheck {
         }
         DatabaseSettings.problems(props).forEach((k, m) -> out.computeIfAbsent(k, x -> new ArrayList<>()).addAll(m));
         ColumnRules.problems(props).forEach((k, m) -> out.computeIfAbsent(k, x -> new ArrayList<>()).addAll(m));
+        Object placeholder = props.get(UnavailableValue.SETTING);
+        if (placeholder != null) {
+            try {
+                UnavailableValue.of(placeholder.toString());
+            } catch (IllegalArgumentException e) {
+                out.computeIfAbsent(UnavailableValue.SETTING, x -> new ArrayList<>()).add(e.getMessage());
+            }
+        }
         if (present(props.get(ColumnRules.KEY_COLUMNS)) && "true".equalsIgnoreCase(String.valueOf(props.get(RESELECT)).trim())) {
             out.computeIfAbsent(ColumnRules.KEY_COLUMNS, x -> new ArrayList<>()).add(ColumnRules.KEY_COLUMNS + " cannot be"
                     + " combined with " + RESELECT + ", which looks rows up by their replica identity: drop one of them");
