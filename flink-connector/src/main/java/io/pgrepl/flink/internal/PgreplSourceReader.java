@@ -94,8 +94,7 @@ public final class PgreplSourceReader<T> extends SingleThreadMultiplexSourceRead
 
     @Override
     protected PgreplSplit toSplitType(String splitId, SplitState state) {
-        // Only checkpoints ask: a split restored from one may have had rows emitted past it that a sink kept.
-        return state.toSplit() instanceof SnapshotSplit s && !s.finished() ? s.readAgain() : state.toSplit();
+        return state.toSplit();
     }
 
     @Override
@@ -146,7 +145,11 @@ public final class PgreplSourceReader<T> extends SingleThreadMultiplexSourceRead
 
     @Override
     public List<PgreplSplit> snapshotState(long checkpointId) {
-        List<PgreplSplit> state = new ArrayList<>(super.snapshotState(checkpointId));
+        List<PgreplSplit> state = new ArrayList<>();
+        for (PgreplSplit s : super.snapshotState(checkpointId)) {
+            // restored, a split in progress reads on where rows may have been emitted after this checkpoint (a sink may keep them)
+            state.add(s instanceof SnapshotSplit snap && !snap.finished() ? snap.readAgain() : s);
+        }
         state.addAll(unacknowledged.values());
         if (suspension != null) state.add(suspension);
         if (streamState != null) positions.put(checkpointId, streamState.lsn);
