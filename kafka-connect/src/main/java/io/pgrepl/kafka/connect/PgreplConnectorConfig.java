@@ -82,7 +82,8 @@ public final class PgreplConnectorConfig extends AbstractConfig {
     public static final String SLOT_GUARD_RETAINED_WAL_FAIL = "slot.guard.retained.wal.fail.bytes";
     public static final String SLOT_GUARD_SNAPSHOT_ACTION = "slot.guard.snapshot.action";
 
-    public enum AutocreateMode { ALL_TABLES, FILTERED, DISABLED }
+    /** no_tables: Debezium's mode that creates a missing publication for no tables (they are added to it by hand). */
+    public enum AutocreateMode { ALL_TABLES, FILTERED, DISABLED, NO_TABLES }
 
     /**
      * no_data: Debezium's name for never (stream only; incremental snapshots on signal); always: as
@@ -133,7 +134,8 @@ public final class PgreplConnectorConfig extends AbstractConfig {
             .define(PUBLICATION_NAME, Type.STRING, "dbz_publication", new NonEmpty(), Importance.HIGH,
                     "Publication to stream.")
             .define(PUBLICATION_AUTOCREATE_MODE, Type.STRING, "all_tables", enumValidator(AutocreateMode.class),
-                    Importance.MEDIUM, "all_tables, filtered (the include/exclude lists) or disabled (must exist).")
+                    Importance.MEDIUM, "all_tables, filtered (the include/exclude lists), disabled (must exist) or no_tables (created"
+                    + " for no tables when missing; tables are added to it by hand).")
             .define(TABLE_INCLUDE_LIST, Type.LIST, "", new TableListValidator(), Importance.MEDIUM,
                     "Regular expressions for schema.table names to capture.")
             .define(TABLE_EXCLUDE_LIST, Type.LIST, "", new TableListValidator(), Importance.MEDIUM,

@@ -198,6 +198,12 @@ public final class ReplicationSetup {
                             + PgreplConnectorConfig.PUBLICATION_AUTOCREATE_MODE + " is disabled");
                 }
             }
+            case NO_TABLES -> {
+                if (!exists) {
+                    await(conn.query("CREATE PUBLICATION " + Identifiers.quoteIdentifier(config.publicationName())), config,
+                            "creating publication \"" + config.publicationName() + "\"");
+                }
+            }
             case ALL_TABLES -> {
                 if (!exists) {
                     await(conn.createPublication(PublicationSpec.forAllTables(config.publicationName())), config,

@@ -211,4 +211,24 @@ class DatabaseSettingsTest {
         assertTrue(errors(twice).get("database.ApplicationName").get(0).contains("conflicts with database.url's application_name"),
                 errors(twice).toString());
     }
+
+    /** publication.autocreate.mode=no_tables creates a missing publication for no tables and leaves an existing one as it is. */
+    @Test
+    void noTablesCreatesAnEmptyPublicationAndKeepsAnExistingOne() throws Exception {
+        EndToEndTest.sql(pg, "CREATE TABLE nt_t (id int PRIMARY KEY); CREATE PUBLICATION nt_kept FOR TABLE nt_t");
+        for (String pub : List.of("nt_new", "nt_kept")) {
+            Map<String, String> c = debezium();
+            c.put("publication.name", pub);
+            c.put("publication.autocreate.mode", "no_tables");
+            assertEquals(Map.of(), errors(c));
+            PgreplConnectorConfig config = new PgreplConnectorConfig(c);
+            try (PgConnection conn = ReplicationSetup.connect(config)) {
+                ReplicationSetup.ensurePublication(conn, config);
+            }
+        }
+        assertEquals(List.of("nt_new|", "nt_kept|nt_t"), EndToEndTest.query(pg, "SELECT p.pubname || '|' ||"
+                + " coalesce(string_agg(t.tablename, ','), '') FROM pg_publication p LEFT JOIN pg_publication_tables t"
+                + " ON t.pubname = p.pubname WHERE p.pubname LIKE 'nt\\_%' GROUP BY p.pubname ORDER BY 1 DESC").stream()
+                .map(r -> r.get(0)).toList());
+    }
 }
