@@ -46,6 +46,32 @@ class SnapshotNotificationsTest {
         assertEquals(((Struct) out.get(0).value()).getString("id"), ((Struct) out.get(0).key()).getString("id"));
     }
 
+    /**
+     * A table the connector does not capture: Debezium's UNKNOWN_SCHEMA answer with its keys only, even
+     * when the progress were to carry figures (the engine's never does): nothing of the table leaves.
+     */
+    @Test
+    void anExcludedTableIsAnsweredAsDebeziumAnswersAnUnknownOne() {
+        n.accept(new TableProgress("hr.secrets", Status.EXCLUDED, 3, 245, 292, "hr.secrets is not captured: schema.exclude.list excludes it"),
+                true, Map.of("x", 1), out::add);
+        assertEquals(List.of("STARTED", "TABLE_SCAN_COMPLETED", "COMPLETED"), types());
+        assertEquals(Map.of("connector_name", "srv", "data_collections", "hr.secrets", "scanned_collection", "hr.secrets",
+                "total_rows_scanned", "0", "status", "UNKNOWN_SCHEMA"), data(1));
+    }
+
+    /** The setting that leaves a table out, as the engine's refusal names it. */
+    @Test
+    void theFilterNamesTheSettingThatExcludes() {
+        TableFilter f = new TableFilter(List.of(), List.of("public\\.secret.*"), List.of(), List.of("HR"));
+        assertEquals("schema.exclude.list", f.excludedBy("hr", "anything"));
+        assertEquals("table.exclude.list", f.excludedBy("public", "Secret_pay"));
+        assertEquals(null, f.excludedBy("public", "orders"));
+        TableFilter in = new TableFilter(List.of("public\\.orders"), List.of(), List.of("public"), List.of()).hiding("public", "sig");
+        assertEquals("table.include.list", in.excludedBy("public", "secrets"));
+        assertEquals("schema.include.list", in.excludedBy("hr", "orders"));
+        assertEquals("signal.data.collection", new TableFilter(List.of(), List.of()).hiding("public", "sig").excludedBy("public", "sig"));
+    }
+
     @Test
     void debeziumFieldsPerKey() {
         report("public.a", Status.PLANNING, 0, 0, false);
