@@ -10,6 +10,7 @@ import io.pgrepl.client.ConnectionConfig;
 import io.pgrepl.client.PgConnection;
 import io.pgrepl.client.ReplicationMode;
 import io.pgrepl.testkit.PgServer;
+import io.pgrepl.testkit.Waits;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -74,7 +75,7 @@ class IncrementalKillTest {
         CompletableFuture<Void> mutator = CompletableFuture.runAsync(() -> mutate(mutate, statements));
         try {
             Process first = cli(args).redirectError(dir.resolve("err1.txt").toFile()).start();
-            long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(90);
+            long deadline = System.nanoTime() + Waits.CEILING.toNanos();
             // Mid-snapshot: a third of the table printed, and a state stored (it follows the first fsync).
             while (reads(out) < ROWS / 3 || !Files.exists(state)) {
                 assertTrue(first.isAlive(), () -> "ended early: " + read(dir.resolve("err1.txt")));
@@ -170,7 +171,7 @@ class IncrementalKillTest {
     }
 
     private static void waitConfirmed(String lsn) throws Exception {
-        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
+        long deadline = System.nanoTime() + Waits.CEILING.toNanos();
         while (!"t".equals(query(server, "SELECT confirmed_flush_lsn >= '" + lsn + "' FROM pg_replication_slots WHERE slot_name = 'kill_slot'"))) {
             assertTrue(System.nanoTime() < deadline, "the stream never confirmed " + lsn);
             Thread.sleep(50);

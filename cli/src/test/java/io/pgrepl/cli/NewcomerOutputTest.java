@@ -80,7 +80,7 @@ class NewcomerOutputTest {
         // What the warning says, from the server itself.
         Exception refused = org.junit.jupiter.api.Assertions.assertThrows(Exception.class, () -> query(server, "UPDATE ri SET v = 'y'"));
         assertTrue(String.valueOf(refused.getMessage()).contains("does not have a replica identity"), refused.getMessage());
-        server.sql("postgres", "SELECT pg_drop_replication_slot('ri')");
+        server.dropReplicationSlot("ri");
     }
 
     @Test
@@ -107,6 +107,7 @@ class NewcomerOutputTest {
         r = Cli.run("slot", "create", Cli.url(server), "sn2", "--logical", "pgoutput");
         assertFalse(Cli.parse(r.out()).has("snapshot_name"), r.out());
         assertEquals("", r.err());
-        server.sql("postgres", "SELECT pg_drop_replication_slot('sn'); SELECT pg_drop_replication_slot('sn2')");
+        server.dropReplicationSlot("sn");
+        server.dropReplicationSlot("sn2");
     }
 }

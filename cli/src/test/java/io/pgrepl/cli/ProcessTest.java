@@ -9,6 +9,7 @@ import io.pgrepl.client.ConnectionConfig;
 import io.pgrepl.client.PgConnection;
 import io.pgrepl.client.ReplicationMode;
 import io.pgrepl.testkit.PgServer;
+import io.pgrepl.testkit.Waits;
 import java.io.BufferedReader;
 import java.io.InputStreamReader;
 import java.nio.charset.StandardCharsets;
@@ -82,7 +83,7 @@ class ProcessTest {
         Lines errLines = collect(p.getErrorStream());
         List<String> out = outLines.lines();
         List<String> err = errLines.lines();
-        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
+        long deadline = System.nanoTime() + Waits.CEILING.toNanos();
         while (out.size() < 9 && System.nanoTime() < deadline && p.isAlive()) Thread.sleep(50);
         assertEquals(9, out.size(), "three transactions printed: " + out + " " + err);
         // SIGTERM through the handle: Process.destroy() would also close our ends of the pipes
@@ -131,7 +132,7 @@ class ProcessTest {
             // Only what was written is confirmed: at most the first transaction, never the one cut off.
             String confirmed = query(server, "SELECT confirmed_flush_lsn FROM pg_replication_slots WHERE slot_name = 'pp'");
             assertTrue(confirmed.equals(created) || confirmed.equals(firstEnd), confirmed + " is " + created + " or " + firstEnd);
-            long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
+            long deadline = System.nanoTime() + Waits.CEILING.toNanos();
             while (!"f".equals(query(server, "SELECT active FROM pg_replication_slots WHERE slot_name = 'pp'"))) {
                 assertTrue(System.nanoTime() < deadline, "the stream ended");
                 Thread.sleep(50);
@@ -187,7 +188,7 @@ class ProcessTest {
             String json = onATerminal(CLI + " slot list --json \"$URL\"", Map.of("URL", Cli.url(server)));
             assertTrue(Cli.parse(json).isArray(), json);
         } finally {
-            server.sql("postgres", "SELECT pg_drop_replication_slot('tbl_slot')");
+            server.dropReplicationSlot("tbl_slot");
         }
     }
 
@@ -235,7 +236,7 @@ class ProcessTest {
         byte[] start = p.getInputStream().readNBytes(1000);
         assertTrue(new String(start, StandardCharsets.UTF_8).startsWith("{\"type\":\"begin\""), new String(start, StandardCharsets.UTF_8));
         signal(p, "INT");
-        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
+        long deadline = System.nanoTime() + Waits.CEILING.toNanos();
         while (errLines.lines().stream().noneMatch(l -> l.contains("pgrepl: stopping (signal INT); again to exit at once"))) {
             assertTrue(p.isAlive() && System.nanoTime() < deadline, "first signal seen: " + errLines.lines());
             Thread.sleep(20);
@@ -266,7 +267,7 @@ class ProcessTest {
             Process p = cli("stream", Cli.url(server), "-S", "psn_slot", "-P", "psn_pub", "--create-slot", "--snapshot").start();
             Lines outLines = collect(p.getInputStream());
             Lines errLines = collect(p.getErrorStream());
-            long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
+            long deadline = System.nanoTime() + Waits.CEILING.toNanos();
             while (!"1".equals(query(server, "SELECT count(*) FROM pg_replication_slots WHERE slot_name = 'psn_slot'"))) {
                 assertTrue(p.isAlive() && System.nanoTime() < deadline, "the slot is being created: " + errLines.lines());
                 Thread.sleep(20);

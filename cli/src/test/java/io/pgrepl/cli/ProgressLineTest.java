@@ -6,6 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import io.pgrepl.testkit.PgServer;
+import io.pgrepl.testkit.Waits;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -56,7 +57,7 @@ class ProgressLineTest {
     }
 
     private static String waitForScreen(String socket, Predicate<String> cond) throws Exception {
-        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
+        long deadline = System.nanoTime() + Waits.CEILING.toNanos();
         String s = capture(socket);
         while (!cond.test(s)) {
             assertTrue(System.nanoTime() < deadline, "screen never matched:\n" + s);

@@ -9,6 +9,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.pgrepl.testkit.PgServer;
 import io.pgrepl.testkit.TypedTable;
+import io.pgrepl.testkit.Waits;
 import java.io.ByteArrayOutputStream;
 import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;
@@ -42,7 +43,7 @@ class ReadStreamParityTest {
         ByteArrayOutputStream err = new ByteArrayOutputStream();
         CompletableFuture<Integer> rc = CompletableFuture.supplyAsync(() -> Main.run(args,
                 new PrintStream(out, true, StandardCharsets.UTF_8), new PrintStream(err, true, StandardCharsets.UTF_8)));
-        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
+        long deadline = System.nanoTime() + Waits.CEILING.toNanos();
         while (!out.toString(StandardCharsets.UTF_8).contains("{\"type\":\"snapshot_end\"")) {
             assertFalse(rc.isDone(), () -> "ended before its snapshot_end line: " + err.toString(StandardCharsets.UTF_8));
             assertTrue(System.nanoTime() < deadline, "no snapshot_end line");

@@ -10,6 +10,7 @@ import io.pgrepl.client.ConnectionConfig;
 import io.pgrepl.client.PgConnection;
 import io.pgrepl.client.ReplicationMode;
 import io.pgrepl.testkit.PgServer;
+import io.pgrepl.testkit.Waits;
 import java.io.ByteArrayOutputStream;
 import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;
@@ -58,9 +59,9 @@ class ReconnectTest {
         return linesSoFar(r).stream().anyMatch(line);
     }
 
-    /** Waits (polling the output) until {@code condition} holds; fails with {@code what} after 60 s. */
+    /** Waits (polling the output) until {@code condition} holds; fails with {@code what} after {@link Waits#CEILING}. */
     private static void await(String what, Running r, java.util.function.BooleanSupplier condition) throws Exception {
-        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
+        long deadline = System.nanoTime() + Waits.CEILING.toNanos();
         while (!condition.getAsBoolean()) {
             assertTrue(System.nanoTime() < deadline, what + "; output so far: " + r.outText());
             assertTrue(r.thread.isAlive(), what + "; the CLI ended: " + r.err.toString(StandardCharsets.UTF_8));
@@ -166,7 +167,7 @@ class ReconnectTest {
             server.stop(io.pgrepl.testkit.StopMode.FAST);
             Running r = start("stream", url, "-S", "sd", "-P", "sd_pub", "--reconnect", "--connect-deadline", "120",
                     "--idle-exit", "2", "-v");
-            long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
+            long deadline = System.nanoTime() + Waits.CEILING.toNanos();
             while (!r.err.toString(StandardCharsets.UTF_8).contains("cannot connect") && System.nanoTime() < deadline) {
                 Thread.sleep(50);
             }

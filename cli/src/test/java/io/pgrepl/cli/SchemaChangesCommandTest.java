@@ -47,7 +47,7 @@ class SchemaChangesCommandTest {
         }
         SchemaScriptRun script = SchemaScriptRun.setUp(s, "postgres");
         for (String slot : List.of("sc_cli_json", "sc_cli_protocol")) {
-            s.sql("postgres", "SELECT pg_drop_replication_slot(slot_name) FROM pg_replication_slots WHERE slot_name = '" + slot + "'");
+            s.dropReplicationSlotIfExists(slot);
             s.sql("postgres", "SELECT pg_create_logical_replication_slot('" + slot + "', 'pgoutput')");
         }
         script.runSteps();
@@ -107,7 +107,7 @@ class SchemaChangesCommandTest {
             script.assertEvents("pgrepl stream --schema-changes --format protocol", streamOrder, capture);
             script.assertRebuilt("pgrepl stream --format protocol", rebuilt, capture);
         } finally {
-            for (String slot : List.of("sc_cli_json", "sc_cli_protocol")) s.sql("postgres", "SELECT pg_drop_replication_slot('" + slot + "')");
+            for (String slot : List.of("sc_cli_json", "sc_cli_protocol")) s.dropReplicationSlot(slot);
             run("ddl", "uninstall", url);
         }
     }

@@ -19,6 +19,7 @@ import io.pgrepl.codec.pgoutput.PgOutputHandler;
 import io.pgrepl.testkit.PgServer;
 import io.pgrepl.testkit.junit.PgServerConfig;
 import io.pgrepl.testkit.junit.PgTest;
+import io.pgrepl.testkit.Waits;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.HexFormat;
@@ -48,7 +49,7 @@ class SnapshotCommandTest {
         // The test kit runs with synchronous_commit=off: the messages are decodable once the WAL writer
         // has flushed them (peek reads up to the flushed position), so wait for them.
         List<String> messages = messages(s, "sc_slot", "sc_pub");
-        long end = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
+        long end = System.nanoTime() + Waits.CEILING.toNanos();
         while (messages.size() < 2 && System.nanoTime() < end) {
             Thread.sleep(50);
             messages = messages(s, "sc_slot", "sc_pub");

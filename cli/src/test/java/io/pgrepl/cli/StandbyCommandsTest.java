@@ -8,8 +8,8 @@ import com.fasterxml.jackson.databind.JsonNode;
 import io.pgrepl.codec.Lsn;
 import io.pgrepl.testkit.PgServer;
 import io.pgrepl.testkit.PgVersions;
+import io.pgrepl.testkit.Waits;
 import java.nio.file.Files;
-import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.stream.Stream;
@@ -126,7 +126,7 @@ class StandbyCommandsTest {
     }
 
     private static void waitReplayed(String lsn) throws Exception {
-        long deadline = System.nanoTime() + Duration.ofSeconds(30).toNanos();
+        long deadline = System.nanoTime() + Waits.CEILING.toNanos();
         while (Long.compareUnsigned(Lsn.parse(Cli.query(standby, "SELECT pg_last_wal_replay_lsn()")), Lsn.parse(lsn)) < 0) {
             assertTrue(System.nanoTime() < deadline, "the standby did not replay " + lsn);
             Thread.onSpinWait();

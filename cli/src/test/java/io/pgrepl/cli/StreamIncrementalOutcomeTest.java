@@ -98,7 +98,7 @@ class StreamIncrementalOutcomeTest {
         Cli.Result ok = Cli.run("stream", Cli.url(server), "-S", "outcome_fail", "-P", "outcome_pub", "--snapshot=incremental",
                 "--snapshot-tables", "public.\"Keyed Rows\"", "--idle-exit", "2");
         assertEquals(0, ok.rc(), ok.err());
-        server.sql("postgres", "SELECT pg_drop_replication_slot('outcome_fail')");
+        server.dropReplicationSlot("outcome_fail");
     }
 
     @Test
@@ -113,7 +113,7 @@ class StreamIncrementalOutcomeTest {
                 "--snapshot-state", dir.resolve("not-yet.state").toString(), "--idle-exit", "1");
         assertEquals(0, r.rc(), r.err());
         assertFalse(r.err().contains("resuming"), r.err());
-        server.sql("postgres", "SELECT pg_drop_replication_slot('outcome_sig')");
+        server.dropReplicationSlot("outcome_sig");
     }
 
     @Test
@@ -124,7 +124,7 @@ class StreamIncrementalOutcomeTest {
         assertEquals(0, run.result().rc(), run.stderr());
         assertEquals(1, ofType(run.result(), "message").size(), run.result().out());
         assertEquals(1, count(run.stderr(), "(logical message at "), "one line for the refused signal: " + run.stderr());
-        server.sql("postgres", "SELECT pg_drop_replication_slot('outcome_bad_sig')");
+        server.dropReplicationSlot("outcome_bad_sig");
     }
 
     /**
@@ -147,6 +147,6 @@ class StreamIncrementalOutcomeTest {
         Cli.Result second = Cli.run(args);
         assertEquals(0, second.rc(), second.err());
         assertEquals(List.of(), ofType(second, "read"), "read again: " + second.err());
-        server.sql("postgres", "SELECT pg_drop_replication_slot('outcome_quiet')");
+        server.dropReplicationSlot("outcome_quiet");
     }
 }

@@ -11,6 +11,7 @@ import io.pgrepl.client.PgConnection;
 import io.pgrepl.client.ReplicationMode;
 import io.pgrepl.codec.Lsn;
 import io.pgrepl.testkit.PgServer;
+import io.pgrepl.testkit.Waits;
 import java.io.ByteArrayOutputStream;
 import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;
@@ -174,7 +175,7 @@ class StreamIncrementalSnapshotTest {
             first.addAll(List.of("--end-lsn", end));
             rc = CompletableFuture.supplyAsync(() -> Main.run(first.toArray(String[]::new), new PrintStream(out, true, StandardCharsets.UTF_8),
                     new PrintStream(err, true, StandardCharsets.UTF_8)));
-            long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
+            long deadline = System.nanoTime() + Waits.CEILING.toNanos();
             while (out.toString(StandardCharsets.UTF_8).split("\"type\":\"read\"", -1).length < 300) {
                 assertFalse(rc.isDone(), () -> "ended early: " + err.toString(StandardCharsets.UTF_8));
                 assertTrue(System.nanoTime() < deadline, "no reads");
@@ -225,7 +226,7 @@ class StreamIncrementalSnapshotTest {
         for (int i = 1; i <= ROWS; i++) ids.add(i);
         Collections.shuffle(ids, new Random(18));
         ConnectionConfig c = ConnectionConfig.parse(Cli.url(server)).toBuilder().replication(ReplicationMode.NONE).build();
-        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(90);
+        long deadline = System.nanoTime() + Waits.CEILING.toNanos();
         int i = 0; // the next row of ids to change
         int k = 0; // statements run
         try (PgConnection conn = PgConnection.connect(c).toCompletableFuture().get(60, TimeUnit.SECONDS)) {

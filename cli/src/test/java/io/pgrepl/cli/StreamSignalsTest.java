@@ -8,6 +8,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import io.pgrepl.testkit.PgServer;
+import io.pgrepl.testkit.Waits;
 import java.io.ByteArrayOutputStream;
 import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;
@@ -118,7 +119,7 @@ class StreamSignalsTest {
     /** Updates, deletes and inserts while the signalled snapshot runs, until its snapshot_end line. */
     private static void changeWhileReading(PgServer s, Running stream) throws Exception {
         int i = 0;
-        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(90);
+        long deadline = System.nanoTime() + Waits.CEILING.toNanos();
         while (!stream.out().contains("\"type\":\"snapshot_end\"")) {
             assertFalse(stream.rc.isDone(), stream::err);
             assertTrue(System.nanoTime() < deadline, "no snapshot_end: " + stream.err());
@@ -177,7 +178,7 @@ class StreamSignalsTest {
         }
 
         void await(Predicate<String> done, String what) throws InterruptedException {
-            long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
+            long deadline = System.nanoTime() + Waits.CEILING.toNanos();
             while (!done.test(out())) {
                 assertTrue(System.nanoTime() < deadline, what + ": " + err());
                 Thread.sleep(20);

@@ -10,6 +10,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import com.fasterxml.jackson.databind.JsonNode;
 import io.pgrepl.codec.Lsn;
 import io.pgrepl.testkit.PgServer;
+import io.pgrepl.testkit.Waits;
 import java.io.ByteArrayOutputStream;
 import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;
@@ -91,7 +92,7 @@ class StreamSnapshotTest {
         }
 
         void awaitLine(String type) throws Exception {
-            long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
+            long deadline = System.nanoTime() + Waits.CEILING.toNanos();
             while (!out.toString(StandardCharsets.UTF_8).contains("{\"type\":\"" + type + "\"")) {
                 assertFalse(rc.isDone(), () -> "ended before a " + type + " line: " + err.toString(StandardCharsets.UTF_8));
                 assertTrue(System.nanoTime() < deadline, "no " + type + " line");
@@ -173,7 +174,7 @@ class StreamSnapshotTest {
         String confirmed = query(s, "SELECT confirmed_flush_lsn FROM pg_replication_slots WHERE slot_name = '" + slot + "'");
         assertTrue(lsnCompare(confirmed, stream.get(stream.size() - 1).get("end_lsn").asText()) >= 0, confirmed);
         assertTrue(r.err().lines().anyMatch(l -> l.startsWith("pgrepl: snapshot done: 2/2 tables, " + rows + " rows")), r.err());
-        s.sql("postgres", "SELECT pg_drop_replication_slot('" + slot + "')");
+        s.dropReplicationSlot(slot);
     }
 
     @Test
@@ -246,7 +247,7 @@ class StreamSnapshotTest {
             assertEquals("", r.out(), "nothing printed");
         }
         assertEquals(before, query(s, "SELECT confirmed_flush_lsn FROM pg_replication_slots WHERE slot_name = 'snap_old'"));
-        s.sql("postgres", "SELECT pg_drop_replication_slot('snap_old')");
+        s.dropReplicationSlot("snap_old");
         assertEquals(slots, query(s, "SELECT count(*) FROM pg_replication_slots"), "no slot created by any of them");
 
         // Option mistakes are usage errors.
@@ -307,7 +308,7 @@ class StreamSnapshotTest {
         assertEquals(1, kept.rc(), kept.err());
         assertTrue(kept.err().contains("slot \"snap_fail\" was kept"), kept.err());
         assertTrue(slotExists(s, "snap_fail"), "kept as asked");
-        s.sql("postgres", "SELECT pg_drop_replication_slot('snap_fail')");
+        s.dropReplicationSlot("snap_fail");
 
         s.sql("postgres", "GRANT SELECT ON snap_secret TO " + s.replicationUser().name());
         // Re-run, with --reconnect: the copy on the first connection, then the reconnecting stream from its position.
@@ -318,6 +319,6 @@ class StreamSnapshotTest {
         assertEquals(List.of("snapshot_start", "read", "read", "snapshot_end"), again.types());
         assertEquals(2, again.lines().get(3).get("rows").intValue());
         assertTrue(slotExists(s, "snap_fail"));
-        s.sql("postgres", "SELECT pg_drop_replication_slot('snap_fail')");
+        s.dropReplicationSlot("snap_fail");
     }
 }

@@ -14,6 +14,7 @@ import io.pgrepl.client.stream.LogicalReplicationOptions;
 import io.pgrepl.client.stream.LogicalReplicationStream;
 import io.pgrepl.client.stream.LogicalStreamHandler;
 import io.pgrepl.testkit.PgServer;
+import io.pgrepl.testkit.Waits;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -135,7 +136,7 @@ class TopCommandTest {
         }
 
         String waitForScreen(Predicate<String> cond) throws Exception {
-            long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
+            long deadline = System.nanoTime() + Waits.CEILING.toNanos();
             String s = capture();
             while (!cond.test(s)) {
                 assertTrue(System.nanoTime() < deadline, "screen never matched:\n" + s);
@@ -148,7 +149,7 @@ class TopCommandTest {
         /** Waits for the CLI to exit; its exit code. */
         int exitCode() throws Exception {
             Path rc = dir.resolve("rc");
-            long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
+            long deadline = System.nanoTime() + Waits.CEILING.toNanos();
             while (!Files.exists(rc) || Files.readString(rc).isBlank()) {
                 assertTrue(System.nanoTime() < deadline, "top did not exit: " + capture());
                 Thread.sleep(50);

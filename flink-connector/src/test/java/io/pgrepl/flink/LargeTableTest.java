@@ -8,6 +8,7 @@ import io.pgrepl.client.PgConnection;
 import io.pgrepl.client.Row;
 import io.pgrepl.client.replication.Identifiers;
 import io.pgrepl.testkit.PgServer;
+import io.pgrepl.testkit.Waits;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
@@ -154,7 +155,7 @@ class LargeTableTest {
         env.fromSource(source, WatermarkStrategy.noWatermarks(), "pgrepl").sinkTo(new CallbackSink<RowDigest>("large-table")).setParallelism(1);
         JobClient job = null;
         try {
-            long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
+            long deadline = System.nanoTime() + Waits.CEILING.toNanos();
             while (writer.transactions.get() < 50 && writer.failure() == null && System.nanoTime() < deadline) Thread.sleep(10);
             t.writerTransactionsAtJobStart = writer.transactions.get();
             t.start = System.nanoTime();

@@ -5,6 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.pgrepl.testkit.PgServer;
+import io.pgrepl.testkit.Waits;
 import java.time.Duration;
 import java.util.HashMap;
 import java.util.List;
@@ -285,7 +286,7 @@ class ReadAgainTest {
 
     /** Ends the slot's walsender and drops the slot, again until the drop wins over the job's reconnection. */
     private static void dropSlot(PgServer pg, String slot) {
-        long deadline = System.nanoTime() + Duration.ofSeconds(30).toNanos();
+        long deadline = System.nanoTime() + Waits.CEILING.toNanos();
         while (true) {
             try {
                 Fixture.query(pg, "SELECT pg_terminate_backend(active_pid) FROM pg_replication_slots WHERE slot_name = '"

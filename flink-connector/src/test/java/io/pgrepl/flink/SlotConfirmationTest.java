@@ -4,6 +4,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.pgrepl.codec.Lsn;
 import io.pgrepl.testkit.PgServer;
+import io.pgrepl.testkit.Waits;
 import java.time.Duration;
 import java.util.List;
 import org.apache.flink.api.common.eventtime.WatermarkStrategy;
@@ -51,7 +52,7 @@ class SlotConfirmationTest {
 
     /** Waits until the slot is confirmed at or past {@code lsn}. */
     private static void awaitConfirmed(long lsn, String what) throws Exception {
-        long deadline = System.nanoTime() + Duration.ofSeconds(60).toNanos();
+        long deadline = System.nanoTime() + Waits.CEILING.toNanos();
         while (Long.compareUnsigned(confirmed(), lsn) < 0) {
             assertTrue(System.nanoTime() < deadline, what + ": the slot stayed at " + Lsn.format(confirmed()) + ", not past " + Lsn.format(lsn));
             Thread.sleep(100);
@@ -69,7 +70,7 @@ class SlotConfirmationTest {
         env.fromSource(source, WatermarkStrategy.noWatermarks(), "pgrepl").sinkTo(new DiscardingSink<>());
         JobClient job = env.executeAsync("confirmation");
         try {
-            long deadline = System.nanoTime() + Duration.ofSeconds(60).toNanos();
+            long deadline = System.nanoTime() + Waits.CEILING.toNanos();
             while (Fixture.query(pg, "SELECT 1 FROM pg_replication_slots WHERE slot_name = 'confirm_me' AND active").isEmpty()) {
                 assertTrue(System.nanoTime() < deadline, "the stream did not start");
                 Thread.sleep(100);

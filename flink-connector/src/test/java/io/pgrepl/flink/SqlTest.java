@@ -6,6 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.pgrepl.testkit.PgServer;
+import io.pgrepl.testkit.Waits;
 import java.time.Duration;
 import java.util.HashMap;
 import java.util.List;
@@ -205,7 +206,7 @@ class SqlTest {
         assertEquals(table, two.getField(5));
         assertEquals(java.time.Instant.EPOCH, two.getField(6), "rows read by the snapshot carry op_ts 0");
         // startup mode snapshot ends by itself and drops its slot
-        long deadline = System.nanoTime() + Duration.ofSeconds(30).toNanos();
+        long deadline = System.nanoTime() + Waits.CEILING.toNanos();
         while (!Fixture.query(pg, "SELECT 1 FROM pg_replication_slots WHERE slot_name = 'sql_meta'").isEmpty()) {
             assertTrue(System.nanoTime() < deadline, "the slot of a finished snapshot was not dropped");
             Thread.sleep(100);

@@ -125,6 +125,22 @@ public interface PgServer extends AutoCloseable {
         SqlExecutors.find().execute(this, database, sql);
     }
 
+    /**
+     * Drops the replication slot {@code slot} once no process holds it. A walsender whose client
+     * stopped streaming or went away lets go of its slot only when it gets there, on a loaded machine
+     * seconds later, and {@code pg_drop_replication_slot} refuses a slot in use (55006: "is active for
+     * PID"). Polls {@code pg_replication_slots.active_pid} (DROP_REPLICATION_SLOT ... WAIT would need
+     * 13+) for up to {@link Waits#CEILING}; then fails naming the process that holds it.
+     */
+    default void dropReplicationSlot(String slot) throws Exception {
+        SlotDrops.drop(this, slot, false);
+    }
+
+    /** {@link #dropReplicationSlot(String)}, nothing if there is no such slot. */
+    default void dropReplicationSlotIfExists(String slot) throws Exception {
+        SlotDrops.drop(this, slot, true);
+    }
+
     /** Stops the server (fast, then immediate if that hangs) and deletes its files. Idempotent. */
     @Override
     void close();

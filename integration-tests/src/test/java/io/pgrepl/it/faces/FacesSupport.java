@@ -6,6 +6,7 @@ import io.pgrepl.client.ReplicationMode;
 import io.pgrepl.client.config.SslMode;
 import io.pgrepl.client.stream.LogicalReplicationOptions;
 import io.pgrepl.testkit.PgServer;
+import io.pgrepl.testkit.Waits;
 
 import java.time.Duration;
 import java.util.concurrent.CompletionStage;
@@ -40,7 +41,7 @@ final class FacesSupport {
     }
 
     static void dropSlot(PgServer s, String slot) throws Exception {
-        s.sql("postgres", "SELECT pg_drop_replication_slot('" + slot + "')");
+        s.dropReplicationSlot(slot);
     }
 
     static LogicalReplicationOptions.Builder options(String name) {
@@ -48,7 +49,8 @@ final class FacesSupport {
     }
 
     static void waitUntil(String what, Duration timeout, BooleanSupplier cond) throws InterruptedException {
-        long deadline = System.nanoTime() + timeout.toNanos();
+        // Returns as soon as cond holds: the shared ceiling costs nothing unless the machine is loaded.
+        long deadline = System.nanoTime() + Waits.atLeastCeiling(timeout).toNanos();
         while (!cond.getAsBoolean()) {
             if (System.nanoTime() > deadline) throw new AssertionError("timed out waiting for " + what);
             Thread.sleep(20);

@@ -134,17 +134,7 @@ class QueuedSpillTest {
     }
 
     private static void dropWhenInactive(PgServer s, String slot) throws Exception {
-        try (PgConnection sql = connect(s, ReplicationMode.NONE)) {
-            waitUntil("slot " + slot + " released", Duration.ofSeconds(30), () -> {
-                try {
-                    return await(sql.query("SELECT active FROM pg_replication_slots WHERE slot_name = '" + slot + "'"))
-                            .singleRow().get(0).equals("f");
-                } catch (Exception e) {
-                    throw new IllegalStateException(e);
-                }
-            });
-            await(sql.query("SELECT pg_drop_replication_slot('" + slot + "')"));
-        }
+        s.dropReplicationSlot(slot);
     }
 
     private static long count(Path dir) {

@@ -174,7 +174,7 @@ final class FaultScenario implements AutoCloseable {
         } finally {
             proxy.close();
             try {
-                long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
+                long deadline = System.nanoTime() + io.pgrepl.testkit.Waits.CEILING.toNanos();
                 while (true) {
                     try {
                         await(sql.simpleQuery("SELECT pg_drop_replication_slot('" + table + "')"));

@@ -12,6 +12,7 @@ import io.pgrepl.codec.pgoutput.CommitMessage;
 import io.pgrepl.codec.pgoutput.InsertMessage;
 import io.pgrepl.testkit.PgServer;
 import io.pgrepl.testkit.PgVersions;
+import io.pgrepl.testkit.Waits;
 import java.net.InetAddress;
 import java.net.ServerSocket;
 import java.time.Duration;
@@ -89,7 +90,8 @@ final class HaSupport {
     }
 
     static void waitUntil(String what, Duration timeout, BooleanSupplier cond) throws InterruptedException {
-        long deadline = System.nanoTime() + timeout.toNanos();
+        // Returns as soon as cond holds: the shared ceiling costs nothing unless the machine is loaded.
+        long deadline = System.nanoTime() + Waits.atLeastCeiling(timeout).toNanos();
         while (!cond.getAsBoolean()) {
             if (System.nanoTime() > deadline) throw new AssertionError("timed out waiting for " + what);
             Thread.sleep(50);

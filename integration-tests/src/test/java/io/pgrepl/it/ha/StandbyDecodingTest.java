@@ -151,7 +151,7 @@ class StandbyDecodingTest {
         assertEquals(fromPrimary.transactions.stream().flatMap(List::stream).toList(), blocking);
         StandbyFaces.monitorReadsTheReplayLsn(standby, "sb_flow");
         // The primary's own slot would hold catalog rows back on the primary, hiding the conflict below.
-        primary.sql("postgres", "SELECT pg_drop_replication_slot('sb_ref')");
+        primary.dropReplicationSlot("sb_ref");
         this.standbyStream = onStandby;
         exportedSnapshotOnTheStandby(primary, standby);
     }
@@ -210,7 +210,7 @@ class StandbyDecodingTest {
         log.info("PG{}: conflict ended the standby stream with {}", major, e.toString());
         standby.reload(Map.of("hot_standby_feedback", "on"));
         for (String slot : List.of("sb_stream", "sb_blocking", "sb_flow")) {
-            standby.sql("postgres", "SELECT pg_drop_replication_slot('" + slot + "')");
+            standby.dropReplicationSlot(slot);
         }
     }
 

@@ -201,7 +201,7 @@ class IncrementalGuardTest {
                     }
                 });
             }
-            s.sql("postgres", "SELECT pg_drop_replication_slot('" + slot + "')");
+            s.dropReplicationSlot(slot);
         }
     }
 }

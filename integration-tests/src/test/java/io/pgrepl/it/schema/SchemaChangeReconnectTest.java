@@ -19,6 +19,7 @@ import io.pgrepl.codec.pgoutput.CommitMessage;
 import io.pgrepl.codec.pgoutput.InsertMessage;
 import io.pgrepl.codec.pgoutput.RelationMessage;
 import io.pgrepl.testkit.PgServer;
+import io.pgrepl.testkit.Waits;
 import io.pgrepl.testkit.junit.PgMatrixTest;
 import java.time.Duration;
 import java.util.List;
@@ -36,7 +37,7 @@ class SchemaChangeReconnectTest {
     void resentRelationsAreNoChange(PgServer s) throws Exception {
         s.sql("postgres", "DROP TABLE IF EXISTS rc_items; CREATE TABLE rc_items (id int PRIMARY KEY, qty numeric(10,2));"
                 + " DROP PUBLICATION IF EXISTS rc_pub; CREATE PUBLICATION rc_pub FOR TABLE rc_items");
-        s.sql("postgres", "SELECT pg_drop_replication_slot(slot_name) FROM pg_replication_slots WHERE slot_name = 'rc_slot'");
+        s.dropReplicationSlotIfExists("rc_slot");
         s.sql("postgres", "SELECT pg_create_logical_replication_slot('rc_slot', 'pgoutput')");
         List<SchemaChange> changes = new CopyOnWriteArrayList<>();
         List<Integer> inserts = new CopyOnWriteArrayList<>();
@@ -132,7 +133,7 @@ class SchemaChangeReconnectTest {
         assertEquals(1, fresh.size(), String.valueOf(fresh));
         assertEquals(SchemaChange.Kind.FIRST_SEEN, fresh.get(0).kind());
         assertTrue(fresh.get(0).after().columns().stream().anyMatch(c -> c.typmod() == (12 << 16 | 4) + 4));
-        s.sql("postgres", "SELECT pg_drop_replication_slot('rc_slot')");
+        s.dropReplicationSlot("rc_slot");
     }
 
     private static void kill(PgConnection sql, String slot) throws Exception {
@@ -147,11 +148,7 @@ class SchemaChangeReconnectTest {
         });
     }
 
-    private static void waitFor(String what, java.util.function.BooleanSupplier cond) throws InterruptedException {
-        long deadline = System.nanoTime() + Duration.ofSeconds(60).toNanos();
-        while (!cond.getAsBoolean()) {
-            if (System.nanoTime() > deadline) throw new AssertionError("timed out waiting for " + what);
-            Thread.sleep(20);
-        }
+    private static void waitFor(String what, java.util.function.BooleanSupplier cond) throws Exception {
+        Waits.until(what, cond::getAsBoolean);
     }
 }

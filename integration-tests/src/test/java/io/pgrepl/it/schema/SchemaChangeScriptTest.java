@@ -67,7 +67,7 @@ class SchemaChangeScriptTest {
         }
         SchemaScriptRun run = SchemaScriptRun.setUp(s, "postgres");
         for (String slot : FACES) {
-            s.sql("postgres", "SELECT pg_drop_replication_slot(slot_name) FROM pg_replication_slots WHERE slot_name = '" + slot + "'");
+            s.dropReplicationSlotIfExists(slot);
             s.sql("postgres", "SELECT pg_create_logical_replication_slot('" + slot + "', 'pgoutput')");
         }
         assertTrue(SchemaScriptRun.ddlStatements() >= 20, "the script runs at least 20 DDL statements");
@@ -90,7 +90,7 @@ class SchemaChangeScriptTest {
             run.assertEvents("blocking face", blocking.events, capture);
             run.assertRebuilt("blocking face", blocking.rebuilt, capture);
         } finally {
-            for (String slot : FACES) s.sql("postgres", "SELECT pg_drop_replication_slot('" + slot + "')");
+            for (String slot : FACES) s.dropReplicationSlot(slot);
             try (PgConnection sql = connect(s, ReplicationMode.NONE)) {
                 await(DdlCapture.uninstall(sql));
             }
@@ -114,7 +114,7 @@ class SchemaChangeScriptTest {
         }
         SchemaScriptRun run = SchemaScriptRun.setUp(s, "postgres");
         s.sql("postgres", "INSERT INTO sc_plain SELECT g, 'bulk ' || g FROM generate_series(100, 8099) g");
-        s.sql("postgres", "SELECT pg_drop_replication_slot(slot_name) FROM pg_replication_slots WHERE slot_name = 'sc_inc'");
+        s.dropReplicationSlotIfExists("sc_inc");
         s.sql("postgres", "SELECT pg_create_logical_replication_slot('sc_inc', 'pgoutput')");
         Face face = new Face(capture);
         int done = run.oid(SchemaScript.DONE);
@@ -388,16 +388,7 @@ class SchemaChangeScriptTest {
 
     /** Drops the slot once its walsender has gone (it lingers a moment after the stream's connection closed). */
     static void dropWhenInactive(PgServer s, String slot) throws Exception {
-        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
-        while (true) {
-            try {
-                s.sql("postgres", "SELECT pg_drop_replication_slot(slot_name) FROM pg_replication_slots WHERE slot_name = '" + slot + "'");
-                return;
-            } catch (Exception e) {
-                if (System.nanoTime() > deadline || !String.valueOf(e.getMessage()).contains("55006")) throw e;
-                Thread.sleep(50);
-            }
-        }
+        s.dropReplicationSlotIfExists(slot);
     }
 
     private static LogicalReplicationOptions options(String slot, boolean capture) {

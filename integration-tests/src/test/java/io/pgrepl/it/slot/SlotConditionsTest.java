@@ -167,7 +167,7 @@ class SlotConditionsTest {
         assertEquals(expectedReason, e.reason());
         assertEquals("55000", e.sqlState());
         assertFalse(e.isTransient());
-        s.sql("postgres", "SELECT pg_drop_replication_slot('s_lost')");
+        s.dropReplicationSlot("s_lost");
     }
 
     @ParameterizedTest(name = "PG {0}")
@@ -228,15 +228,6 @@ class SlotConditionsTest {
     }
 
     private static void dropWhenInactive(PgServer s, String slot) throws Exception {
-        try (PgConnection sql = SlotSupport.sql(s)) {
-            waitUntil("slot " + slot + " inactive", () -> {
-                try {
-                    return value(sql, "SELECT active_pid FROM pg_replication_slots WHERE slot_name = '" + slot + "'") == null;
-                } catch (Exception e) {
-                    throw new IllegalStateException(e);
-                }
-            });
-            await(sql.query("SELECT pg_drop_replication_slot('" + slot + "')"));
-        }
+        s.dropReplicationSlot(slot);
     }
 }

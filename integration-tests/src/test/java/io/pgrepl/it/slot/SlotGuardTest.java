@@ -144,7 +144,7 @@ class SlotGuardTest {
             assertEquals("lost", status);
             guard.close();
         }
-        s.sql("postgres", "SELECT pg_drop_replication_slot('g_slow')");
+        s.dropReplicationSlot("g_slow");
     }
 
     @ParameterizedTest(name = "PG {0}")
@@ -168,7 +168,7 @@ class SlotGuardTest {
             st.fail(trip); // paused: the server's answer to CopyDone must still be read
             assertEquals(trip, failure(st.completion()));
         }
-        s.sql("postgres", "SELECT pg_drop_replication_slot('g_hook')");
+        s.dropReplicationSlot("g_hook");
     }
 
     @ParameterizedTest(name = "PG {0}")
@@ -204,7 +204,7 @@ class SlotGuardTest {
             waitUntil("polling again", () -> recovered.get() == 1 && polls.get() > before);
             assertEquals("g_mon", monitor.latest("g_mon").slotName());
         }
-        s.sql("postgres", "SELECT pg_drop_replication_slot('g_mon')");
+        s.dropReplicationSlot("g_mon");
     }
 
     @ParameterizedTest(name = "PG {0}")
@@ -229,7 +229,7 @@ class SlotGuardTest {
         } finally {
             s.sql("postgres", "ALTER SYSTEM RESET idle_replication_slot_timeout");
             s.sql("postgres", "SELECT pg_reload_conf()");
-            s.sql("postgres", "SELECT pg_drop_replication_slot('g_idle')");
+            s.dropReplicationSlot("g_idle");
         }
     }
 

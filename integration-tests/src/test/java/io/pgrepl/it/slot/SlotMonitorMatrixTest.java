@@ -23,7 +23,7 @@ class SlotMonitorMatrixTest {
 
     @PgMatrixTest
     void everyMajorAnswersWithItsOwnColumns(PgServer s) throws Exception {
-        s.sql("postgres", "SELECT pg_drop_replication_slot(slot_name) FROM pg_replication_slots WHERE slot_name = 'mx_slot'");
+        s.dropReplicationSlotIfExists("mx_slot");
         s.sql("postgres", "SELECT pg_create_logical_replication_slot('mx_slot', 'pgoutput')");
         try (SlotMonitor monitor = SlotMonitor.builder(SlotGuardTest.monitorConfig(s)).slot("mx_slot").build();
              PgConnection sql = SlotSupport.sql(s)) {
@@ -54,6 +54,6 @@ class SlotMonitorMatrixTest {
             if (major >= 17) assertTrue(h.inactiveSeconds() >= 0);
             assertFalse(h.invalidated());
         }
-        s.sql("postgres", "SELECT pg_drop_replication_slot('mx_slot')");
+        s.dropReplicationSlot("mx_slot");
     }
 }

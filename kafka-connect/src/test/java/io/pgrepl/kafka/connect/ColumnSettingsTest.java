@@ -113,8 +113,8 @@ class ColumnSettingsTest {
         inc.put("notification.sink.topic.name", p + "i.notifications");
         connect.configureConnector(p + "c", copy);
         connect.configureConnector(p + "i", inc);
-        connect.assertions().assertConnectorAndExactlyNumTasksAreRunning(p + "c", 1, "copy connector did not start");
-        connect.assertions().assertConnectorAndExactlyNumTasksAreRunning(p + "i", 1, "incremental connector did not start");
+        ConnectHarness.awaitRunning(connect, p + "c", 1, "copy connector did not start");
+        ConnectHarness.awaitRunning(connect, p + "i", 1, "incremental connector did not start");
         EndToEndTest.awaitSlotActive(pg, p + "c_slot");
         EndToEndTest.awaitSlotActive(pg, p + "i_slot");
 
@@ -262,7 +262,7 @@ class ColumnSettingsTest {
             expected.add(theirs.dataChangeTopic(new io.debezium.relational.TableId(null, p + " Sales", "Order Items")));
         }
         for (String own : List.of(p + "s", p + "u")) {
-            connect.assertions().assertConnectorAndExactlyNumTasksAreRunning(own, 1, own + " did not start");
+            ConnectHarness.awaitRunning(connect, own, 1, own + " did not start");
             EndToEndTest.awaitSlotActive(pg, own + "_slot");
         }
         EndToEndTest.sql(pg, "INSERT INTO \"" + p + " Sales\".\"Order Items\" VALUES (2, 'ï')");

@@ -1,10 +1,12 @@
 package io.pgrepl.kafka.connect;
 
+import io.pgrepl.testkit.Waits;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.Predicate;
 import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
@@ -12,6 +14,7 @@ import org.apache.kafka.clients.consumer.KafkaConsumer;
 import org.apache.kafka.connect.data.SchemaAndValue;
 import org.apache.kafka.connect.data.Struct;
 import org.apache.kafka.connect.json.JsonConverter;
+import org.apache.kafka.connect.runtime.rest.entities.ConnectorStateInfo;
 import org.apache.kafka.connect.util.clusters.EmbeddedConnectCluster;
 
 /** A real in-process KRaft broker and Connect worker, and a reader of what the connector wrote. */
@@ -44,6 +47,49 @@ final class ConnectHarness {
         return c;
     }
 
+    /**
+     * Until the connector and exactly {@code tasks} tasks of it run. Connect's own assertion
+     * (ConnectAssertions) gives up after a minute, which a loaded machine can take to start a task.
+     */
+    static void awaitRunning(EmbeddedConnectCluster c, String name, int tasks, String detail) throws InterruptedException {
+        awaitState(c, name, "RUNNING", tasks, detail);
+    }
+
+    /** Until the connector is STOPPED, with no tasks: Connect's assertConnectorIsStopped, with {@link Waits#CEILING}. */
+    static void awaitStopped(EmbeddedConnectCluster c, String name, String detail) throws InterruptedException {
+        awaitState(c, name, "STOPPED", 0, detail);
+    }
+
+    private static void awaitState(EmbeddedConnectCluster c, String name, String state, int tasks, String detail)
+            throws InterruptedException {
+        AtomicReference<String> last = new AtomicReference<>("no status yet");
+        try {
+            Waits.until(() -> detail + " (" + name + ": " + last.get() + ")", Waits.CEILING, () -> {
+                var s = connectorStatus(c, name);
+                if (s == null) return false;
+                last.set(s.connector().state() + ", tasks " + s.tasks().stream().map(t -> t.id() + " " + t.state()).toList());
+                return state.equals(s.connector().state()) && s.tasks().size() == tasks
+                        && s.tasks().stream().allMatch(t -> state.equals(t.state()));
+            });
+        } catch (InterruptedException | RuntimeException e) {
+            throw e;
+        } catch (Exception e) {
+            throw new IllegalStateException(e); // the condition throws none
+        }
+    }
+
+    /** The connector's status, or null while the worker does not know it (yet). */
+    static ConnectorStateInfo connectorStatus(EmbeddedConnectCluster c, String name) {
+        try {
+            return c.connectorStatus(name);
+        } catch (RuntimeException notYet) {
+            return null;
+        }
+    }
+
+    /** The longest a read may take while records keep arriving (a topic that never goes quiet). */
+    static final Duration READ_CAP = Waits.CEILING.multipliedBy(3);
+
     /** One consumed record, key and value turned back into Connect data by the worker's own converter. */
     record Change(String topic, int partition, long offset, Struct key, Struct value, byte[] rawValue, byte[] rawKey) {
         String op() {
@@ -58,7 +104,12 @@ final class ConnectHarness {
         return c;
     }
 
-    /** Reads every topic matching {@code topicPattern} from the start until {@code done} holds for what was read. */
+    /**
+     * Reads every topic matching {@code topicPattern} from the start until {@code done} holds for what was read.
+     * The read ends as soon as {@code done} holds; it gives up once nothing new arrived for {@code timeout}
+     * (raised to {@link Waits#CEILING}), or after {@link #READ_CAP} in all. A loaded machine copies and reads
+     * a large table many times slower than a quiet one, so a fixed budget would fail a read that still moves.
+     */
     static List<Change> readUntil(EmbeddedConnectCluster c, String topicPattern, Map<String, Object> consumerProps,
                                   Predicate<List<Change>> done, Duration timeout) {
         return readUntil(c, topicPattern, consumerProps, done, timeout, 5);
@@ -81,12 +132,16 @@ final class ConnectHarness {
         // A rebalance (a new topic matching the pattern) may rewind to uncommitted positions: each
         // record (topic, partition, offset) counts once.
         java.util.Set<String> seen = new java.util.HashSet<>();
-        long end = System.nanoTime() + timeout.toNanos();
+        Duration stall = Waits.atLeastCeiling(timeout);
+        long start = System.nanoTime();
+        long lastNew = start;
         try (KafkaConsumer<byte[], byte[]> consumer = c.kafka().createConsumer(props)) {
             consumer.subscribe(java.util.regex.Pattern.compile(topicPattern));
             int quietAfterDone = 0;
-            while (System.nanoTime() < end) {
+            boolean first = true;
+            while (System.nanoTime() - lastNew < stall.toNanos() && System.nanoTime() - start < READ_CAP.toNanos()) {
                 var batch = consumer.poll(Duration.ofMillis(200));
+                int before = out.size();
                 for (ConsumerRecord<byte[], byte[]> r : batch) {
                     if (!seen.add(r.topic() + "/" + r.partition() + "/" + r.offset())) continue;
                     SchemaAndValue k = r.key() == null ? SchemaAndValue.NULL : keys.toConnectData(r.topic(), r.key());
@@ -95,12 +150,18 @@ final class ConnectHarness {
                     out.add(new Change(r.topic(), r.partition(), r.offset(), k.value() instanceof Struct s ? s : null,
                             (Struct) v.value(), r.value(), r.key()));
                 }
+                boolean grew = out.size() > before;
+                if (grew) lastNew = System.nanoTime();
                 // Topics are fetched in no particular order: once done, read on until a few polls bring nothing.
-                if (quietPolls == 0 && done.test(out)) return out;
+                // (done is asked again only when something arrived: it may walk all of a large read.)
+                if (quietPolls == 0 && (grew || first) && done.test(out)) return out;
                 if (batch.isEmpty() && done.test(out) && ++quietAfterDone >= quietPolls) return out;
                 if (!batch.isEmpty()) quietAfterDone = 0;
+                first = false;
             }
         }
-        throw new AssertionError("timed out; read " + out.size() + " records");
+        throw new AssertionError("timed out reading " + topicPattern + " after " + Duration.ofNanos(System.nanoTime() - start)
+                .toSeconds() + " s, nothing new for " + Duration.ofNanos(System.nanoTime() - lastNew).toSeconds() + " s; read "
+                + out.size() + " records");
     }
 }

@@ -140,7 +140,7 @@ class DebeziumParityTest {
             connect.configureConnector(pair[1], p);
         }
         for (String[] pair : pairs) {
-            for (String name : pair) connect.assertions().assertConnectorAndExactlyNumTasksAreRunning(name, 1, name + " did not start");
+            for (String name : pair) ConnectHarness.awaitRunning(connect, name, 1, name + " did not start");
         }
         String pattern = "(dbz|pgr)" + major + "m\\d+" + TypedTable.TOPIC_SUFFIX.replace(".", "\\.");
         int connectors = 2 * MODES.size();

@@ -253,13 +253,13 @@ class DebeziumTakeoverTest {
     /** Stops the connector (its tasks commit their offsets first): the first step of a switch. */
     private void stopAndWait(String name) throws InterruptedException {
         connect.stopConnector(name);
-        connect.assertions().assertConnectorIsStopped(name, "the connector stopped");
+        ConnectHarness.awaitStopped(connect, name, "the connector stopped");
     }
 
     private void resumeAs(String name, Map<String, String> config) throws InterruptedException {
         connect.configureConnector(name, config);
         connect.resumeConnector(name);
-        connect.assertions().assertConnectorAndExactlyNumTasksAreRunning(name, 1, "the connector runs as " + config.get("connector.class"));
+        ConnectHarness.awaitRunning(connect, name, 1, "the connector runs as " + config.get("connector.class"));
     }
 
     @ParameterizedTest(name = "PostgreSQL {0}")
@@ -278,7 +278,7 @@ class DebeziumTakeoverTest {
 
         // 1. Debezium: initial snapshot, then streaming under load, then an incremental snapshot.
         connect.configureConnector(p, debezium(pg, p));
-        connect.assertions().assertConnectorAndExactlyNumTasksAreRunning(p, 1, "Debezium runs");
+        ConnectHarness.awaitRunning(connect, p, 1, "Debezium runs");
         reader.until(all -> all.stream().filter(c -> "r".equals(c.op())).count() >= snapshotRows);
         EndToEndTest.awaitSlotActive(pg, p + "_slot");
         List<Change> all;
@@ -374,7 +374,7 @@ class DebeziumTakeoverTest {
         // Debezium's JDBC sink rebuilds both tables on another server from topics written by both connectors.
         String sinkName = p + "-sink";
         connect.configureConnector(sinkName, jdbcSink(p));
-        connect.assertions().assertConnectorAndExactlyNumTasksAreRunning(sinkName, 1, "the JDBC sink runs");
+        ConnectHarness.awaitRunning(connect, sinkName, 1, "the JDBC sink runs");
         Map<String, String> wantItems = source(pg, itemsSql(p + "_items"));
         Map<String, String> wantLines = source(pg, linesSql("\"" + p + "_OrderLines\""));
         long end = System.nanoTime() + TimeUnit.MINUTES.toNanos(3);

@@ -11,6 +11,7 @@ import io.pgrepl.client.Row;
 import io.pgrepl.kafka.connect.ConnectHarness.Change;
 import io.pgrepl.kafka.connect.offsets.Position;
 import io.pgrepl.testkit.PgServer;
+import io.pgrepl.testkit.Waits;
 import java.math.BigDecimal;
 import java.math.BigInteger;
 import java.nio.ByteBuffer;
@@ -96,7 +97,7 @@ class EndToEndTest {
     }
 
     static void awaitSlotActive(PgServer pg, String slot) throws Exception {
-        long end = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
+        long end = System.nanoTime() + Waits.CEILING.toNanos();
         while (System.nanoTime() < end) {
             List<Row> r = query(pg, "SELECT active FROM pg_replication_slots WHERE slot_name = '" + slot + "'");
             if (!r.isEmpty() && "t".equals(r.get(0).get(0))) return;
@@ -138,7 +139,7 @@ class EndToEndTest {
         cfg.put("slot.metrics.interval.ms", "500");
         cfg.put("skipped.operations", "none"); // truncates too (Debezium's default skips them)
         connect.configureConnector(p, cfg);
-        connect.assertions().assertConnectorAndExactlyNumTasksAreRunning(p, 1, "connector did not start");
+        ConnectHarness.awaitRunning(connect, p, 1, "connector did not start");
         awaitSlotActive(pg, p + "_slot");
 
         sql(pg, TYPES_ROWS.formatted(p));
@@ -199,7 +200,7 @@ class EndToEndTest {
     /** A metric of the task tagged with {@code slot}, read from the platform MBean server once it has a value. */
     private static Object awaitTaskMetric(String slot, String attribute, Object ignored) throws Exception {
         javax.management.MBeanServer mbs = java.lang.management.ManagementFactory.getPlatformMBeanServer();
-        long end = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
+        long end = System.nanoTime() + Waits.CEILING.toNanos();
         while (System.nanoTime() < end) {
             for (javax.management.ObjectName n : mbs.queryNames(new javax.management.ObjectName("kafka.connect:*"), null)) {
                 if (!slot.equals(n.getKeyProperty("slot"))) continue;
@@ -246,7 +247,7 @@ class EndToEndTest {
         String p = "kill";
         sql(pg, "CREATE TABLE kill_rows (id int PRIMARY KEY)");
         connect.configureConnector(p, connectorConfig(pg, p));
-        connect.assertions().assertConnectorAndExactlyNumTasksAreRunning(p, 1, "connector did not start");
+        ConnectHarness.awaitRunning(connect, p, 1, "connector did not start");
         awaitSlotActive(pg, p + "_slot");
         int n = 300;
         long committedAtStop = -1;
@@ -255,7 +256,7 @@ class EndToEndTest {
             sql(pg, "INSERT INTO kill_rows VALUES (" + i + ")");
             if (i == 100) {
                 connect.stopConnector(p);
-                connect.assertions().assertConnectorIsStopped(p, "connector did not stop");
+                ConnectHarness.awaitStopped(connect, p, "connector did not stop");
                 committedAtStop = committedLsn(p);
                 confirmedAtStop = confirmedLsn(pg, p + "_slot");
                 connect.resumeConnector(p);
@@ -307,14 +308,14 @@ class EndToEndTest {
             Map<String, String> cfg = connectorConfig(pg, p);
             cfg.put("heartbeat.interval.ms", "300");
             connect.configureConnector(p, cfg);
-            connect.assertions().assertConnectorAndExactlyNumTasksAreRunning(p, 1, "connector did not start");
+            ConnectHarness.awaitRunning(connect, p, 1, "connector did not start");
             awaitSlotActive(pg, p + "_slot");
             sql(pg, "INSERT INTO hb_rows VALUES (1)");
             for (int i = 0; i < 5; i++) {
                 sql(pg, "INSERT INTO unpublished VALUES (" + i + ")");
             }
             String target = query(pg, "SELECT pg_current_wal_lsn()::text").get(0).get(0);
-            long end = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
+            long end = System.nanoTime() + Waits.CEILING.toNanos();
             boolean advanced = false;
             while (!advanced && System.nanoTime() < end) {
                 advanced = "t".equals(query(pg, "SELECT confirmed_flush_lsn >= '" + target
@@ -331,13 +332,13 @@ class EndToEndTest {
             // The offsets recorded the idle position before the slot was confirmed there: a restart finds
             // the slot not past them (no false "slot lost" alarm) and streams on.
             connect.stopConnector(p);
-            connect.assertions().assertConnectorIsStopped(p, "connector did not stop");
+            ConnectHarness.awaitStopped(connect, p, "connector did not stop");
             long stored = committedLsn(p);
             long confirmed = confirmedLsn(pg, "hb_slot");
             assertTrue(Long.compareUnsigned(confirmed, stored) <= 0, "the slot (" + confirmed
                     + ") was not confirmed past the committed offset (" + stored + ")");
             connect.resumeConnector(p);
-            connect.assertions().assertConnectorAndExactlyNumTasksAreRunning(p, 1, "connector did not resume");
+            ConnectHarness.awaitRunning(connect, p, 1, "connector did not resume");
             awaitSlotActive(pg, "hb_slot");
             sql(pg, "INSERT INTO hb_rows VALUES (2)");
             ConnectHarness.readUntil(connect, "\\Qhb.public.hb_rows\\E", Map.of(), l -> l.size() >= 2, Duration.ofSeconds(60), 0);
@@ -362,13 +363,13 @@ class EndToEndTest {
         Map<String, String> cfg = connectorConfig(pg, p);
         cfg.put("status.update.interval.ms", "100");
         connect.configureConnector(p, cfg);
-        connect.assertions().assertConnectorAndExactlyNumTasksAreRunning(p, 1, "connector did not start");
+        ConnectHarness.awaitRunning(connect, p, 1, "connector did not start");
         awaitSlotActive(pg, p + "_slot");
         sql(pg, "INSERT INTO idl_rows VALUES (1)");
         ConnectHarness.readUntil(connect, "\\Qidl.public.idl_rows\\E", Map.of(), l -> l.size() == 1, Duration.ofSeconds(60), 0);
         // The row's transaction is committed in the offsets and confirmed: nothing is outstanding, so
         // a keepalive now would be confirmed by a stream that confirms idle keepalives.
-        long until = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
+        long until = System.nanoTime() + Waits.CEILING.toNanos();
         while (System.nanoTime() < until) {
             long c = committedLsn(p);
             if (c != 0 && Long.compareUnsigned(confirmedLsn(pg, "idl_slot"), c) >= 0) break;
@@ -383,7 +384,7 @@ class EndToEndTest {
         String walsender = "FROM pg_stat_replication r JOIN pg_replication_slots s ON s.active_pid = r.pid"
                 + " WHERE s.slot_name = 'idl_slot'";
         String caughtUpAt = null;
-        long end = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
+        long end = System.nanoTime() + Waits.CEILING.toNanos();
         while (caughtUpAt == null && System.nanoTime() < end) {
             List<Row> r = query(pg, "SELECT now()::text " + walsender + " AND r.sent_lsn >= '" + target + "'::pg_lsn");
             if (r.isEmpty()) Thread.sleep(50);
@@ -398,7 +399,7 @@ class EndToEndTest {
         }
         assertTrue(replied, "the task sent status updates after the walsender caught up");
         connect.stopConnector(p);
-        connect.assertions().assertConnectorIsStopped(p, "connector did not stop");
+        ConnectHarness.awaitStopped(connect, p, "connector did not stop");
         long stored = committedLsn(p);
         long confirmed = confirmedLsn(pg, "idl_slot");
         System.out.printf("idle slot: offset %s, slot %s, unpublished writes up to %s%n", io.pgrepl.codec.Lsn.format(stored),
@@ -407,7 +408,7 @@ class EndToEndTest {
         assertTrue(Long.compareUnsigned(confirmed, stored) <= 0, "the slot (" + io.pgrepl.codec.Lsn.format(confirmed)
                 + ") was not confirmed past the committed offset (" + io.pgrepl.codec.Lsn.format(stored) + ")");
         connect.resumeConnector(p);
-        connect.assertions().assertConnectorAndExactlyNumTasksAreRunning(p, 1, "connector did not resume");
+        ConnectHarness.awaitRunning(connect, p, 1, "connector did not resume");
         sql(pg, "INSERT INTO idl_rows VALUES (2)");
         ConnectHarness.readUntil(connect, "\\Qidl.public.idl_rows\\E", Map.of(), l -> l.size() >= 2, Duration.ofSeconds(60), 0);
         assertEquals("RUNNING", connect.connectorStatus(p).tasks().get(0).state());
@@ -428,7 +429,7 @@ class EndToEndTest {
             cfg.put(side + ".converter.schemas.enable", "true");
         }
         connect.configureConnector(p, cfg);
-        connect.assertions().assertConnectorAndExactlyNumTasksAreRunning(p, 1, "connector did not start");
+        ConnectHarness.awaitRunning(connect, p, 1, "connector did not start");
         awaitSlotActive(pg, p + "_slot");
         sql(pg, "INSERT INTO ddl_t VALUES (1, 'one')");
         sql(pg, "ALTER TABLE ddl_t ADD COLUMN b int; INSERT INTO ddl_t VALUES (2, 'two', 2)");

@@ -47,7 +47,7 @@ class ExactlyOnceTest {
         cfg.put("exactly.once.support", "required");
         cfg.put("transaction.boundary", "connector");
         connect.configureConnector("eos", cfg);
-        connect.assertions().assertConnectorAndExactlyNumTasksAreRunning("eos", 1, "connector did not start");
+        ConnectHarness.awaitRunning(connect, "eos", 1, "connector did not start");
         EndToEndTest.awaitSlotActive(pg, "eos_slot");
         int txs = 60;
         int perTx = 4;
@@ -87,7 +87,7 @@ class ExactlyOnceTest {
         cfg.put("heartbeat.interval.ms", "1000");
         cfg.put("producer.override.transaction.timeout.ms", "10000");
         connect.configureConnector("eoi", cfg);
-        connect.assertions().assertConnectorAndExactlyNumTasksAreRunning("eoi", 1, "connector did not start");
+        ConnectHarness.awaitRunning(connect, "eoi", 1, "connector did not start");
         EndToEndTest.awaitSlotActive(pg, "eoi_slot");
         Map<String, Object> readCommitted = Map.of(ConsumerConfig.ISOLATION_LEVEL_CONFIG, "read_committed");
         EndToEndTest.sql(pg, "INSERT INTO eoi_rows VALUES (1)");
@@ -98,7 +98,7 @@ class ExactlyOnceTest {
         List<Change> hb = ConnectHarness.readUntil(connect, "\\Q__debezium-heartbeat.eoi\\E", readCommitted,
                 l -> l.stream().anyMatch(c -> c.value().getInt64("ts_ms") >= idleFrom + 14_000), Duration.ofSeconds(60), 0);
         assertTrue(hb.size() >= 10, "heartbeats were committed one by one: " + hb.size());
-        connect.assertions().assertConnectorAndExactlyNumTasksAreRunning("eoi", 1, "the task failed while idle");
+        ConnectHarness.awaitRunning(connect, "eoi", 1, "the task failed while idle");
         EndToEndTest.sql(pg, "INSERT INTO eoi_rows VALUES (2)");
         List<Change> rows = ConnectHarness.readUntil(connect, "\\Qeoi.public.eoi_rows\\E", readCommitted,
                 l -> l.size() == 2, Duration.ofSeconds(60));
@@ -121,7 +121,7 @@ class ExactlyOnceTest {
         cfg.put("transaction.boundary", "interval");
         cfg.put("transaction.boundary.interval.ms", "3000");
         connect.configureConnector("eiv", cfg);
-        connect.assertions().assertConnectorAndExactlyNumTasksAreRunning("eiv", 1, "connector did not start");
+        ConnectHarness.awaitRunning(connect, "eiv", 1, "connector did not start");
         EndToEndTest.awaitSlotActive(pg, "eiv_slot");
         int n = 6000;
         for (int t = 0; t < 6; t++) {
@@ -147,7 +147,7 @@ class ExactlyOnceTest {
         cfg.put("transaction.boundary", "connector");
         cfg.put("messages.topic", "eom.messages");
         connect.configureConnector("eom", cfg);
-        connect.assertions().assertConnectorAndExactlyNumTasksAreRunning("eom", 1, "connector did not start");
+        ConnectHarness.awaitRunning(connect, "eom", 1, "connector did not start");
         EndToEndTest.awaitSlotActive(pg, "eom_slot");
         EndToEndTest.sql(pg, "SELECT pg_logical_emit_message(false, 'eom', 'on its own')");
         List<Change> m = ConnectHarness.readUntil(connect, "\\Qeom.messages\\E",
@@ -171,7 +171,7 @@ class ExactlyOnceTest {
         cfg.put("max.unacknowledged.records", "100");
         cfg.put("max.batch.size", "50");
         connect.configureConnector("eol", cfg);
-        connect.assertions().assertConnectorAndExactlyNumTasksAreRunning("eol", 1, "connector did not start");
+        ConnectHarness.awaitRunning(connect, "eol", 1, "connector did not start");
         EndToEndTest.awaitSlotActive(pg, "eol_slot");
         EndToEndTest.sql(pg, "INSERT INTO eol_rows SELECT g FROM generate_series(1, 1000) g");
         EndToEndTest.sql(pg, "INSERT INTO eol_rows VALUES (1001)");

@@ -90,7 +90,7 @@ class IncrementalKillTest {
             assertTrue(readAtKill < ROWS, "killed before the end: " + readAtKill);
 
             connect.addWorker();
-            connect.assertions().assertConnectorAndExactlyNumTasksAreRunning(P, 1, "the task did not move");
+            ConnectHarness.awaitRunning(connect, P, 1, "the task did not move");
             ConnectHarness.readUntil(connect, "\\Q" + P + ".notifications\\E", Map.of(),
                     l -> IncrementalChecks.notifications(l, P + ".notifications", "public.ik_big").contains("TABLE_SCAN_COMPLETED"),
                     Duration.ofSeconds(120), 0);

@@ -11,7 +11,6 @@ import java.time.Duration;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.concurrent.TimeUnit;
 import org.apache.kafka.connect.util.clusters.EmbeddedConnectCluster;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
@@ -64,11 +63,11 @@ class IncrementalRecoveryTest {
         c.put("snapshot.initial.method", "incremental");
         c.put("slot.lost.handling", "snapshot");
         connect.configureConnector(p, c);
-        connect.assertions().assertConnectorAndExactlyNumTasksAreRunning(p, 1, "connector did not start");
+        ConnectHarness.awaitRunning(connect, p, 1, "connector did not start");
         ConnectHarness.readUntil(connect, "\\Q" + notes + "\\E", Map.of(), l -> IncrementalChecks.notifications(l, notes,
                 "public." + p + "_big").stream().filter("IN_PROGRESS"::equals).count() >= 5, Duration.ofSeconds(90), 0);
         connect.stopConnector(p);
-        connect.assertions().assertConnectorIsStopped(p, "connector did not stop");
+        ConnectHarness.awaitStopped(connect, p, "connector did not stop");
 
         // The stored progress is mid-way through the big table: a last key, no end.
         String state = storedState(p);
@@ -77,10 +76,9 @@ class IncrementalRecoveryTest {
         assertTrue(lastKey.startsWith("k,") && Integer.parseInt(lastKey.substring(2)) < rows, "stopped mid-table: " + state);
 
         // The slot is lost; the connector re-creates it and reads everything again.
-        awaitSlotInactive(pg, p + "_slot");
-        EndToEndTest.sql(pg, "SELECT pg_drop_replication_slot('" + p + "_slot')");
+        pg.dropReplicationSlot(p + "_slot"); // once the stopped task's walsender let go of it
         connect.resumeConnector(p);
-        connect.assertions().assertConnectorAndExactlyNumTasksAreRunning(p, 1, "connector did not resume");
+        ConnectHarness.awaitRunning(connect, p, 1, "connector did not resume");
         List<Change> all = ConnectHarness.readUntil(connect, "\\Q" + p + ".\\E(public\\..*|notifications)", Map.of(),
                 l -> IncrementalChecks.notifications(l, notes, null).contains("COMPLETED")
                         && IncrementalChecks.reads(l, big).size() == rows, Duration.ofSeconds(180));
@@ -125,7 +123,7 @@ class IncrementalRecoveryTest {
         }, true));
         try {
             connect.configureConnector(p, c);
-            connect.assertions().assertConnectorAndExactlyNumTasksAreRunning(p, 1, "connector did not start");
+            ConnectHarness.awaitRunning(connect, p, 1, "connector did not start");
             EndToEndTest.awaitSlotActive(pg, p + "_slot");
             EndToEndTest.sql(pg, "INSERT INTO " + p + "_signal VALUES ('f-1', 'execute-snapshot', '{\"data-collections\": [\""
                     + nokey + "\", \"public." + p + "_small\"], \"type\": \"incremental\"}')");
@@ -153,7 +151,7 @@ class IncrementalRecoveryTest {
         // Told to fail: the task fails, not retried, naming the table and the reason.
         c.put("incremental.snapshot.failure.handling.mode", "fail");
         connect.configureConnector(p, c);
-        connect.assertions().assertConnectorAndExactlyNumTasksAreRunning(p, 1, "connector did not restart");
+        ConnectHarness.awaitRunning(connect, p, 1, "connector did not restart");
         EndToEndTest.awaitSlotActive(pg, p + "_slot");
         EndToEndTest.sql(pg, "INSERT INTO " + p + "_signal VALUES ('f-2', 'execute-snapshot', '{\"data-collections\": [\""
                 + nokey + "\"], \"type\": \"incremental\"}')");
@@ -172,12 +170,4 @@ class IncrementalRecoveryTest {
         return (String) s;
     }
 
-    private static void awaitSlotInactive(PgServer pg, String slot) throws Exception {
-        long end = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
-        while (!"f".equals(EndToEndTest.query(pg, "SELECT active FROM pg_replication_slots WHERE slot_name = '" + slot + "'")
-                .get(0).get(0))) {
-            assertTrue(System.nanoTime() < end, "slot " + slot + " stayed active");
-            Thread.sleep(50);
-        }
-    }
 }

@@ -86,7 +86,7 @@ class IncrementalSignalsTest {
         c.put("signal.kafka.bootstrap.servers", connect.kafka().bootstrapServers());
         c.put("signal.kafka.groupId", P + "-signals");
         connect.configureConnector(P, c);
-        connect.assertions().assertConnectorAndExactlyNumTasksAreRunning(P, 1, "connector did not start");
+        ConnectHarness.awaitRunning(connect, P, 1, "connector did not start");
         EndToEndTest.awaitSlotActive(pg, P + "_slot");
 
         // Malformed signals, one per channel: refused (logged at ERROR), and the stream goes on.
@@ -157,25 +157,25 @@ class IncrementalSignalsTest {
         c.put("signal.kafka.bootstrap.servers", connect.kafka().bootstrapServers());
         c.put("signal.kafka.groupId", p + "-signals-1");
         connect.configureConnector(p, c);
-        connect.assertions().assertConnectorAndExactlyNumTasksAreRunning(p, 1, "connector did not start");
+        ConnectHarness.awaitRunning(connect, p, 1, "connector did not start");
         EndToEndTest.awaitSlotActive(pg, p + "_slot");
 
         connect.stopConnector(p);
-        connect.assertions().assertConnectorIsStopped(p, "connector did not stop");
+        ConnectHarness.awaitStopped(connect, p, "connector did not stop");
         connect.kafka().produce(p + ".signals", p, "{\"type\": \"execute-snapshot\", \"data\": {\"data-collections\": [\"public."
                 + p + "_big\"], \"type\": \"INCREMENTAL\"}}");
         connect.resumeConnector(p);
-        connect.assertions().assertConnectorAndExactlyNumTasksAreRunning(p, 1, "connector did not resume");
+        ConnectHarness.awaitRunning(connect, p, 1, "connector did not resume");
         ConnectHarness.readUntil(connect, "\\Q" + notes + "\\E", Map.of(),
                 l -> IncrementalChecks.notifications(l, notes, null).contains("COMPLETED"), Duration.ofSeconds(60), 0);
 
         // Restarted again under a group with no committed offsets: only the source offsets say where to go on.
         connect.stopConnector(p);
-        connect.assertions().assertConnectorIsStopped(p, "connector did not stop");
+        ConnectHarness.awaitStopped(connect, p, "connector did not stop");
         c.put("signal.kafka.groupId", p + "-signals-2");
         connect.configureConnector(p, c);
         connect.resumeConnector(p);
-        connect.assertions().assertConnectorAndExactlyNumTasksAreRunning(p, 1, "connector did not resume");
+        ConnectHarness.awaitRunning(connect, p, 1, "connector did not resume");
         EndToEndTest.awaitSlotActive(pg, p + "_slot");
         // A later signal on the same topic still gets through (the channel reads on from where it was).
         connect.kafka().produce(p + ".signals", p, "{\"type\": \"execute-snapshot\", \"data\": {\"data-collections\": [\"public."

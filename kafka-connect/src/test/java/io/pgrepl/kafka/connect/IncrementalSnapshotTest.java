@@ -8,6 +8,7 @@ import io.pgrepl.client.PgConnection;
 import io.pgrepl.codec.Lsn;
 import io.pgrepl.kafka.connect.ConnectHarness.Change;
 import io.pgrepl.testkit.PgServer;
+import io.pgrepl.testkit.Waits;
 import java.time.Duration;
 import java.util.HashMap;
 import java.util.List;
@@ -86,7 +87,7 @@ class IncrementalSnapshotTest {
         int n = 25_000;
         createTables(pg, p, n, 200);
         connect.configureConnector(p, config(pg, p, 10)); // 2,500 chunks of the big table: the slot must move while they run (500 ran out on CI); the small one stays 20 chunks (at chunk 2 its truncates superseded every read)
-        connect.assertions().assertConnectorAndExactlyNumTasksAreRunning(p, 1, "connector did not start");
+        ConnectHarness.awaitRunning(connect, p, 1, "connector did not start");
         EndToEndTest.awaitSlotActive(pg, p + "_slot");
 
         AtomicBoolean running = new AtomicBoolean(true);
@@ -147,7 +148,7 @@ class IncrementalSnapshotTest {
             EndToEndTest.sql(pg, "INSERT INTO " + p + "_signal VALUES ('ad-hoc-1', 'execute-snapshot',"
                     + " '{\"data-collections\": [\"public." + p + "_small\", \"public." + p + "_big\"], \"type\": \"incremental\"}')");
             // The slot is confirmed while the snapshot runs: before the big table's scan completed.
-            long end = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
+            long end = System.nanoTime() + Waits.CEILING.toNanos();
             while (Lsn.compare(EndToEndTest.confirmedLsn(pg, p + "_slot"), confirmedAtSignal) <= 0) {
                 assertTrue(System.nanoTime() < end, "confirmed_flush_lsn never moved during the snapshot");
                 Thread.sleep(50);
@@ -243,7 +244,7 @@ class IncrementalSnapshotTest {
         Map<String, String> cfg = config(pg, p, 20);
         cfg.put("heartbeat.interval.ms", "1000");
         connect.configureConnector(p, cfg);
-        connect.assertions().assertConnectorAndExactlyNumTasksAreRunning(p, 1, "connector did not start");
+        ConnectHarness.awaitRunning(connect, p, 1, "connector did not start");
         EndToEndTest.awaitSlotActive(pg, p + "_slot");
         EndToEndTest.sql(pg, "INSERT INTO " + p + "_signal VALUES ('idle-1', 'execute-snapshot',"
                 + " '{\"data-collections\": [\"public." + p + "_big\"], \"type\": \"incremental\"}')");
@@ -252,7 +253,7 @@ class IncrementalSnapshotTest {
         String big = "public." + p + "_big";
         ConnectHarness.readUntil(connect, "\\Q" + p + ".notifications\\E", Map.of(),
                 l -> IncrementalChecks.notifications(l, p + ".notifications", big).contains("IN_PROGRESS"), Duration.ofSeconds(60), 0);
-        long end = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
+        long end = System.nanoTime() + Waits.CEILING.toNanos();
         long confirmed;
         while (Lsn.compare(confirmed = EndToEndTest.confirmedLsn(pg, p + "_slot"), afterSignal) < 0) {
             assertTrue(System.nanoTime() < end, "confirmed_flush_lsn never passed the signal");

@@ -6,6 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.pgrepl.client.Row;
 import io.pgrepl.testkit.PgServer;
+import io.pgrepl.testkit.Waits;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -58,7 +59,7 @@ class KafkaSignalCommitTest {
     /** Polls until {@code reads} rows of {@code topic} were read; acknowledges each record as Kafka would when {@code ack}. */
     private static List<SourceRecord> pollReads(PgreplSourceTask t, String topic, int reads, boolean ack) throws Exception {
         List<SourceRecord> all = new ArrayList<>();
-        long end = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
+        long end = System.nanoTime() + Waits.CEILING.toNanos();
         long n = 0;
         while (n < reads) {
             assertTrue(System.nanoTime() < end, "timed out after " + n + " reads of " + topic + " (" + all.size() + " records)");
@@ -78,7 +79,7 @@ class KafkaSignalCommitTest {
     }
 
     private void awaitSlotIdle(String slot) throws Exception {
-        long end = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
+        long end = System.nanoTime() + Waits.CEILING.toNanos();
         while (System.nanoTime() < end) {
             List<Row> r = EndToEndTest.query(pg, "SELECT active::text FROM pg_replication_slots WHERE slot_name = '" + slot + "'");
             if (r.isEmpty() || "false".equals(r.get(0).get(0))) return;
@@ -122,7 +123,7 @@ class KafkaSignalCommitTest {
             second.commit(); // the offsets of what was acknowledged so far are committed
             assertNull(groupOffset(group, tp), "committed one offset flush early");
             second.commit(); // everything acknowledged before the previous commit is in the committed offsets now
-            long end = System.nanoTime() + TimeUnit.SECONDS.toNanos(20);
+            long end = System.nanoTime() + Waits.CEILING.toNanos();
             OffsetAndMetadata o;
             while ((o = groupOffset(group, tp)) == null && System.nanoTime() < end) Thread.sleep(100);
             assertTrue(o != null, "the group was never committed");

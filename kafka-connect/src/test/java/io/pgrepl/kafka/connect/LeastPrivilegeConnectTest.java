@@ -67,7 +67,7 @@ class LeastPrivilegeConnectTest {
         c.put("topic.creation.default.replication.factor", "1");
         c.put("topic.creation.default.partitions", "1");
         connect.configureConnector(p, c);
-        connect.assertions().assertConnectorAndExactlyNumTasksAreRunning(p, 1, "connector did not start");
+        ConnectHarness.awaitRunning(connect, p, 1, "connector did not start");
 
         String orders = p + ".shop.orders";
         String customers = p + ".shop.customers";

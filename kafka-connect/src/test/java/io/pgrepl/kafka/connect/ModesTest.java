@@ -103,7 +103,7 @@ class ModesTest {
                 "mp", Map.of("money.fraction.digits", "1"));
         for (var e : connectors.entrySet()) connect.configureConnector(e.getKey(), config(e.getKey(), e.getValue()));
         for (String n : connectors.keySet()) {
-            connect.assertions().assertConnectorAndExactlyNumTasksAreRunning(n, 1, n + " did not start");
+            ConnectHarness.awaitRunning(connect, n, 1, n + " did not start");
             EndToEndTest.awaitSlotActive(pg, n + "_slot");
         }
         assertEquals("t", EndToEndTest.query(pg, "SELECT failover FROM pg_replication_slots WHERE slot_name = 'md_slot'")
@@ -277,7 +277,7 @@ class ModesTest {
         EndToEndTest.sql(pg, "CREATE TABLE og_t (id int PRIMARY KEY)");
         Map<String, String> c = EndToEndTest.connectorConfig(pg, "og");
         connect.configureConnector("og", c);
-        connect.assertions().assertConnectorAndExactlyNumTasksAreRunning("og", 1, "connector did not start");
+        ConnectHarness.awaitRunning(connect, "og", 1, "connector did not start");
         EndToEndTest.awaitSlotActive(pg, "og_slot");
         // One session: the origin is set up for it, then one transaction is stamped with the origin's LSN.
         EndToEndTest.sql(pg, "SELECT pg_replication_origin_create('upstream_a');"

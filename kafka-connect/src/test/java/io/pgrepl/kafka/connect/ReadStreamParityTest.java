@@ -71,7 +71,7 @@ class ReadStreamParityTest {
             c.putAll(MODES.get(i));
             connect.configureConnector(p, c);
         }
-        for (String p : prefixes) connect.assertions().assertConnectorAndExactlyNumTasksAreRunning(p, 1, "connector " + p + " did not start");
+        for (String p : prefixes) ConnectHarness.awaitRunning(connect, p, 1, "connector " + p + " did not start");
         String pattern = "par" + major + "m\\d" + TypedTable.TOPIC_SUFFIX.replace(".", "\\.");
         ConnectHarness.readUntil(connect, pattern, Map.of(), l -> count(l, "r", null) == 3 * MODES.size(), Duration.ofSeconds(120));
         // Debezium's signal, with the names spelled as PostgreSQL quotes them.

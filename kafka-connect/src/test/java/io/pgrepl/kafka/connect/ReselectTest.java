@@ -76,7 +76,7 @@ class ReselectTest {
             connect.configureConnector(name, c);
         }
         for (String name : List.of(off, on)) {
-            connect.assertions().assertConnectorAndExactlyNumTasksAreRunning(name, 1, name + " did not start");
+            ConnectHarness.awaitRunning(connect, name, 1, name + " did not start");
             EndToEndTest.awaitSlotActive(pg, name + "_slot");
         }
         // One small transaction: one chunk, so one poll() batch for the records of both tables.

@@ -81,7 +81,7 @@ class SchemaChangeTopicTest {
             }
             String name = "sc-" + major;
             connect.configureConnector(name, cfg);
-            connect.assertions().assertConnectorAndExactlyNumTasksAreRunning(name, 1, "connector did not start");
+            ConnectHarness.awaitRunning(connect, name, 1, "connector did not start");
             EndToEndTest.awaitSlotActive(pg, prefix + "_slot");
             script.runSteps();
             List<Change> all = ConnectHarness.readUntil(connect, "\\Q" + prefix + ".\\E.*", Map.of(),

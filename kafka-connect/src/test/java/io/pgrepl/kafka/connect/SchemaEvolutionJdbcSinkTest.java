@@ -6,6 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import io.pgrepl.client.PgConnection;
 import io.pgrepl.client.Row;
 import io.pgrepl.testkit.PgServer;
+import io.pgrepl.testkit.Waits;
 import io.pgrepl.testkit.schema.SchemaScript;
 import io.pgrepl.testkit.schema.SchemaScriptRun;
 import io.pgrepl.testkit.schema.TableContent;
@@ -90,7 +91,7 @@ class SchemaEvolutionJdbcSinkTest {
                 cfg.put("transforms." + t + ".replacement", "$1_$2");
             }
             connect.configureConnector(p, cfg);
-            connect.assertions().assertConnectorAndExactlyNumTasksAreRunning(p, 1, "the source connector runs");
+            ConnectHarness.awaitRunning(connect, p, 1, "the source connector runs");
             EndToEndTest.awaitSlotActive(pg, p + "_slot");
 
             // The source as it was at the steps after which the sink can no longer follow a table.
@@ -228,7 +229,7 @@ class SchemaEvolutionJdbcSinkTest {
     /** Waits until the sink's table, on the source's columns, equals {@code want}; fails naming the sink's state. */
     private void awaitEqual(PgServer pg, String sink, String table, Table want) throws Exception {
         assertTrue(want != null && !want.rows().isEmpty(), table + ": the source had rows");
-        long end = System.nanoTime() + TimeUnit.SECONDS.toNanos(120);
+        long end = System.nanoTime() + Waits.CEILING.toNanos();
         Table got = null;
         while (System.nanoTime() < end) {
             got = read(pg, "sink", "public", table).on(want.columns());
@@ -240,7 +241,7 @@ class SchemaEvolutionJdbcSinkTest {
 
     /** Waits for the sink's task to fail; returns its trace. */
     private String awaitFailed(String sink) throws Exception {
-        long end = System.nanoTime() + TimeUnit.SECONDS.toNanos(120);
+        long end = System.nanoTime() + Waits.CEILING.toNanos();
         while (System.nanoTime() < end) {
             String s = taskState(sink);
             if (s.startsWith("FAILED")) return s;

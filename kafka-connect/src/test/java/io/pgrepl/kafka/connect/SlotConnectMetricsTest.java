@@ -78,7 +78,7 @@ class SlotConnectMetricsTest {
                 m.close();
                 assertTrue(kafka.metrics().keySet().stream().noneMatch(n -> n.name().startsWith("Slot")), "removed on close");
             }
-            s.sql("postgres", "SELECT pg_drop_replication_slot('cm_slot')");
+            s.dropReplicationSlot("cm_slot");
         }
     }
 

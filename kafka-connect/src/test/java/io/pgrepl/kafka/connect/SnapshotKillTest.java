@@ -10,6 +10,7 @@ import io.pgrepl.client.PgConnection;
 import io.pgrepl.client.Row;
 import io.pgrepl.kafka.connect.ConnectHarness.Change;
 import io.pgrepl.testkit.PgServer;
+import io.pgrepl.testkit.Waits;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
@@ -121,14 +122,15 @@ class SnapshotKillTest {
             int opsAtKill = ops.get();
 
             connect.addWorker();
-            connect.assertions().assertConnectorAndExactlyNumTasksAreRunning(a, 1, a + " did not move");
-            connect.assertions().assertConnectorAndExactlyNumTasksAreRunning(b, 1, b + " did not move");
+            ConnectHarness.awaitRunning(connect, a, 1, a + " moving");
+            ConnectHarness.awaitRunning(connect, b, 1, b + " moving");
             // The second copy of ska completes; then more changes stream.
             ConnectHarness.readUntil(connect, "\\Q" + a + ".public." + a + "_big\\E", Map.of(), l -> l.stream().anyMatch(
                     c -> c.value() != null && "last".equals(c.value().getStruct("source").getString("snapshot"))),
                     Duration.ofSeconds(120), 0);
             int opsAfter = ops.get();
-            while (ops.get() < opsAfter + 100 && failed.get() == null) Thread.sleep(10);
+            Waits.until(() -> "100 more changes (" + (ops.get() - opsAfter) + ")", Waits.CEILING,
+                    () -> ops.get() >= opsAfter + 100 || failed.get() != null);
             assertTrue(ops.get() > opsAtKill, "changes ran between the copies");
         } finally {
             running.set(false);
@@ -162,7 +164,7 @@ class SnapshotKillTest {
     private void workload(String a, String b, int bigRows, int smallRows, AtomicBoolean running, AtomicInteger ops,
                           AtomicReference<Throwable> failed) {
         try (PgConnection c = PgConnection.connect(pg.url(pg.superuser(), "postgres")).toCompletableFuture()
-                .get(30, TimeUnit.SECONDS)) {
+                .get(Waits.CEILING.toSeconds(), TimeUnit.SECONDS)) {
             for (int i = 1; running.get(); i++) {
                 String t = i % 3 == 0 ? b + "_t" : a + "_big";
                 int n = i % 3 == 0 ? smallRows : bigRows;
@@ -171,7 +173,7 @@ class SnapshotKillTest {
                     case 1 -> "UPDATE " + t + " SET v = 'u" + i + "', n = n + 1 WHERE id = " + (i * 7919 % n + 1);
                     default -> "DELETE FROM " + t + " WHERE id = " + (i * 104_729 % n + 1);
                 };
-                c.query(sql).toCompletableFuture().get(30, TimeUnit.SECONDS);
+                c.query(sql).toCompletableFuture().get(Waits.CEILING.toSeconds(), TimeUnit.SECONDS);
                 ops.incrementAndGet();
                 Thread.sleep(2);
             }
@@ -198,30 +200,37 @@ class SnapshotKillTest {
                 .PUT(HttpRequest.BodyPublishers.ofString(JSON.writeValueAsString(cfg))).build();
         // A worker that just joined answers 409 or 500 while the group rebalances (a request it cannot
         // forward to the leader yet): ask again until it takes the config.
-        long end = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
-        HttpResponse<String> r = HttpClient.newHttpClient().send(req, HttpResponse.BodyHandlers.ofString());
-        while ((r.statusCode() == 409 || r.statusCode() >= 500) && System.nanoTime() < end) {
-            Thread.sleep(500);
-            r = HttpClient.newHttpClient().send(req, HttpResponse.BodyHandlers.ofString());
-        }
+        HttpClient http = HttpClient.newHttpClient();
+        AtomicReference<HttpResponse<String>> last = new AtomicReference<>();
+        Waits.until(() -> "PUT " + name + " taken (" + (last.get() == null ? "no answer" : last.get().statusCode() + " "
+                + last.get().body()) + ")", Waits.CEILING, () -> {
+            try {
+                last.set(http.send(req, HttpResponse.BodyHandlers.ofString()));
+            } catch (java.io.IOException slow) {
+                return false; // PUT of a config is idempotent: asked again
+            }
+            return last.get().statusCode() != 409 && last.get().statusCode() < 500;
+        });
+        HttpResponse<String> r = last.get();
         assertTrue(r.statusCode() / 100 == 2, "PUT " + name + ": " + r.statusCode() + " " + r.body());
     }
 
     static void awaitRunning(ChildWorker w, String name) throws Exception {
         HttpClient http = HttpClient.newHttpClient();
-        long end = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
-        String last = "";
-        while (System.nanoTime() < end) {
-            HttpRequest req = HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + w.port + "/connectors/" + name + "/status"))
-                    .timeout(Duration.ofSeconds(10)).build();
-            HttpResponse<String> r = http.send(req, HttpResponse.BodyHandlers.ofString());
-            last = r.body();
-            if (r.statusCode() == 200) {
-                JsonNode tasks = JSON.readTree(r.body()).get("tasks");
-                if (tasks != null && tasks.size() == 1 && "RUNNING".equals(tasks.get(0).get("state").asText())) return;
+        HttpRequest req = HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + w.port + "/connectors/" + name + "/status"))
+                .timeout(Duration.ofSeconds(30)).build();
+        AtomicReference<String> last = new AtomicReference<>("");
+        Waits.until(() -> name + " running in the child: " + last.get(), Waits.CEILING, () -> {
+            HttpResponse<String> r;
+            try {
+                r = http.send(req, HttpResponse.BodyHandlers.ofString());
+            } catch (java.io.IOException slow) {
+                last.set(slow.toString());
+                return false;
             }
-            Thread.sleep(200);
-        }
-        throw new AssertionError(name + " is not running in the child: " + last);
+            last.set(r.body());
+            JsonNode tasks = r.statusCode() == 200 ? JSON.readTree(r.body()).get("tasks") : null;
+            return tasks != null && tasks.size() == 1 && "RUNNING".equals(tasks.get(0).get("state").asText());
+        });
     }
 }

@@ -8,6 +8,7 @@ import io.pgrepl.client.PgConnection;
 import io.pgrepl.client.Row;
 import io.pgrepl.kafka.connect.ConnectHarness.Change;
 import io.pgrepl.testkit.PgServer;
+import io.pgrepl.testkit.Waits;
 import java.time.Duration;
 import java.util.HashMap;
 import java.util.List;
@@ -119,7 +120,7 @@ class SnapshotTest {
             while (done.get() < 20 && failed.get() == null) Thread.sleep(10);
             atConfigure = done.get();
             connect.configureConnector(p, config(pg, p, "initial"));
-            connect.assertions().assertConnectorAndExactlyNumTasksAreRunning(p, 1, "connector did not start");
+            ConnectHarness.awaitRunning(connect, p, 1, "connector did not start");
             // The slot is active from the start of CREATE_REPLICATION_SLOT, which may wait for running
             // transactions (this workload's) before it reaches its consistent point: writes until then
             // belong to the copy. confirmed_flush_lsn is set once that point is reached.
@@ -186,13 +187,13 @@ class SnapshotTest {
                 + "INSERT INTO only_t SELECT g, 'v' || g, g FROM generate_series(1, 500) g");
         Map<Object, Map<String, Object>> before = expected(pg, "only_t");
         connect.configureConnector(p, config(pg, p, "initial_only"));
-        connect.assertions().assertConnectorAndExactlyNumTasksAreRunning(p, 1, "connector did not start");
+        ConnectHarness.awaitRunning(connect, p, 1, "connector did not start");
         ConnectHarness.readUntil(connect, "\\Qonly.public.only_t\\E", Map.of(), l -> l.size() >= 500, Duration.ofSeconds(60));
         EndToEndTest.sql(pg, "INSERT INTO only_t VALUES (501, 'late', 501); UPDATE only_t SET v = 'late' WHERE id = 1");
         // The copy's temporary slot is gone: nothing can stream the late changes any more. The read
         // below goes on until several polls in a row bring nothing, so records still on their way show.
         awaitNoSlot(pg, "only_slot");
-        connect.assertions().assertConnectorAndExactlyNumTasksAreRunning(p, 1, "the idle task is still running");
+        ConnectHarness.awaitRunning(connect, p, 1, "the idle task is still running");
         List<Change> all = ConnectHarness.readUntil(connect, "\\Qonly.public.only_t\\E", Map.of(),
                 l -> l.size() >= 500, Duration.ofSeconds(60));
         assertEquals(500, all.size());
@@ -214,14 +215,14 @@ class SnapshotTest {
         EndToEndTest.sql(pg, "CREATE TABLE wn_t (id int PRIMARY KEY, v text, n int);"
                 + "INSERT INTO wn_t SELECT g, 'v' || g, g FROM generate_series(1, 3) g");
         connect.configureConnector(p, config(pg, p, "when_needed"));
-        connect.assertions().assertConnectorAndExactlyNumTasksAreRunning(p, 1, "connector did not start");
+        ConnectHarness.awaitRunning(connect, p, 1, "connector did not start");
         EndToEndTest.awaitSlotActive(pg, p + "_slot");
         EndToEndTest.sql(pg, "INSERT INTO wn_t VALUES (4, 'v4', 4)");
         ConnectHarness.readUntil(connect, "\\Q" + topic + "\\E", Map.of(), l -> l.size() >= 4, Duration.ofSeconds(60));
         connect.stopConnector(p);
-        connect.assertions().assertConnectorIsStopped(p, "connector did not stop");
+        ConnectHarness.awaitStopped(connect, p, "connector did not stop");
         connect.resumeConnector(p);
-        connect.assertions().assertConnectorAndExactlyNumTasksAreRunning(p, 1, "connector did not resume");
+        ConnectHarness.awaitRunning(connect, p, 1, "connector did not resume");
         EndToEndTest.awaitSlotActive(pg, p + "_slot");
         EndToEndTest.sql(pg, "INSERT INTO wn_t VALUES (5, 'v5', 5)");
         List<Change> all = ConnectHarness.readUntil(connect, "\\Q" + topic + "\\E", Map.of(),
@@ -303,7 +304,7 @@ class SnapshotTest {
     }
 
     private static void awaitNoSlot(PgServer pg, String slot) throws Exception {
-        long end = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
+        long end = System.nanoTime() + Waits.CEILING.toNanos();
         while (System.nanoTime() < end) {
             if (EndToEndTest.query(pg, "SELECT 1 FROM pg_replication_slots WHERE slot_name = '" + slot + "'").isEmpty()) return;
             Thread.sleep(100);
@@ -312,7 +313,7 @@ class SnapshotTest {
     }
 
     private static void awaitConsistentPoint(PgServer pg, String slot) throws Exception {
-        long end = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
+        long end = System.nanoTime() + Waits.CEILING.toNanos();
         while (System.nanoTime() < end) {
             if (!EndToEndTest.query(pg, "SELECT 1 FROM pg_replication_slots WHERE slot_name = '" + slot
                     + "' AND confirmed_flush_lsn IS NOT NULL").isEmpty()) return;

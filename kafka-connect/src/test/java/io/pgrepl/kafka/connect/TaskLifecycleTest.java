@@ -10,6 +10,7 @@ import io.pgrepl.client.Row;
 import io.pgrepl.codec.Lsn;
 import io.pgrepl.kafka.connect.offsets.Position;
 import io.pgrepl.testkit.PgServer;
+import io.pgrepl.testkit.Waits;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -77,7 +78,7 @@ class TaskLifecycleTest {
 
     private static List<SourceRecord> pollUntil(PgreplSourceTask t, Predicate<Polled> done) throws Exception {
         Polled polled = new Polled();
-        long end = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
+        long end = System.nanoTime() + Waits.CEILING.toNanos();
         while (!done.test(polled)) {
             assertTrue(System.nanoTime() < end, "timed out after " + polled.all.size() + " records");
             List<SourceRecord> r = t.poll();
@@ -107,7 +108,7 @@ class TaskLifecycleTest {
     }
 
     private static Row awaitSlotIdle(PgServer pg, String name) throws Exception {
-        long end = System.nanoTime() + TimeUnit.SECONDS.toNanos(20);
+        long end = System.nanoTime() + Waits.CEILING.toNanos();
         while (System.nanoTime() < end) {
             Row r = slot(pg, name);
             if (r == null || "false".equals(r.get(0))) return r;
@@ -192,7 +193,7 @@ class TaskLifecycleTest {
                 () -> ReplicationSetup.await(raw.minimalCompletionStage(), cfg, "connecting", Duration.ofMillis(100)));
         PgConnection late = PgConnection.connect(pg.url(pg.superuser(), "postgres")).toCompletableFuture().get(30, TimeUnit.SECONDS);
         raw.complete(late);
-        long end = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+        long end = System.nanoTime() + Waits.CEILING.toNanos();
         while (late.isOpen() && System.nanoTime() < end) Thread.sleep(20);
         assertFalse(late.isOpen(), "the late connection was closed");
 
@@ -204,7 +205,7 @@ class TaskLifecycleTest {
         assertTrue(Thread.interrupted(), "the interrupt is kept");
         PgConnection late2 = PgConnection.connect(pg.url(pg.superuser(), "postgres")).toCompletableFuture().get(30, TimeUnit.SECONDS);
         raw2.complete(late2);
-        end = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+        end = System.nanoTime() + Waits.CEILING.toNanos();
         while (late2.isOpen() && System.nanoTime() < end) Thread.sleep(20);
         assertFalse(late2.isOpen(), "the late connection was closed after an interrupt");
     }
@@ -220,7 +221,7 @@ class TaskLifecycleTest {
         ConnectException e = assertThrows(ConnectException.class, () -> task(cfg, stored));
         assertTrue(e.getMessage().contains("confirmed up to") && e.getMessage().contains("slot.lost.handling"), e.getMessage());
 
-        EndToEndTest.sql(pg, "SELECT pg_drop_replication_slot('tll_slot')");
+        pg.dropReplicationSlot("tll_slot");
         e = assertThrows(ConnectException.class, () -> task(cfg, stored));
         assertTrue(e.getMessage().contains("does not exist") && e.getMessage().contains("slot.lost.handling"), e.getMessage());
         assertTrue(slot("tll_slot") == null, "no slot was created silently");
@@ -259,7 +260,7 @@ class TaskLifecycleTest {
                 + "', 'pgoutput')");
         long first = Lsn.parse(r.get(0).get(0));
         EndToEndTest.sql(pg, "CREATE TABLE IF NOT EXISTS tl_noise (v int); INSERT INTO tl_noise SELECT generate_series(1, 100)");
-        EndToEndTest.sql(pg, "SELECT pg_drop_replication_slot('" + name + "')");
+        pg.dropReplicationSlot(name);
         EndToEndTest.sql(pg, "SELECT pg_create_logical_replication_slot('" + name + "', 'pgoutput')");
         return first;
     }

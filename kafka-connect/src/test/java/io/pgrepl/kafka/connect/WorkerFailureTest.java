@@ -9,6 +9,7 @@ import io.pgrepl.client.PgConnection;
 import io.pgrepl.client.Row;
 import io.pgrepl.kafka.connect.ConnectHarness.Change;
 import io.pgrepl.testkit.PgServer;
+import io.pgrepl.testkit.Waits;
 import java.lang.management.ManagementFactory;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -81,7 +82,7 @@ class WorkerFailureTest {
     }
 
     private static void awaitCount(AtomicInteger n, int atLeast) throws InterruptedException {
-        long end = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
+        long end = System.nanoTime() + Waits.CEILING.toNanos();
         while (n.get() < atLeast && System.nanoTime() < end) Thread.sleep(20);
         assertTrue(n.get() >= atLeast, "the workload reached " + atLeast);
     }
@@ -99,7 +100,7 @@ class WorkerFailureTest {
             connect.configureConnector(n, EndToEndTest.connectorConfig(pg, n));
         }
         for (String n : names) {
-            connect.assertions().assertConnectorAndExactlyNumTasksAreRunning(n, 1, "connector " + n + " did not start");
+            ConnectHarness.awaitRunning(connect, n, 1, "connector " + n + " did not start");
             EndToEndTest.awaitSlotActive(pg, n + "_slot");
         }
         int txs = 100;
@@ -119,7 +120,7 @@ class WorkerFailureTest {
         assertEquals(1, connect.workers().size());
 
         // The task moves to the other worker and runs there.
-        long end = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
+        long end = System.nanoTime() + Waits.CEILING.toNanos();
         String movedTo = null;
         while (System.nanoTime() < end) {
             var t = connect.connectorStatus("wfa").tasks().get(0);
@@ -196,7 +197,7 @@ class WorkerFailureTest {
         Map<String, String> cfg = EndToEndTest.connectorConfig(pg, n);
         cfg.put("status.update.interval.ms", "100"); // the slot's position follows the confirmations closely
         connect.configureConnector(n, cfg);
-        connect.assertions().assertConnectorAndExactlyNumTasksAreRunning(n, 1, "connector did not start");
+        ConnectHarness.awaitRunning(connect, n, 1, "connector did not start");
         EndToEndTest.awaitSlotActive(pg, n + "_slot");
 
         int txs = 60;
@@ -207,7 +208,7 @@ class WorkerFailureTest {
         int discarded = 0;
         int rows = txs * perTx;
         try (OffsetsTopic offsets = new OffsetsTopic(connect, OFFSETS)) {
-            long end = System.nanoTime() + TimeUnit.SECONDS.toNanos(120);
+            long end = System.nanoTime() + Waits.CEILING.toNanos();
             while (System.nanoTime() < end) {
                 long before = offsets.end();
                 OffsetsTopic.Committed c = offsets.last(n);

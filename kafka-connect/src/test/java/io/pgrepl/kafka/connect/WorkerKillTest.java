@@ -9,6 +9,7 @@ import io.pgrepl.client.PgConnection;
 import io.pgrepl.client.Row;
 import io.pgrepl.kafka.connect.ConnectHarness.Change;
 import io.pgrepl.testkit.PgServer;
+import io.pgrepl.testkit.Waits;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.HashMap;
@@ -86,7 +87,7 @@ class WorkerKillTest {
             for (String n : victims) samples.put(n, new CopyOnWriteArrayList<>());
             CompletableFuture<Void> sampler = CompletableFuture.runAsync(() -> sample(victims, samples, sampling));
             CompletableFuture<Void> writer = workload(names, txs, done);
-            awaitCount(done, txs / 3);
+            awaitCount(done, txs / 3, writer);
 
             child.kill();
             long killedAt = System.currentTimeMillis();
@@ -105,7 +106,7 @@ class WorkerKillTest {
             long killed = System.nanoTime();
             for (String n : victims) awaitMoved(n, child);
             double moveSeconds = (System.nanoTime() - killed) / 1e9;
-            writer.get(120, TimeUnit.SECONDS);
+            writer.get(Waits.CEILING.toSeconds(), TimeUnit.SECONDS);
             assertTrue(done.get() > writtenAtKill, "transactions streamed after the kill");
 
             try (OffsetsTopic offsets = new OffsetsTopic(connect, OFFSETS)) {
@@ -135,43 +136,40 @@ class WorkerKillTest {
                         childUp, placed, (killed - t0) / 1e9, (System.nanoTime() - t0) / 1e9);
             } finally {
                 sampling.set(false);
-                sampler.get(30, TimeUnit.SECONDS);
+                sampler.get(Waits.CEILING.toSeconds(), TimeUnit.SECONDS);
             }
         }
         for (String n : names) connect.deleteConnector(n);
     }
 
-    /** Waits until both tasks run and one is in the child; returns each connector's task's worker. */
-    private Map<String, String> awaitPlacement(List<String> names, ChildWorker child) throws InterruptedException {
-        long end = System.nanoTime() + TimeUnit.SECONDS.toNanos(45);
+    /**
+     * Waits until both tasks run and one is in the child; returns each connector's task's worker.
+     * Connect spreads the tasks over the workers once both are in the group and have read the configs:
+     * a rebalance or two, each a few round trips between two busy JVMs.
+     */
+    private Map<String, String> awaitPlacement(List<String> names, ChildWorker child) throws Exception {
         Map<String, String> at = new HashMap<>();
-        while (System.nanoTime() < end) {
+        return Waits.value(() -> "a task running in the child worker (port " + child.port + "): " + at, Waits.CEILING, () -> {
             at.clear();
             for (String n : names) {
-                try {
-                    var tasks = connect.connectorStatus(n).tasks();
-                    if (tasks.size() == 1 && "RUNNING".equals(tasks.get(0).state())) at.put(n, tasks.get(0).workerId());
-                } catch (RuntimeException notYet) {
-                    // the connector is not known to the worker yet
+                var s = ConnectHarness.connectorStatus(connect, n);
+                if (s != null && s.tasks().size() == 1 && "RUNNING".equals(s.tasks().get(0).state())) {
+                    at.put(n, s.tasks().get(0).workerId());
                 }
             }
-            if (at.size() == names.size() && at.values().stream().anyMatch(child::is)
-                    && !at.values().stream().allMatch(child::is)) {
-                return Map.copyOf(at);
-            }
-            Thread.sleep(200);
-        }
-        throw new AssertionError("no task ran in the child worker (port " + child.port + "): " + at);
+            boolean split = at.size() == names.size() && at.values().stream().anyMatch(child::is)
+                    && !at.values().stream().allMatch(child::is);
+            return split ? Map.copyOf(at) : null;
+        });
     }
 
-    private void awaitMoved(String n, ChildWorker child) throws InterruptedException {
-        long end = System.nanoTime() + TimeUnit.SECONDS.toNanos(45);
-        while (System.nanoTime() < end) {
-            var tasks = connect.connectorStatus(n).tasks();
-            if (tasks.size() == 1 && "RUNNING".equals(tasks.get(0).state()) && !child.is(tasks.get(0).workerId())) return;
-            Thread.sleep(100);
-        }
-        throw new AssertionError(n + "'s task did not move off the killed worker: " + connect.connectorStatus(n).tasks());
+    private void awaitMoved(String n, ChildWorker child) throws Exception {
+        Waits.until(() -> n + "'s task moved off the killed worker: " + ConnectHarness.connectorStatus(connect, n), Waits.CEILING,
+                () -> {
+                    var s = ConnectHarness.connectorStatus(connect, n);
+                    return s != null && s.tasks().size() == 1 && "RUNNING".equals(s.tasks().get(0).state())
+                            && !child.is(s.tasks().get(0).workerId());
+                });
     }
 
     private void sample(List<String> victims, Map<String, List<Sample>> samples, AtomicBoolean sampling) {
@@ -252,12 +250,12 @@ class WorkerKillTest {
     private CompletableFuture<Void> workload(List<String> names, int txs, AtomicInteger done) {
         return CompletableFuture.runAsync(() -> {
             try (PgConnection c = PgConnection.connect(pg.url(pg.superuser(), "postgres")).toCompletableFuture()
-                    .get(30, TimeUnit.SECONDS)) {
+                    .get(Waits.CEILING.toSeconds(), TimeUnit.SECONDS)) {
                 for (int t = 0; t < txs; t++) {
                     for (String n : names) {
                         c.query("INSERT INTO " + n + "_rows SELECT g, " + t + " FROM generate_series("
                                 + (t * PER_TX + 1) + ", " + (t * PER_TX + PER_TX) + ") g").toCompletableFuture()
-                                .get(30, TimeUnit.SECONDS);
+                                .get(Waits.CEILING.toSeconds(), TimeUnit.SECONDS);
                     }
                     done.set(t + 1);
                     Thread.sleep(25);
@@ -268,9 +266,10 @@ class WorkerKillTest {
         });
     }
 
-    private static void awaitCount(AtomicInteger n, int atLeast) throws InterruptedException {
-        long end = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
-        while (n.get() < atLeast && System.nanoTime() < end) Thread.sleep(20);
+    private static void awaitCount(AtomicInteger n, int atLeast, CompletableFuture<Void> writer) throws Exception {
+        Waits.until(() -> "the workload reaching " + atLeast + " transactions (at " + n.get() + ")", Waits.CEILING,
+                () -> n.get() >= atLeast || writer.isDone());
+        if (n.get() < atLeast) writer.get(); // its failure
         assertTrue(n.get() >= atLeast, "the workload reached " + atLeast);
     }
 

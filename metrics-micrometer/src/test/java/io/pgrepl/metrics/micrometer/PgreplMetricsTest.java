@@ -23,6 +23,7 @@ import io.pgrepl.codec.Lsn;
 import io.pgrepl.codec.pgoutput.CommitMessage;
 import io.pgrepl.codec.replication.XLogData;
 import io.pgrepl.testkit.PgServer;
+import io.pgrepl.testkit.Waits;
 import io.pgrepl.testkit.junit.PgTest;
 import java.time.Duration;
 import java.util.concurrent.CompletionStage;
@@ -33,7 +34,7 @@ import org.junit.jupiter.api.Test;
 /** Meters bound to live streams on a real PostgreSQL (the kit's default major). */
 @PgTest
 class PgreplMetricsTest {
-    private static final Duration WAIT = Duration.ofSeconds(30);
+    private static final Duration WAIT = Waits.CEILING;
 
     /** Counts what the application sees, independently of the stream's own counters. */
     static final class CountingHandler implements LogicalStreamHandler {

@@ -22,6 +22,7 @@ import io.pgrepl.client.stream.LogicalReplicationStream;
 import io.pgrepl.client.stream.LogicalStreamHandler;
 import io.pgrepl.testkit.AuthMethod;
 import io.pgrepl.testkit.PgServer;
+import io.pgrepl.testkit.Waits;
 import io.pgrepl.testkit.PgVersions;
 import java.time.Duration;
 import java.util.Map;
@@ -41,7 +42,7 @@ import org.junit.jupiter.params.provider.MethodSource;
  * with safe_wal_size); spill counters on 14+ (pg_stat_replication_slots).
  */
 class SlotMetricsTest {
-    private static final Duration WAIT = Duration.ofSeconds(60);
+    private static final Duration WAIT = Waits.CEILING;
     private static final Map<Integer, PgServer> SERVERS = new TreeMap<>();
 
     static Stream<Integer> majors() {
@@ -132,8 +133,8 @@ class SlotMetricsTest {
             bound.close();
             assertNull(registry.find(SlotMetrics.RETAINED_WAL).gauge(), "meters removed on close");
         }
-        s.sql("postgres", "SELECT pg_drop_replication_slot('sm_active')");
-        s.sql("postgres", "SELECT pg_drop_replication_slot('sm_idle')");
+        s.dropReplicationSlot("sm_active");
+        s.dropReplicationSlot("sm_idle");
     }
 
     private static double gauge(MeterRegistry r, String name, String slot) {
