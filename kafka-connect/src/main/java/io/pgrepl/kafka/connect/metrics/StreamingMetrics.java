@@ -78,9 +78,9 @@ final class StreamingMetrics extends PipelineMetrics implements StreamingMetrics
     @Override public Long getMilliSecondsBehindSourceMinValue() { return lag.min(); }
     @Override public Long getMilliSecondsBehindSourceMaxValue() { return lag.max(); }
     @Override public Double getMilliSecondsBehindSourceAverageValue() { return lag.average(); }
-    @Override public Double getMilliSecondsBehindSourceP50() { return null; }
-    @Override public Double getMilliSecondsBehindSourceP95() { return null; }
-    @Override public Double getMilliSecondsBehindSourceP99() { return null; }
+    @Override public Double getMilliSecondsBehindSourceP50() { return lag.quantile(0.50); }
+    @Override public Double getMilliSecondsBehindSourceP95() { return lag.quantile(0.95); }
+    @Override public Double getMilliSecondsBehindSourceP99() { return lag.quantile(0.99); }
     @Override public Map<String, Long> getNumberOfCreateEventsSeen() { return Map.copyOf(creates); }
     @Override public Map<String, Long> getNumberOfDeleteEventsSeen() { return Map.copyOf(deletes); }
     @Override public Map<String, Long> getNumberOfUpdateEventsSeen() { return Map.copyOf(updates); }
@@ -103,8 +103,13 @@ final class StreamingMetrics extends PipelineMetrics implements StreamingMetrics
         truncates.clear();
     }
 
-    /** The last, smallest, largest and mean lag in milliseconds; all null before the first. */
+    /**
+     * The last, smallest, largest and mean lag in milliseconds, and quantiles of the latest
+     * {@value #RECENT} (Debezium's sketch keeps all since the last reset); all null before the first.
+     */
     private static final class Lag {
+        private static final int RECENT = 4096;
+        private final long[] recent = new long[RECENT];
         private long last;
         private long min = Long.MAX_VALUE;
         private long max = Long.MIN_VALUE;
@@ -115,8 +120,16 @@ final class StreamingMetrics extends PipelineMetrics implements StreamingMetrics
             last = millis;
             min = Math.min(min, millis);
             max = Math.max(max, millis);
+            recent[(int) (count % RECENT)] = millis;
             sum += millis;
             count++;
+        }
+
+        synchronized Double quantile(double q) {
+            if (count == 0) return null;
+            long[] v = java.util.Arrays.copyOf(recent, (int) Math.min(count, RECENT));
+            java.util.Arrays.sort(v);
+            return (double) v[Math.max(0, (int) Math.ceil(q * v.length) - 1)];
         }
 
         synchronized Long last() { return count == 0 ? null : last; }

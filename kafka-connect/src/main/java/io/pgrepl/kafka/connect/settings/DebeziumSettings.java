@@ -243,7 +243,7 @@ public final class DebeziumSettings {
         l.add(differs("retriable.restart.connector.wait.ms", "no effect: see errors.max.retries"));
         l.add(differs("executor.shutdown.timeout.ms", "no effect: stopping is bounded by Connect's task.shutdown.graceful.timeout.ms"));
         l.add(differs("statistics.metrics.enabled", "no effect: the streaming bean's MilliSecondsBehindSourceP50, P95 and P99"
-                + " stay null (its Min, Max and Average values are kept)"));
+                + " are always kept (as by Debezium's default, true), over the latest 4096 events"));
         l.add(same("custom.metric.tags"));
         l.add(differs("custom.sanitize.pattern", "no effect: pgrepl logs no setting values, and PASSWORD settings show as [hidden]"));
         l.add(only("guardrail.collections.max", Treatment.SAME, "", ZERO, "0",
