@@ -207,6 +207,12 @@ public final class PgreplConnectorConfig extends AbstractConfig {
                     "Topic for schema change records (docs/schema-changes.md): one per change of a captured table's"
                             + " shape (and, with pgrepl's DDL capture on PostgreSQL 14+, per CREATE and DROP TABLE, with"
                             + " the statement), keyed by table, valued in Debezium's SchemaChangeValue shape; empty = none.")
+            .define(io.pgrepl.kafka.connect.metrics.MetricNames.ADVANCED_METRICS, Type.BOOLEAN, false, Importance.LOW,
+                    "Debezium's advanced.metrics.enable: the streaming JMX bean counts creates, updates, deletes and"
+                            + " truncates per table (NumberOfCreateEventsSeen, ...); off, those maps stay empty, as Debezium's.")
+            .define(io.pgrepl.kafka.connect.metrics.MetricNames.CUSTOM_METRIC_TAGS, Type.STRING, "",
+                    io.pgrepl.kafka.connect.metrics.MetricNames.VALIDATOR, Importance.LOW,
+                    "k1=v1,k2=v2: appended to the JMX names of the task's Debezium metrics beans, as Debezium appends them.")
             .define(SLOT_METRICS_INTERVAL_MS, Type.INT, 10_000, ConfigDef.Range.between(0, 3_600_000), Importance.LOW,
                     "How often the slot's own figures (retained WAL, safe_wal_size, wal_status, lag, spill) are read"
                             + " from pg_replication_slots over a separate ordinary connection and published as the task's"

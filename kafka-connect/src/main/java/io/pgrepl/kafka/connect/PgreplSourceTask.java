@@ -10,6 +10,10 @@ import io.pgrepl.client.stream.LogicalReplicationOptions;
 import io.pgrepl.client.stream.LogicalReplicationStream;
 import io.pgrepl.client.tx.TxEvent;
 import io.pgrepl.codec.Lsn;
+import io.pgrepl.kafka.connect.metrics.CapturedTables;
+import io.pgrepl.kafka.connect.metrics.ConnectorMetrics;
+import io.pgrepl.kafka.connect.metrics.MetricNames;
+import io.pgrepl.kafka.connect.metrics.Queue;
 import io.pgrepl.kafka.connect.offsets.AckTracker;
 import io.pgrepl.kafka.connect.offsets.Position;
 import io.pgrepl.kafka.connect.offsets.SignalOffsets;
@@ -96,6 +100,8 @@ public final class PgreplSourceTask extends SourceTask {
     private volatile StreamBuilder builder;
     /** reselect.unavailable.values, or null. */
     private volatile Reselect reselect;
+    /** Debezium's JMX beans (context=snapshot and streaming); created by start(). */
+    private volatile ConnectorMetrics metrics;
 
     @Override
     public String version() {
@@ -108,6 +114,8 @@ public final class PgreplSourceTask extends SourceTask {
         unacknowledged = new UnacknowledgedRecords(config.maxUnacknowledgedRecords(), config.maxUnacknowledgedMs());
         partition = Map.of("server", config.topicPrefix());
         slotMetrics = SlotConnectMetrics.start(context, config);
+        metrics = ConnectorMetrics.start(config.topicPrefix(), config.getString(MetricNames.CUSTOM_METRIC_TAGS), config.slotName(),
+                config.getBoolean(MetricNames.ADVANCED_METRICS));
         slotGuard = SlotGuardTask.start(config);
         if (config.reselectUnavailableValues()) reselect = new Reselect(config);
         Map<String, Object> stored = context.offsetStorageReader().offset(partition);
@@ -116,10 +124,18 @@ public final class PgreplSourceTask extends SourceTask {
         Takeover takeover = Takeover.of(stored, config);
         log.info("pgrepl task for slot {} resuming after {}{}", config.slotName(), resume.describe(),
                 interrupted ? "; its initial snapshot was interrupted" : "");
-        PgConnection c = ReplicationSetup.connect(config);
+        PgConnection c;
+        try {
+            c = ReplicationSetup.connect(config);
+        } catch (RuntimeException e) {
+            metrics.close();
+            throw e;
+        }
         try {
             if (takeover != null) takeover.check(c);
             ReplicationSetup.ensurePublication(c, config);
+            List<String> captured = CapturedTables.of(c, config);
+            metrics.capturedTables(captured);
             if (records == null) {
                 records = new ChangeRecords(config, partition, ReplicationSetup.currentDatabase(c, config),
                         CatalogTypes.load((sql, what) -> ReplicationSetup.await(c.query(sql), config, what),
@@ -140,11 +156,13 @@ public final class PgreplSourceTask extends SourceTask {
             switch (plan.action()) {
                 case IDLE -> {
                     log.info("snapshot.mode=initial_only and the snapshot is complete: the task stays idle");
+                    metrics.snapshotSkipped();
                     idle = true;
                     c.close();
                     return;
                 }
                 case STREAM -> {
+                    metrics.snapshotSkipped();
                     ReplicationSetup.ensureSlot(c, config, SnapshotMode.NOTHING);
                     conn = c;
                     startStreaming(c);
@@ -171,12 +189,16 @@ public final class PgreplSourceTask extends SourceTask {
             h.written(Position.START);
             records.resumeAfter(Position.START);
             conn = c;
-            snapshotReads = SnapshotReads.start(c, config, streamOptions(c), plan, records);
+            metrics.snapshotStarted(captured);
+            SnapshotReads sr = SnapshotReads.start(c, config, streamOptions(c), plan, records);
+            snapshotReads = sr;
+            metrics.queue(sr.queue());
             log.info("initial snapshot of publication {} started (slot {}, {} worker(s))", config.publicationName(),
                     config.slotName(), config.snapshotMaxThreads());
         } catch (RuntimeException e) {
             conn = null;
             c.close();
+            metrics.close(); // Connect does not stop a task whose start() failed
             throw e;
         }
     }
@@ -204,6 +226,7 @@ public final class PgreplSourceTask extends SourceTask {
         incrementalReads = new IncrementalReads(records, topic == null ? null : new SnapshotNotifications(topic,
                 config.topicPrefix(), partition, new MaximumKeys(config, keys, rel -> IncrementalReads.keyColumns(records, rel))::of), keys, resume,
                 config.slotName(), IncrementalSettings.failureHandling(config));
+        incrementalReads.onProgress(metrics::incrementalProgress);
         if (resume != null) log.info("slot {}: resuming incremental snapshots from the stored offsets", config.slotName());
         if (IncrementalSettings.kafkaChannel(config) && kafkaSignals == null) {
             signalCommits = new SignalCommits();
@@ -237,7 +260,7 @@ public final class PgreplSourceTask extends SourceTask {
         StreamBuilder b = new StreamBuilder(config, records, incrementalReads, handover.builtAhead(), handover.written(), new StreamBuilder.Link() {
             @Override public BlockingChanges<?> events() { return events; }
             @Override public void reopen() { openStream(); }
-            @Override public void lost() { events = null; }
+            @Override public void lost() { events = null; metrics.connected(false); }
             @Override public void close() { closeStream(); }
             @Override public boolean stopping() { return stopping; }
         });
@@ -256,6 +279,23 @@ public final class PgreplSourceTask extends SourceTask {
             events = blocking(p);
             handover.streaming(p);
         }
+        metrics.queue(builtAhead(handover.builtAhead(), config.maxBatchSize()));
+        metrics.connected(true);
+    }
+
+    /** The chunks built ahead of poll() as Debezium's queue: records waiting, and room for as many chunks as it takes. */
+    private static Queue builtAhead(java.util.concurrent.BlockingQueue<Chunk> q, int maxBatchSize) {
+        int capacity = (q.size() + q.remainingCapacity()) * maxBatchSize;
+        return new Queue() {
+            @Override public int capacity() { return capacity; }
+
+            @Override
+            public int waiting() {
+                int n = 0;
+                for (Chunk c : q) n += c.records().size();
+                return n;
+            }
+        };
     }
 
     private static <T> BlockingChanges<T> blocking(ReplicationPublisher<T> p) {
@@ -287,12 +327,15 @@ public final class PgreplSourceTask extends SourceTask {
         try {
             complete = snapshotReads.drain(out, max, Duration.ofNanos(Math.max(0, deadline - System.nanoTime())));
         } catch (RuntimeException e) {
+            metrics.snapshotAborted();
             throw new ConnectException("initial snapshot for slot " + config.slotName() + " failed (the slot is kept;"
                     + " a restart copies again and streams every change since the first copy): "
                     + ReplicationSetup.safeMessage(e, config));
         }
         handover.readsHandedOver(out);
+        metrics.snapshotHandedOver(out);
         if (complete) {
+            metrics.snapshotCompleted();
             var r = snapshotReads.result();
             long from = snapshotReads.streamFrom();
             snapshotReads = null;
@@ -349,6 +392,7 @@ public final class PgreplSourceTask extends SourceTask {
         List<SourceRecord> out = new ArrayList<>();
         boolean more = true;
         while (more && !stopping) more = h.next(out, max, deadline);
+        metrics.streamingHandedOver(out);
         return h.withHeartbeat(out);
     }
 
@@ -400,6 +444,8 @@ public final class PgreplSourceTask extends SourceTask {
         if (ks != null) ks.close();
         Reselect rs = reselect;
         if (rs != null) rs.close();
+        ConnectorMetrics m = metrics;
+        if (m != null) m.close();
         PgreplConnectorConfig cfg = config;
         Runnable close = cfg != null && cfg.slotDropOnStop() ? () -> {
             closeStream();
@@ -419,6 +465,8 @@ public final class PgreplSourceTask extends SourceTask {
                 // the copy's own failure was already reported
             }
         }
+        ConnectorMetrics m = metrics;
+        if (m != null) m.connected(false);
         BlockingChanges<?> e = events;
         if (e != null) {
             try {

@@ -275,8 +275,9 @@ public final class DebeziumSettings {
                 + " to restart"));
         l.add(differs("retriable.restart.connector.wait.ms", "no effect: see errors.max.retries"));
         l.add(differs("executor.shutdown.timeout.ms", "no effect: stopping is bounded by Connect's task.shutdown.graceful.timeout.ms"));
-        l.add(differs("statistics.metrics.enabled", "no effect: pgrepl publishes its own task metrics (slot.metrics.interval.ms)"));
-        l.add(refused("custom.metric.tags", "remove it: pgrepl's metrics are tagged by connector and task only"));
+        l.add(differs("statistics.metrics.enabled", "no effect: the streaming bean's MilliSecondsBehindSourceP50, P95 and P99"
+                + " are always kept (as by Debezium's default, true), over the latest 4096 events"));
+        l.add(same("custom.metric.tags"));
         l.add(differs("custom.sanitize.pattern", "no effect: pgrepl logs no setting values, and PASSWORD settings show as [hidden]"));
         l.add(only("guardrail.collections.max", Treatment.SAME, "", ZERO, "0",
                 "pgrepl has no table-count guardrail: narrow table.include.list"));

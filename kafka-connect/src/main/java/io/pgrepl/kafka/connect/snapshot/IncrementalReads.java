@@ -42,6 +42,8 @@ public final class IncrementalReads {
     private String state;
     /** A failure to hand to the task after the records of the chunk that reported it. */
     private TableFailed failed;
+    /** Told each table progress (and whether no table is left after it), or null. */
+    private java.util.function.BiConsumer<TableProgress, Boolean> progress;
 
     public IncrementalReads(ChangeRecords records, SnapshotNotifications notifications, NotifiedKeys keys, String resumed, String slot,
                      IncrementalSettings.FailureHandling failureHandling) {
@@ -51,6 +53,11 @@ public final class IncrementalReads {
         this.state = resumed;
         this.slot = slot;
         this.failureHandling = failureHandling;
+    }
+
+    /** Tells {@code listener} each table's progress, on the builder thread (the JMX snapshot bean). */
+    public void onProgress(java.util.function.BiConsumer<TableProgress, Boolean> listener) {
+        progress = listener;
     }
 
     /** {@return the failure of a table to fail the task with, once (null: none)} */
@@ -78,6 +85,7 @@ public final class IncrementalReads {
         for (IncrementalStream.Read r : item.rows()) records.incrementalRead(r.relation(), r.row(), item.position(), before, out::add);
         TableProgress p = item.progress();
         if (p != null && p.status() == TableProgress.Status.FAILED) failed(p);
+        if (p != null && progress != null) progress.accept(p, EMPTY.equals(SignalOffsets.engineState(item.state())));
         if (notifications != null && p != null) {
             IncrementalStream.Read last = item.rows().isEmpty() ? null : item.rows().get(item.rows().size() - 1);
             notifications.accept(p, last == null ? null : last.relation(), last == null ? null : keyText(last, keys),

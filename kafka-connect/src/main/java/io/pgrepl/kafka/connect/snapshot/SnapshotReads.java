@@ -221,6 +221,21 @@ public final class SnapshotReads implements AutoCloseable {
         }
     }
 
+    /** The reads built ahead of poll(), as the metrics' queue: up to {@link #BUILT_AHEAD} chunks of max.batch.size. */
+    public io.pgrepl.kafka.connect.metrics.Queue queue() {
+        int capacity = (BUILT_AHEAD + 1) * chunkSize;
+        return new io.pgrepl.kafka.connect.metrics.Queue() {
+            @Override public int capacity() { return capacity; }
+
+            @Override
+            public int waiting() {
+                int n = 0;
+                for (Object o : builtAhead) if (o instanceof List<?> l) n += l.size();
+                return n;
+            }
+        };
+    }
+
     /** The finished snapshot (only once {@link #drain} returned true, or on the builder thread at completion). */
     public SnapshotResult result() {
         return publisher.snapshot().toCompletableFuture().join();
