@@ -32,6 +32,9 @@ public final class CompatServer implements LauncherSessionListener {
                 .version(major)
                 .superuserPassword(PASSWORD)
                 .setting("timezone", "US/Samoa")
+                // A test that fails between its own statements can leave a transaction open, whose locks
+                // would hold every later test's DDL for good.
+                .setting("idle_in_transaction_session_timeout", "60s")
                 .start();
         System.setProperty("database.hostname", server.host());
         System.setProperty("database.port", Integer.toString(server.port()));

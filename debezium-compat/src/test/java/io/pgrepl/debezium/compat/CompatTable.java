@@ -79,10 +79,22 @@ final class CompatTable {
                 .append(" by cause (classified by pattern on the failure, `FailureCause`), most first.\n\n")
                 .append("| cause | tests |\n|---|---|\n");
         Map<String, Integer> causes = new TreeMap<>();
-        newest.classes().values().forEach(c -> c.failures().forEach(f -> causes.merge(FailureCause.of(f), 1, Integer::sum)));
-        causes.entrySet().stream().sorted(Map.Entry.<String, Integer>comparingByValue().reversed()
-                        .thenComparing(Map.Entry.comparingByKey()))
-                .forEach(e -> b.append("| ").append(cell(e.getKey())).append(" | ").append(e.getValue()).append(" |\n"));
+        Map<String, Integer> refusedKeys = new TreeMap<>();
+        newest.classes().values().forEach(c -> c.failures().forEach(f -> {
+            String cause = FailureCause.of(f);
+            if (cause.startsWith(FailureCause.REFUSED)) {
+                causes.merge("refused setting (below)", 1, Integer::sum);
+                for (String k : cause.substring(FailureCause.REFUSED.length()).split(", ")) refusedKeys.merge(k, 1, Integer::sum);
+            } else {
+                causes.merge(cause, 1, Integer::sum);
+            }
+        }));
+        countRows(b, causes);
+        if (!refusedKeys.isEmpty()) {
+            b.append("\nThe refused settings, with the tests refused on each (a test may be refused on several):\n\n")
+                    .append("| setting | tests |\n|---|---|\n");
+            countRows(b, refusedKeys);
+        }
         b.append('\n');
 
         b.append(FAILING_HEADING).append("\n\nThe cause and first line are from the newest major the test fails on.\n\n")
@@ -119,6 +131,12 @@ final class CompatTable {
             b.append('\n');
         }
         return b.toString();
+    }
+
+    private static void countRows(StringBuilder b, Map<String, Integer> counts) {
+        counts.entrySet().stream().sorted(Map.Entry.<String, Integer>comparingByValue().reversed()
+                        .thenComparing(Map.Entry.comparingByKey()))
+                .forEach(e -> b.append("| ").append(cell(e.getKey())).append(" | ").append(e.getValue()).append(" |\n"));
     }
 
     static Parsed parse(String doc) {

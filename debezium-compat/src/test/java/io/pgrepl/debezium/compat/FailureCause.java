@@ -13,6 +13,8 @@ import java.util.regex.Pattern;
 final class FailureCause {
     private FailureCause() {}
 
+    static final String REFUSED = "refused setting ";
+
     private static final Pattern NOT_A_SETTING = Pattern.compile("([\\w.\\-]+) is not a setting of pgrepl");
     private static final Pattern NOT_SUPPORTED = Pattern.compile("([\\w.\\-]+) is a Debezium setting pgrepl does not");
     private static final Pattern VALUE_NOT_SUPPORTED = Pattern.compile("([\\w.\\-]+)=\\S* is not supported by pgrepl");
@@ -20,6 +22,7 @@ final class FailureCause {
     private static final Pattern OTHER_REFUSAL = Pattern.compile("configuration refused: ([\\w.\\-]+)");
     private static final Pattern DEBEZIUM_CLASS = Pattern.compile(
             "(?:ClassCastException|NoSuchMethodError|NoSuchFieldError|IllegalAccessError)[^\\n]*?(io\\.debezium\\.connector\\.postgresql\\.[\\w.$]+)");
+    private static final Pattern MISSING_EXTENSION = Pattern.compile("extension (?:&quot;|\")(\\w+)(?:&quot;|\") is not available");
     private static final Pattern AWAIT_ALIAS = Pattern.compile("Condition with alias '([^']+)'");
 
     static String of(RunResults.Failure f) {
@@ -33,7 +36,9 @@ final class FailureCause {
             Matcher m = OTHER_REFUSAL.matcher(d);
             if (m.find()) keys.add(m.group(1));
         }
-        if (!keys.isEmpty()) return "refused setting " + String.join(", ", keys);
+        if (!keys.isEmpty()) return REFUSED + String.join(", ", keys);
+        Matcher ext = MISSING_EXTENSION.matcher(d);
+        if (ext.find()) return "test environment: no " + ext.group(1) + " extension on the server (both connectors)";
         if (d.contains("pgrepl's connector failed") && (d.contains(": task start: ") || d.contains(": task poll: "))) {
             return "task failed: " + afterMarker(d);
         }
