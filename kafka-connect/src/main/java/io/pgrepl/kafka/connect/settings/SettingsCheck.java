@@ -35,6 +35,10 @@ public final class SettingsCheck {
                 problem = d.get().refusal(key, value);
             } else if (DriverSettings.property(key) != null) {
                 problem = DriverSettings.refusal(key, value);
+            } else if (copiedToDriver(key, def)) {
+                // Debezium hands every database.* key it does not read to pgJDBC, which ignores the names it does not
+                // know: a connector setting repeated under database. (Debezium's own tests write database.topic.prefix)
+                // is such a name, with no effect in either connector, so it is not taken for a typo.
             } else if (!own.contains(key) && !ConnectKeys.owns(key) && OWN_PREFIXES.stream().noneMatch(key::startsWith)) {
                 String near = NearestKey.suggestion(key, known(def));
                 if (near != null) {
@@ -85,6 +89,15 @@ public final class SettingsCheck {
     }
 
     /** pgrepl's keys and Debezium's plain ones (not the families of column rules). */
+    private static final String DRIVER_PREFIX = "database.";
+
+    /** {@return whether {@code key} is {@code database.} followed by another setting of the connector or of Debezium's} */
+    static boolean copiedToDriver(String key, ConfigDef def) {
+        if (!key.startsWith(DRIVER_PREFIX)) return false;
+        String rest = key.substring(DRIVER_PREFIX.length());
+        return !rest.startsWith(DRIVER_PREFIX) && known(def).contains(rest);
+    }
+
     private static Set<String> known(ConfigDef def) {
         Set<String> k = new TreeSet<>(def.names());
         for (DebeziumSetting s : DebeziumSettings.all()) {
