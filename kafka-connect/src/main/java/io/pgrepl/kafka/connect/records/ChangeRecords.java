@@ -529,7 +529,10 @@ public final class ChangeRecords {
             this.oid = schema.relation.oid();
             this.columns = schema.columns.toArray(new ValueConverters.Column[0]);
             this.placeholders = new Object[columns.length];
-            for (int i = 0; i < columns.length; i++) placeholders[i] = unavailable.in(columns[i].schema(), shape.transform(i));
+            for (int i = 0; i < columns.length; i++) {
+                // A column of a type include.unknown.datatypes=false leaves out has no schema, and no placeholder.
+                placeholders[i] = columns[i].omitted() ? null : unavailable.in(columns[i].schema(), shape.transform(i));
+            }
             // By the Relation's column positions; null for a column the column settings leave out.
             this.rowFields = new Field[columns.length];
             for (int i = 0; i < columns.length; i++) rowFields[i] = schema.rowSchema.field(columns[i].name());
