@@ -26,9 +26,6 @@ import java.util.concurrent.ConcurrentHashMap;
  */
 class Rebuild implements SnapshotReadHandler {
     private final java.util.List<String> tables;
-    /** Tables RUNNING at once, at most (from the progress reports). */
-    volatile int maxRunning;
-    private final Set<String> running = ConcurrentHashMap.newKeySet();
     final Map<String, String> rows = new HashMap<>();
     private final Set<String> changed = new HashSet<>();
     private boolean truncated;
@@ -228,9 +225,6 @@ class Rebuild implements SnapshotReadHandler {
     @Override
     public void onSnapshotProgress(TableProgress p) {
         progress.put(p.table(), p);
-        if (p.status() == TableProgress.Status.RUNNING) running.add(p.table());
-        else running.remove(p.table());
-        maxRunning = Math.max(maxRunning, running.size());
         progressEvents.add(p);
     }
 
