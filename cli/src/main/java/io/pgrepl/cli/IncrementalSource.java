@@ -74,6 +74,8 @@ final class IncrementalSource extends TxSource implements SnapshotReadHandler {
         if (why.length() > 0) err.println("pgrepl: " + why);
         if (resume != null) o = o.withResumeState(resume); // the tables still to do, from their last stored chunk
         engine = IncrementalSnapshots.create(o, this);
+        IncrementalSnapshots e = engine;
+        run.snapshotBusy(() -> !e.isIdle());
         // Queued until the stream has started; with only --accept-signals there is nothing to read until a signal comes.
         if (resume != null) {
             if (settings.verbose) err.println("pgrepl: resuming the incremental snapshot from " + settings.snapshotState);

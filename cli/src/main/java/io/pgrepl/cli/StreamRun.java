@@ -69,6 +69,8 @@ final class StreamRun {
     private volatile boolean stopRequested;
     private volatile long startedNanos;
     private volatile long lastDataNanos;
+    /** --snapshot=incremental: whether tables are still to be read (no --idle-exit while they are). */
+    private volatile java.util.function.BooleanSupplier snapshotBusy = () -> false;
     private volatile ReconnectingLogicalStream reconnecting;
     private volatile LogicalReplicationStream single;
     /** Without --reconnect: the start, which may wait for a slot held by another connection. */
@@ -111,6 +113,10 @@ final class StreamRun {
 
     void dataArrived() {
         lastDataNanos = System.nanoTime();
+    }
+
+    void snapshotBusy(java.util.function.BooleanSupplier busy) {
+        snapshotBusy = busy;
     }
 
     void handOver(Object item, long bytes) {
@@ -415,6 +421,12 @@ final class StreamRun {
     private boolean idle() {
         long started = startedNanos;
         if (started == 0 || !queue.isEmpty()) return false; // the clock starts when streaming does
+        // A table being planned or waiting for the workload's open transactions sends nothing for a while:
+        // that is not the quiet --idle-exit waits for (a loaded machine took seconds to plan one).
+        if (snapshotBusy.getAsBoolean()) {
+            lastDataNanos = System.nanoTime();
+            return false;
+        }
         long since = Math.max(started, lastDataNanos);
         return System.nanoTime() - since >= settings.idleExit.toNanos();
     }

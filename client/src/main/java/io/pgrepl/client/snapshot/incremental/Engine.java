@@ -73,6 +73,8 @@ final class Engine {
         return state;
     }
 
+    private volatile int openTables;
+
     // ---- lifecycle
 
     void started(LogicalReplicationStream s) {
@@ -632,6 +634,12 @@ final class Engine {
         List<ProgressState.Table> list = new ArrayList<>();
         for (TableRun t : tables.values()) list.add(t.state());
         state = ProgressState.encode(list);
+        openTables = tables.size();
+    }
+
+    /** {@return the tables requested and not yet ended, as of the last state change (any thread)} */
+    int openTables() {
+        return openTables;
     }
 
     private void progress(TableRun t) {

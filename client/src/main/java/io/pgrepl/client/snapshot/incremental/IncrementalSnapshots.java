@@ -210,6 +210,18 @@ public final class IncrementalSnapshots implements LogicalStreamHandler {
         run(() -> signals.apply(signal, source));
     }
 
+    /**
+     * {@return whether nothing is left to read: no table waits, is being planned or is being read,
+     * and no request waits for the stream to start (any thread)} A consumer that stops once the
+     * stream goes quiet asks this first: a table still being planned sends nothing for a while.
+     */
+    public boolean isIdle() {
+        synchronized (beforeStart) {
+            if (!beforeStart.isEmpty()) return false;
+        }
+        return engine.openTables() == 0;
+    }
+
     /** {@return the resumable progress, to store with the acknowledged LSN (any thread)} */
     public String state() {
         return engine.state();
