@@ -377,12 +377,18 @@ class DebeziumTakeoverTest {
         ConnectHarness.awaitRunning(connect, sinkName, 1, "the JDBC sink runs");
         Map<String, String> wantItems = source(pg, itemsSql(p + "_items"));
         Map<String, String> wantLines = source(pg, linesSql("\"" + p + "_OrderLines\""));
-        long end = System.nanoTime() + TimeUnit.MINUTES.toNanos(3);
+        // The wait follows the sink: it ends when the sink stops changing its tables for two minutes (a
+        // loaded machine's sink can take many minutes over thousands of upserts), within half an hour.
+        long ceiling = System.nanoTime() + TimeUnit.MINUTES.toNanos(30);
+        long quietUntil = System.nanoTime() + TimeUnit.MINUTES.toNanos(2);
         Map<String, String> gotItems = Map.of();
         Map<String, String> gotLines = Map.of();
-        while (System.nanoTime() < end) {
-            gotItems = sinkRows(itemsSql("public." + p + "_items"));
-            gotLines = sinkRows(linesSql("public.\"" + p + "_OrderLines\""));
+        while (System.nanoTime() < Math.min(ceiling, quietUntil)) {
+            Map<String, String> items = sinkRows(itemsSql("public." + p + "_items"));
+            Map<String, String> lines = sinkRows(linesSql("public.\"" + p + "_OrderLines\""));
+            if (!items.equals(gotItems) || !lines.equals(gotLines)) quietUntil = System.nanoTime() + TimeUnit.MINUTES.toNanos(2);
+            gotItems = items;
+            gotLines = lines;
             if (gotItems.equals(wantItems) && gotLines.equals(wantLines)) break;
             Thread.sleep(500);
         }
