@@ -86,10 +86,12 @@ class ReconnectTest {
             server.sql("postgres", "CREATE TABLE sr (id int PRIMARY KEY, pad text); CREATE PUBLICATION sr_pub FOR TABLE sr");
             server.sql("postgres", "SELECT pg_create_logical_replication_slot('sr_json', 'pgoutput')");
             server.sql("postgres", "SELECT pg_create_logical_replication_slot('sr_proto', 'pgoutput')");
+            // The idle time outlasts the steps between B and the terminate on a loaded machine (3 s did not:
+            // both runs ended idle before their walsenders could be terminated).
             Running json = start("stream", url, "-S", "sr_json", "-P", "sr_pub", "--streaming", "on", "--reconnect",
-                    "--idle-exit", "3", "-v");
+                    "--idle-exit", "10", "-v");
             Running proto = start("stream", url, "-S", "sr_proto", "-P", "sr_pub", "--streaming", "on", "--reconnect",
-                    "--idle-exit", "3", "-v", "--format", "protocol");
+                    "--idle-exit", "10", "-v", "--format", "protocol");
             ConnectionConfig sql = ConnectionConfig.parse(url).toBuilder().replication(ReplicationMode.NONE).build();
             long xid;
             try (PgConnection session = get(PgConnection.connect(sql))) {
