@@ -326,15 +326,24 @@ final class Engine {
         log.info("slot {}: {} changed shape during its incremental snapshot; planning it again, reading on from where it was ({})",
                 slot, t.name, ranges);
         for (TableRun.Cursor c : t.cursors) chunks.abandonAll(c);
+        rerun(t, ranges).replannedFor = streamed;
+        updateState();
+    }
+
+    /**
+     * {@code t} gives way to a new run of its table, planned afresh and reading on from
+     * {@code resumed}: the old run's connections and tracking go, its counts and pauses carry over.
+     */
+    TableRun rerun(TableRun t, List<ProgressState.Range> resumed) {
         closeReaders(t);
         if (t.oids != null) for (int oid : t.oids) window.unregister(oid, t);
-        TableRun fresh = new TableRun(t.name, t.condition, t.surrogateKey, ranges);
-        fresh.replannedFor = streamed;
+        TableRun fresh = new TableRun(t.name, t.condition, t.surrogateKey, resumed);
+        fresh.replannedFor = t.replannedFor;
         fresh.chunks = t.chunks;
         fresh.rows = t.rows;
         fresh.paused = t.paused;
         tables.put(t.name, fresh);
-        updateState();
+        return fresh;
     }
 
     // ---- endings
@@ -363,7 +372,7 @@ final class Engine {
         schedule();
     }
 
-    static void closeReaders(TableRun t) {
+    private static void closeReaders(TableRun t) {
         for (TableRun.Cursor c : t.cursors) {
             if (c.reader != null) c.reader.thenAccept(r -> r.connection().close());
         }

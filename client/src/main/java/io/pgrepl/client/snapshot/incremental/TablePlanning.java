@@ -162,19 +162,12 @@ final class TablePlanning {
             return;
         }
         // Whatever the failed attempt set up goes: a new run plans the table afresh.
-        engine.closeReaders(t);
-        if (t.oids != null) for (int oid : t.oids) engine.window.unregister(oid, t);
-        TableRun fresh = new TableRun(t.name, t.condition, t.surrogateKey, t.resumed);
-        fresh.replannedFor = t.replannedFor;
-        fresh.chunks = t.chunks;
-        fresh.rows = t.rows;
-        fresh.paused = t.paused;
+        TableRun fresh = engine.rerun(t, t.resumed);
         fresh.planFailures = failures;
         fresh.planning = true; // until the pause is over
         long wait = Failures.backoffMs(failures, PLAN_RETRY_MS, PLAN_RETRY_MAX_MS);
         fresh.error = "planning attempt " + failures + " of " + MAX_PLAN_ATTEMPTS + " failed, trying again in " + wait + " ms: "
                 + Failures.message(e);
-        engine.tables.put(t.name, fresh);
         log.warn("slot {}: incremental snapshot of {}: {}", engine.slot, t.name, fresh.error);
         engine.updateState();
         engine.progress(fresh);
