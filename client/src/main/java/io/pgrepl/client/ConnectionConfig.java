@@ -6,7 +6,6 @@ import io.pgrepl.client.config.HostSpec;
 import io.pgrepl.client.config.LoadBalanceHosts;
 import io.pgrepl.client.config.SslMode;
 import io.pgrepl.client.config.TargetSessionAttrs;
-import io.pgrepl.client.internal.BackendFrameDecoder;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.Collections;
@@ -31,80 +30,11 @@ public final class ConnectionConfig {
     /** Startup GUCs the value parsers of this project rely on; callers may override each one. */
     public static final Map<String, String> DEFAULT_STARTUP_PARAMETERS = defaultStartupParameters();
 
-    private final List<HostSpec> hosts;
-    private final String host;
-    private final String hostAddress;
-    private final int port;
-    private final TargetSessionAttrs targetSessionAttrs;
-    private final LoadBalanceHosts loadBalanceHosts;
-    private final String database;
-    private final String user;
-    private final String password;
-    private final Path passFile;
-    private final SslMode sslMode;
-    private final Path sslRootCert;
-    private final Path sslCert;
-    private final Path sslKey;
-    private final String sslPassword;
-    private final boolean sslSni;
-    private final SslNegotiation sslNegotiation;
-    private final String channelBinding;
-    private final String requireAuth;
-    private final OAuthBearerTokenSource oauthTokenSource;
-    private final String applicationName;
-    private final ReplicationMode replication;
-    private final Duration connectTimeout;
-    private final ProtocolVersion minProtocolVersion;
-    private final ProtocolVersion maxProtocolVersion;
-    private final ProtocolVersion explicitMaxProtocolVersion;
-    private final Map<String, String> startupParameters;
-    private final int maxFrameSize;
-    private final EventLoopGroup eventLoopGroup;
+    /** The settings, defaults resolved and checked; this config's own copy, never changed. */
+    private final ConnectionParameters p;
 
     private ConnectionConfig(Builder b) {
-        if (b.port < 1 || b.port > 65535) throw new IllegalArgumentException("invalid port number: " + b.port);
-        this.hosts = b.hosts != null ? b.hosts
-                : List.of(new HostSpec(Objects.requireNonNull(b.host, "host"), b.hostAddress, b.port));
-        this.host = hosts.get(0).host();
-        this.hostAddress = hosts.get(0).hostAddress();
-        this.port = hosts.get(0).port();
-        this.targetSessionAttrs = b.targetSessionAttrs;
-        this.loadBalanceHosts = b.loadBalanceHosts;
-        this.user = Objects.requireNonNull(b.user, "user");
-        this.database = b.database != null ? b.database : b.user;
-        this.password = b.password;
-        this.passFile = b.passFile;
-        this.sslMode = b.sslMode;
-        this.sslRootCert = b.sslRootCert;
-        this.sslCert = b.sslCert;
-        this.sslKey = b.sslKey;
-        this.sslPassword = b.sslPassword;
-        this.sslSni = b.sslSni;
-        this.sslNegotiation = b.sslNegotiation;
-        this.channelBinding = b.channelBinding;
-        this.requireAuth = b.requireAuth;
-        this.oauthTokenSource = b.oauthTokenSource;
-        this.applicationName = b.applicationName;
-        this.replication = b.replication;
-        this.connectTimeout = b.connectTimeout;
-        this.minProtocolVersion = b.minProtocolVersion;
-        this.explicitMaxProtocolVersion = b.maxProtocolVersion;
-        // libpq 18: 3.0 unless asked otherwise, except that a higher minimum implies the latest.
-        this.maxProtocolVersion = b.maxProtocolVersion != null ? b.maxProtocolVersion
-                : minProtocolVersion.compareTo(ProtocolVersion.V3_0) > 0 ? ProtocolVersion.LATEST : ProtocolVersion.V3_0;
-        this.startupParameters = Collections.unmodifiableMap(new LinkedHashMap<>(b.startupParameters));
-        this.maxFrameSize = b.maxFrameSize;
-        this.eventLoopGroup = b.eventLoopGroup;
-        if (sslNegotiation == SslNegotiation.DIRECT && !sslMode.requiresEncryption()) {
-            throw new IllegalArgumentException("sslnegotiation=direct requires sslmode require, verify-ca or verify-full");
-        }
-        if (minProtocolVersion.compareTo(maxProtocolVersion) > 0) {
-            throw new IllegalArgumentException("min_protocol_version " + minProtocolVersion
-                    + " is greater than max_protocol_version " + maxProtocolVersion);
-        }
-        if ((sslCert == null) != (sslKey == null)) {
-            throw new IllegalArgumentException("sslcert and sslkey must be given together");
-        }
+        this.p = b.p.resolved();
     }
 
     /**
@@ -139,40 +69,11 @@ public final class ConnectionConfig {
 
     /** {@return a builder holding these settings, to derive a changed copy} */
     public Builder toBuilder() {
-        Builder b = new Builder();
-        b.host = host;
-        b.hostAddress = hostAddress;
-        b.port = port;
-        b.hosts = hosts.size() > 1 ? hosts : null;
-        b.targetSessionAttrs = targetSessionAttrs;
-        b.loadBalanceHosts = loadBalanceHosts;
-        b.database = database;
-        b.user = user;
-        b.password = password;
-        b.passFile = passFile;
-        b.sslMode = sslMode;
-        b.sslRootCert = sslRootCert;
-        b.sslCert = sslCert;
-        b.sslKey = sslKey;
-        b.sslPassword = sslPassword;
-        b.sslSni = sslSni;
-        b.sslNegotiation = sslNegotiation;
-        b.channelBinding = channelBinding;
-        b.requireAuth = requireAuth;
-        b.oauthTokenSource = oauthTokenSource;
-        b.applicationName = applicationName;
-        b.replication = replication;
-        b.connectTimeout = connectTimeout;
-        b.minProtocolVersion = minProtocolVersion;
-        b.maxProtocolVersion = explicitMaxProtocolVersion;
-        b.startupParameters.putAll(startupParameters);
-        b.maxFrameSize = maxFrameSize;
-        b.eventLoopGroup = eventLoopGroup;
-        return b;
+        return new Builder(p.forBuilder());
     }
 
     /** {@return the servers to try, in order (one unless a host list was given)} */
-    public List<HostSpec> hosts() { return hosts; }
+    public List<HostSpec> hosts() { return p.hosts; }
     /**
      * The same settings for one server of {@link #hosts()}.
      *
@@ -183,82 +84,82 @@ public final class ConnectionConfig {
         return toBuilder().host(h.host()).hostAddress(h.hostAddress()).port(h.port()).build();
     }
     /** {@return libpq target_session_attrs: which server of {@link #hosts()} is acceptable (default any)} */
-    public TargetSessionAttrs targetSessionAttrs() { return targetSessionAttrs; }
+    public TargetSessionAttrs targetSessionAttrs() { return p.targetSessionAttrs; }
     /** {@return libpq load_balance_hosts: try {@link #hosts()} in order (default) or shuffled} */
-    public LoadBalanceHosts loadBalanceHosts() { return loadBalanceHosts; }
+    public LoadBalanceHosts loadBalanceHosts() { return p.loadBalanceHosts; }
     /** {@return libpq host: the first server's name (the only one unless a host list was given)} */
-    public String host() { return host; }
+    public String host() { return p.host; }
     /**
      * {@return libpq hostaddr: the IP to connect to instead of resolving {@link #host()}, which still names the server for TLS; or null}
      */
-    public String hostAddress() { return hostAddress; }
+    public String hostAddress() { return p.hostAddress; }
     /** {@return libpq port: the first server's TCP port (default 5432)} */
-    public int port() { return port; }
+    public int port() { return p.port; }
     /** {@return libpq dbname: the database to connect to (defaults to the user name)} */
-    public String database() { return database; }
+    public String database() { return p.database; }
     /** {@return libpq user: the role to connect as (defaults to the OS user)} */
-    public String user() { return user; }
+    public String user() { return p.user; }
     /** {@return the explicitly configured password (URL or builder), or null; not the resolved one} */
-    public String password() { return password; }
+    public String password() { return p.password; }
     /** {@return libpq passfile: the password file, or null for {@code PGPASSFILE}, else {@code ~/.pgpass}} */
-    public Path passFile() { return passFile; }
+    public Path passFile() { return p.passFile; }
     /** {@return libpq sslmode: whether TLS is used and what is verified (default prefer)} */
-    public SslMode sslMode() { return sslMode; }
+    public SslMode sslMode() { return p.sslMode; }
     /**
      * {@return libpq sslrootcert: the CA certificates to trust, {@code system} for the JDK's, or null for {@code ~/.postgresql/root.crt}}
      */
-    public Path sslRootCert() { return sslRootCert; }
+    public Path sslRootCert() { return p.sslRootCert; }
     /** {@return libpq sslcert: the client certificate (PEM), or null for {@code ~/.postgresql/postgresql.crt} if present} */
-    public Path sslCert() { return sslCert; }
+    public Path sslCert() { return p.sslCert; }
     /** {@return libpq sslkey: the client certificate's private key (PEM), or null} */
-    public Path sslKey() { return sslKey; }
+    public Path sslKey() { return p.sslKey; }
     /** {@return libpq sslpassword: decrypts an encrypted PKCS#8 {@link #sslKey()}; null when the key is not encrypted} */
-    public String sslPassword() { return sslPassword; }
+    public String sslPassword() { return p.sslPassword; }
     /** {@return libpq sslsni: whether the host name is sent in the TLS handshake (default true)} */
-    public boolean sslSni() { return sslSni; }
+    public boolean sslSni() { return p.sslSni; }
     /** {@return libpq sslnegotiation: SSLRequest first (default) or direct TLS (PostgreSQL 17+)} */
-    public SslNegotiation sslNegotiation() { return sslNegotiation; }
+    public SslNegotiation sslNegotiation() { return p.sslNegotiation; }
     /** {@return libpq channel_binding keyword: disable, prefer (default) or require} */
-    public String channelBinding() { return channelBinding; }
+    public String channelBinding() { return p.channelBinding; }
     /** {@return libpq require_auth list, or null for no restriction} */
-    public String requireAuth() { return requireAuth; }
+    public String requireAuth() { return p.requireAuth; }
     /** {@return where OAuth bearer tokens come from (PostgreSQL 18 {@code oauth}), or null} */
-    public OAuthBearerTokenSource oauthTokenSource() { return oauthTokenSource; }
+    public OAuthBearerTokenSource oauthTokenSource() { return p.oauthTokenSource; }
     /** {@return libpq application_name, shown in pg_stat_activity and pg_stat_replication (default pgrepl)} */
-    public String applicationName() { return applicationName; }
+    public String applicationName() { return p.applicationName; }
     /** {@return libpq replication: a plain session (default), a physical or a logical walsender} */
-    public ReplicationMode replication() { return replication; }
+    public ReplicationMode replication() { return p.replication; }
     /** {@return libpq connect_timeout: the limit for one server to connect, negotiate TLS and authenticate (default 30 s)} */
-    public Duration connectTimeout() { return connectTimeout; }
+    public Duration connectTimeout() { return p.connectTimeout; }
     /** {@return libpq 18 min_protocol_version: the connection fails if the server cannot speak at least this (default 3.0)} */
-    public ProtocolVersion minProtocolVersion() { return minProtocolVersion; }
+    public ProtocolVersion minProtocolVersion() { return p.minProtocolVersion; }
     /**
      * {@return libpq 18 max_protocol_version: the version requested in the StartupMessage (default 3.0, 3.2 if the minimum is 3.2)}
      */
-    public ProtocolVersion maxProtocolVersion() { return maxProtocolVersion; }
+    public ProtocolVersion maxProtocolVersion() { return p.resolvedMaxProtocolVersion(); }
     /** {@return extra startup parameters (GUCs), applied over {@link #DEFAULT_STARTUP_PARAMETERS}} */
-    public Map<String, String> startupParameters() { return startupParameters; }
+    public Map<String, String> startupParameters() { return p.startupParameters; }
     /** {@return the largest backend frame accepted, in bytes (see {@link Builder#maxFrameSize(int)})} */
-    public int maxFrameSize() { return maxFrameSize; }
+    public int maxFrameSize() { return p.maxFrameSize; }
     /** {@return the event loop group to borrow, or null for the shared default one} */
-    public EventLoopGroup eventLoopGroup() { return eventLoopGroup; }
+    public EventLoopGroup eventLoopGroup() { return p.eventLoopGroup; }
 
     @Override
     public String toString() {
-        String where = hosts.size() == 1
-                ? "host=" + host + (hostAddress == null ? "" : ", hostaddr=" + hostAddress) + ", port=" + port
-                : "hosts=" + hosts + ", target_session_attrs=" + targetSessionAttrs.keyword()
-                        + ", load_balance_hosts=" + loadBalanceHosts.keyword();
-        return "ConnectionConfig{" + where + ", database=" + database + ", user=" + user
-                + ", password=" + (password == null ? "<unset>" : "<redacted>") + ", sslmode=" + sslMode.keyword()
-                + ", sslnegotiation=" + sslNegotiation.name().toLowerCase(java.util.Locale.ROOT)
-                + ", sslrootcert=" + sslRootCert + ", sslcert=" + sslCert
-                + (sslPassword == null ? "" : ", sslpassword=<redacted>") + ", sslsni=" + (sslSni ? 1 : 0)
-                + ", channel_binding=" + channelBinding + ", require_auth=" + requireAuth
-                + (oauthTokenSource == null ? "" : ", oauth=<token source>")
-                + ", application_name=" + applicationName + ", replication=" + replication
-                + ", connect_timeout=" + connectTimeout.toSeconds() + "s, protocol=" + minProtocolVersion + ".." + maxProtocolVersion
-                + ", maxFrameSize=" + maxFrameSize + "}";
+        String where = p.hosts.size() == 1
+                ? "host=" + p.host + (p.hostAddress == null ? "" : ", hostaddr=" + p.hostAddress) + ", port=" + p.port
+                : "hosts=" + p.hosts + ", target_session_attrs=" + p.targetSessionAttrs.keyword()
+                        + ", load_balance_hosts=" + p.loadBalanceHosts.keyword();
+        return "ConnectionConfig{" + where + ", database=" + p.database + ", user=" + p.user
+                + ", password=" + (p.password == null ? "<unset>" : "<redacted>") + ", sslmode=" + p.sslMode.keyword()
+                + ", sslnegotiation=" + p.sslNegotiation.name().toLowerCase(java.util.Locale.ROOT)
+                + ", sslrootcert=" + p.sslRootCert + ", sslcert=" + p.sslCert
+                + (p.sslPassword == null ? "" : ", sslpassword=<redacted>") + ", sslsni=" + (p.sslSni ? 1 : 0)
+                + ", channel_binding=" + p.channelBinding + ", require_auth=" + p.requireAuth
+                + (p.oauthTokenSource == null ? "" : ", oauth=<token source>")
+                + ", application_name=" + p.applicationName + ", replication=" + p.replication
+                + ", connect_timeout=" + p.connectTimeout.toSeconds() + "s, protocol=" + p.minProtocolVersion + ".." + p.resolvedMaxProtocolVersion()
+                + ", maxFrameSize=" + p.maxFrameSize + "}";
     }
 
     private static Map<String, String> defaultStartupParameters() {
@@ -274,36 +175,15 @@ public final class ConnectionConfig {
 
     /** Mutable builder; every setter returns {@code this}. */
     public static final class Builder {
-        private String host = "localhost";
-        private List<HostSpec> hosts;
-        private TargetSessionAttrs targetSessionAttrs = TargetSessionAttrs.ANY;
-        private LoadBalanceHosts loadBalanceHosts = LoadBalanceHosts.DISABLE;
-        private String hostAddress;
-        private int port = 5432;
-        private String database;
-        private String user = System.getProperty("user.name");
-        private String password;
-        private Path passFile;
-        private SslMode sslMode = SslMode.PREFER;
-        private Path sslRootCert;
-        private Path sslCert;
-        private Path sslKey;
-        private String sslPassword;
-        private boolean sslSni = true;
-        private SslNegotiation sslNegotiation = SslNegotiation.POSTGRES;
-        private String channelBinding = "prefer";
-        private String requireAuth;
-        private OAuthBearerTokenSource oauthTokenSource;
-        private String applicationName = "pgrepl";
-        private ReplicationMode replication = ReplicationMode.NONE;
-        private Duration connectTimeout = Duration.ofSeconds(30);
-        private ProtocolVersion minProtocolVersion = ProtocolVersion.V3_0;
-        private ProtocolVersion maxProtocolVersion;
-        private final Map<String, String> startupParameters = new LinkedHashMap<>();
-        private int maxFrameSize = BackendFrameDecoder.DEFAULT_MAX_FRAME_SIZE;
-        private EventLoopGroup eventLoopGroup;
+        private final ConnectionParameters p;
 
-        private Builder() {}
+        private Builder() {
+            this(new ConnectionParameters());
+        }
+
+        private Builder(ConnectionParameters p) {
+            this.p = p;
+        }
 
         /**
          * libpq host: one server; replaces a list given with {@link #hosts(List)}. Default localhost.
@@ -311,21 +191,21 @@ public final class ConnectionConfig {
          * @param v the host name (also used for TLS verification, SNI and the password file)
          * @return this builder
          */
-        public Builder host(String v) { host = v; hosts = null; return this; }
+        public Builder host(String v) { p.host = v; p.hosts = null; return this; }
         /**
          * libpq hostaddr: one server's numeric address; replaces a list given with {@link #hosts(List)}.
          *
          * @param v the IP address to connect to, or null to resolve the host name
          * @return this builder
          */
-        public Builder hostAddress(String v) { hostAddress = v; hosts = null; return this; }
+        public Builder hostAddress(String v) { p.hostAddress = v; p.hosts = null; return this; }
         /**
          * libpq port: one server's port; replaces a list given with {@link #hosts(List)}. Default 5432.
          *
          * @param v the TCP port, 1 to 65535 (checked by {@link #build()})
          * @return this builder
          */
-        public Builder port(int v) { port = v; hosts = null; return this; }
+        public Builder port(int v) { p.port = v; p.hosts = null; return this; }
 
         /**
          * Several servers, tried in turn (libpq's comma-separated host/hostaddr/port lists).
@@ -336,10 +216,10 @@ public final class ConnectionConfig {
          */
         public Builder hosts(List<HostSpec> v) {
             if (v.isEmpty()) throw new IllegalArgumentException("at least one host is needed");
-            hosts = List.copyOf(v);
-            host = hosts.get(0).host();
-            hostAddress = hosts.get(0).hostAddress();
-            port = hosts.get(0).port();
+            p.hosts = List.copyOf(v);
+            p.host = p.hosts.get(0).host();
+            p.hostAddress = p.hosts.get(0).hostAddress();
+            p.port = p.hosts.get(0).port();
             return this;
         }
 
@@ -349,91 +229,91 @@ public final class ConnectionConfig {
          * @param v the required session kind
          * @return this builder
          */
-        public Builder targetSessionAttrs(TargetSessionAttrs v) { targetSessionAttrs = Objects.requireNonNull(v); return this; }
+        public Builder targetSessionAttrs(TargetSessionAttrs v) { p.targetSessionAttrs = Objects.requireNonNull(v); return this; }
         /**
          * libpq load_balance_hosts: whether the servers are tried in order (disable, the default) or shuffled (random).
          *
          * @param v the order
          * @return this builder
          */
-        public Builder loadBalanceHosts(LoadBalanceHosts v) { loadBalanceHosts = Objects.requireNonNull(v); return this; }
+        public Builder loadBalanceHosts(LoadBalanceHosts v) { p.loadBalanceHosts = Objects.requireNonNull(v); return this; }
         /**
          * libpq dbname; null (the default) means the user name. A physical walsender ignores it.
          *
          * @param v the database name
          * @return this builder
          */
-        public Builder database(String v) { database = v; return this; }
+        public Builder database(String v) { p.database = v; return this; }
         /**
          * libpq user; defaults to the OS user ({@code user.name}).
          *
          * @param v the role name
          * @return this builder
          */
-        public Builder user(String v) { user = v; return this; }
+        public Builder user(String v) { p.user = v; return this; }
         /**
          * libpq password; wins over {@code PGPASSWORD} and the password file. Never printed.
          *
          * @param v the password, or null to look it up at connect time
          * @return this builder
          */
-        public Builder password(String v) { password = v; return this; }
+        public Builder password(String v) { p.password = v; return this; }
         /**
          * libpq passfile; null (the default) means {@code PGPASSFILE}, else {@code ~/.pgpass}.
          *
          * @param v the password file
          * @return this builder
          */
-        public Builder passFile(Path v) { passFile = v; return this; }
+        public Builder passFile(Path v) { p.passFile = v; return this; }
         /**
          * libpq sslmode: disable, allow, prefer (the default), require, verify-ca or verify-full.
          *
          * @param v the mode
          * @return this builder
          */
-        public Builder sslMode(SslMode v) { sslMode = Objects.requireNonNull(v); return this; }
+        public Builder sslMode(SslMode v) { p.sslMode = Objects.requireNonNull(v); return this; }
         /**
          * libpq sslrootcert: the trusted CA certificates (PEM); the path {@code system} means the JDK's trust store; null (the default) means {@code ~/.postgresql/root.crt}.
          *
          * @param v the file
          * @return this builder
          */
-        public Builder sslRootCert(Path v) { sslRootCert = v; return this; }
+        public Builder sslRootCert(Path v) { p.sslRootCert = v; return this; }
         /**
          * libpq sslcert: the client certificate (PEM); must be given with {@link #sslKey(Path)}.
          *
          * @param v the file, or null
          * @return this builder
          */
-        public Builder sslCert(Path v) { sslCert = v; return this; }
+        public Builder sslCert(Path v) { p.sslCert = v; return this; }
         /**
          * libpq sslkey: the client certificate's private key (PEM).
          *
          * @param v the file, or null
          * @return this builder
          */
-        public Builder sslKey(Path v) { sslKey = v; return this; }
+        public Builder sslKey(Path v) { p.sslKey = v; return this; }
         /**
          * libpq sslpassword: decrypts an encrypted PKCS#8 key. Never printed.
          *
          * @param v the passphrase, or null
          * @return this builder
          */
-        public Builder sslPassword(String v) { sslPassword = v; return this; }
+        public Builder sslPassword(String v) { p.sslPassword = v; return this; }
         /**
          * libpq sslsni: send the host name in the TLS handshake (default true).
          *
          * @param v whether to send SNI
          * @return this builder
          */
-        public Builder sslSni(boolean v) { sslSni = v; return this; }
+        public Builder sslSni(boolean v) { p.sslSni = v; return this; }
         /**
          * libpq sslnegotiation: postgres (SSLRequest first, the default) or direct (TLS at once, PostgreSQL 17+; needs an sslmode that requires encryption).
          *
          * @param v the negotiation
          * @return this builder
          */
-        public Builder sslNegotiation(SslNegotiation v) { sslNegotiation = Objects.requireNonNull(v); return this; }
+        public Builder sslNegotiation(SslNegotiation v) { p.sslNegotiation = Objects.requireNonNull(v); return this; }
 
         /**
          * libpq channel_binding: whether SCRAM-SHA-256-PLUS binds the TLS channel.
@@ -446,7 +326,7 @@ public final class ConnectionConfig {
             if (!v.equals("disable") && !v.equals("prefer") && !v.equals("require")) {
                 throw new IllegalArgumentException("invalid channel_binding value: \"" + v + "\"");
             }
-            channelBinding = v;
+            p.channelBinding = v;
             return this;
         }
 
@@ -456,7 +336,7 @@ public final class ConnectionConfig {
          * @param v the comma-separated list, or null (the default) for any
          * @return this builder
          */
-        public Builder requireAuth(String v) { requireAuth = v; return this; }
+        public Builder requireAuth(String v) { p.requireAuth = v; return this; }
         /**
          * Where OAuth bearer tokens come from when a PostgreSQL 18 server asks for {@code oauth}:
          * asked once per connection attempt (so reconnects get a fresh token), never printed.
@@ -464,7 +344,7 @@ public final class ConnectionConfig {
          * @param v the source, or null for none
          * @return this builder
          */
-        public Builder oauthTokenSource(OAuthBearerTokenSource v) { oauthTokenSource = v; return this; }
+        public Builder oauthTokenSource(OAuthBearerTokenSource v) { p.oauthTokenSource = v; return this; }
         /**
          * A blocking OAuth token supplier, run off the event loop; see {@link #oauthTokenSource}.
          *
@@ -472,7 +352,7 @@ public final class ConnectionConfig {
          * @return this builder
          */
         public Builder oauthToken(java.util.function.Supplier<String> v) {
-            oauthTokenSource = v == null ? null : OAuthBearerTokenSource.ofSupplier(v);
+            p.oauthTokenSource = v == null ? null : OAuthBearerTokenSource.ofSupplier(v);
             return this;
         }
         /**
@@ -481,35 +361,35 @@ public final class ConnectionConfig {
          * @param v the name
          * @return this builder
          */
-        public Builder applicationName(String v) { applicationName = v; return this; }
+        public Builder applicationName(String v) { p.applicationName = v; return this; }
         /**
          * libpq replication: a plain session (the default), a physical walsender or a logical walsender (replication=database).
          *
          * @param v the mode
          * @return this builder
          */
-        public Builder replication(ReplicationMode v) { replication = Objects.requireNonNull(v); return this; }
+        public Builder replication(ReplicationMode v) { p.replication = Objects.requireNonNull(v); return this; }
         /**
          * libpq connect_timeout: the limit for one server to connect, negotiate TLS and authenticate. Default 30 s.
          *
          * @param v the limit
          * @return this builder
          */
-        public Builder connectTimeout(Duration v) { connectTimeout = Objects.requireNonNull(v); return this; }
+        public Builder connectTimeout(Duration v) { p.connectTimeout = Objects.requireNonNull(v); return this; }
         /**
          * libpq 18 min_protocol_version: fail if the server cannot speak at least this. Default 3.0.
          *
          * @param v the lowest acceptable version
          * @return this builder
          */
-        public Builder minProtocolVersion(ProtocolVersion v) { minProtocolVersion = Objects.requireNonNull(v); return this; }
+        public Builder minProtocolVersion(ProtocolVersion v) { p.minProtocolVersion = Objects.requireNonNull(v); return this; }
         /**
          * libpq 18 max_protocol_version; null restores the default (3.0, or the latest when the minimum is higher).
          *
          * @param v the version to request, or null
          * @return this builder
          */
-        public Builder maxProtocolVersion(ProtocolVersion v) { maxProtocolVersion = v; return this; }
+        public Builder maxProtocolVersion(ProtocolVersion v) { p.maxProtocolVersion = v; return this; }
 
         /**
          * Adds a startup GUC (e.g. {@code wal_sender_timeout}); overrides a default of the same name.
@@ -523,7 +403,7 @@ public final class ConnectionConfig {
             if (name.equals("user") || name.equals("database") || name.equals("replication")) {
                 throw new IllegalArgumentException(name + " is set through its own option");
             }
-            startupParameters.put(name, value);
+            p.startupParameters.put(name, value);
             return this;
         }
 
@@ -541,7 +421,7 @@ public final class ConnectionConfig {
          */
         public Builder maxFrameSize(int v) {
             if (v < 1024) throw new IllegalArgumentException("maxFrameSize too small: " + v);
-            maxFrameSize = v;
+            p.maxFrameSize = v;
             return this;
         }
 
@@ -551,7 +431,7 @@ public final class ConnectionConfig {
          * @param v the group, or null (the default) for the shared one
          * @return this builder
          */
-        public Builder eventLoopGroup(EventLoopGroup v) { eventLoopGroup = v; return this; }
+        public Builder eventLoopGroup(EventLoopGroup v) { p.eventLoopGroup = v; return this; }
 
         /**
          * {@return the immutable configuration}

@@ -8,8 +8,12 @@ import io.netty.channel.ChannelOption;
 import io.netty.channel.EventLoopGroup;
 import io.netty.handler.ssl.SslHandler;
 import io.netty.util.concurrent.ScheduledFuture;
+import io.pgrepl.client.auth.ChannelBindingMode;
+import io.pgrepl.client.auth.OAuthBearerTokenSource;
+import io.pgrepl.client.auth.RequireAuth;
 import io.pgrepl.client.config.SslMode;
 import io.pgrepl.client.internal.AuthSession;
+import io.pgrepl.client.internal.AuthenticatorSession;
 import io.pgrepl.client.internal.BackendFrameDecoder;
 import io.pgrepl.client.internal.ConnectionHandler;
 import io.pgrepl.client.internal.ReusedReadBuffer;
@@ -19,9 +23,12 @@ import io.pgrepl.client.internal.StartupAnswerCheck;
 import io.pgrepl.client.internal.StartupExchange;
 import io.pgrepl.client.internal.TlsSupport;
 import io.pgrepl.client.internal.Transports;
+import io.pgrepl.client.internal.auth.Authenticator;
+import io.pgrepl.codec.backend.BackendKeyData;
 import java.security.cert.X509Certificate;
 import java.util.LinkedHashMap;
 import java.util.Map;
+import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.function.BiConsumer;
@@ -113,8 +120,31 @@ final class Connector {
         return result;
     }
 
-    /** Sends a CancelRequest over a new connection secured like the original one. */
-    static CompletableFuture<Void> cancel(ConnectionConfig cfg, Plan plan, int pid, byte[] key) {
+    /** The authentication state for one attempt on {@code cfg}; the certificate is null without TLS. */
+    static AuthSession authSession(ConnectionConfig cfg, X509Certificate cert) {
+        return new AuthenticatorSession(new Authenticator(cfg.user(), Passwords.source(cfg),
+                ChannelBindingMode.parse(cfg.channelBinding()), RequireAuth.parse(cfg.requireAuth()),
+                Optional.ofNullable(cert), cfg.oauthTokenSource(), new OAuthBearerTokenSource.Request(
+                        cfg.host(), cfg.port(), cfg.user(), cfg.database(), cfg.replication() != ReplicationMode.NONE)));
+    }
+
+    /**
+     * Sends a CancelRequest for the backend {@code keyData} names over a new connection secured
+     * like the original one; fails at once when the server sent no BackendKeyData.
+     */
+    static CompletableFuture<Void> cancel(ConnectionConfig cfg, Plan plan, BackendKeyData keyData) {
+        if (keyData == null) {
+            return CompletableFuture.failedFuture(new PgClientException(PgClientException.Kind.UNSUPPORTED_BY_SERVER,
+                    "server sent no BackendKeyData; cannot cancel"));
+        }
+        try {
+            return cancel(cfg, plan, keyData.processId(), keyData.secretKey());
+        } catch (RuntimeException e) {
+            return CompletableFuture.failedFuture(e);
+        }
+    }
+
+    private static CompletableFuture<Void> cancel(ConnectionConfig cfg, Plan plan, int pid, byte[] key) {
         CompletableFuture<Void> done = new CompletableFuture<>();
         CompletableFuture<PgConnection> unused = new CompletableFuture<>();
         unused.whenComplete((c, e) -> {

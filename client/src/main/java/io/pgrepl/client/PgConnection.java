@@ -1,15 +1,9 @@
 package io.pgrepl.client;
 
 import io.netty.channel.Channel;
-import io.pgrepl.client.auth.ChannelBindingMode;
-import io.pgrepl.client.auth.RequireAuth;
-import io.pgrepl.client.internal.AuthSession;
-import io.pgrepl.client.internal.AuthenticatorSession;
 import io.pgrepl.client.internal.ConnectionHandler;
 import io.pgrepl.client.internal.Exchange;
-import io.pgrepl.client.internal.Frontend;
 import io.pgrepl.client.internal.SimpleQueryExchange;
-import io.pgrepl.client.internal.auth.Authenticator;
 import io.pgrepl.client.replication.CreateSlotOptions;
 import io.pgrepl.client.replication.IdentifySystem;
 import io.pgrepl.client.replication.PublicationSpec;
@@ -20,7 +14,6 @@ import io.pgrepl.client.replication.TimelineHistory;
 import io.pgrepl.client.replication.WalSenderCommands;
 import io.pgrepl.codec.backend.BackendKeyData;
 import io.pgrepl.codec.backend.ErrorFields;
-import java.nio.charset.StandardCharsets;
 import java.security.cert.X509Certificate;
 import java.util.List;
 import java.util.Map;
@@ -28,6 +21,8 @@ import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
 import java.util.function.Consumer;
+import java.util.function.Function;
+import java.util.function.Supplier;
 
 /**
  * One connection to a PostgreSQL server (normal, logical or physical walsender). Thread-safe:
@@ -71,7 +66,7 @@ public final class PgConnection implements AutoCloseable {
      */
     public static CompletionStage<PgConnection> connect(ConnectionConfig config) {
         try {
-            return Connector.connect(config, cfg -> cert -> authSession(cfg, cert));
+            return Connector.connect(config, cfg -> cert -> Connector.authSession(cfg, cert));
         } catch (RuntimeException e) {
             return CompletableFuture.failedFuture(e);
         }
@@ -89,13 +84,6 @@ public final class PgConnection implements AutoCloseable {
         } catch (RuntimeException e) {
             return CompletableFuture.failedFuture(e);
         }
-    }
-
-    private static AuthSession authSession(ConnectionConfig cfg, X509Certificate cert) {
-        return new AuthenticatorSession(new Authenticator(cfg.user(), Passwords.source(cfg),
-                ChannelBindingMode.parse(cfg.channelBinding()), RequireAuth.parse(cfg.requireAuth()),
-                Optional.ofNullable(cert), cfg.oauthTokenSource(), new io.pgrepl.client.auth.OAuthBearerTokenSource.Request(
-                        cfg.host(), cfg.port(), cfg.user(), cfg.database(), cfg.replication() != ReplicationMode.NONE)));
     }
 
     // ---- state
@@ -284,15 +272,7 @@ public final class PgConnection implements AutoCloseable {
      *         anything was cancelled is seen on this connection
      */
     public CompletionStage<Void> cancel() {
-        if (keyData == null) {
-            return CompletableFuture.failedFuture(new PgClientException(PgClientException.Kind.UNSUPPORTED_BY_SERVER,
-                    "server sent no BackendKeyData; cannot cancel"));
-        }
-        try {
-            return Connector.cancel(config, plan, keyData.processId(), keyData.secretKey());
-        } catch (RuntimeException e) {
-            return CompletableFuture.failedFuture(e);
-        }
+        return Connector.cancel(config, plan, keyData);
     }
 
     /**
@@ -310,21 +290,12 @@ public final class PgConnection implements AutoCloseable {
      * @return completes when the socket is closed
      */
     public CompletionStage<Void> closeAsync() {
-        CompletableFuture<Void> done = new CompletableFuture<>();
-        channel.closeFuture().addListener(f -> done.complete(null));
-        try {
-            channel.eventLoop().execute(() -> {
-                handler.closingByApplication();
-                if (channel.isActive()) {
-                    channel.writeAndFlush(Frontend.terminate(channel.alloc())).addListener(f -> channel.close());
-                } else {
-                    channel.close();
-                }
-            });
-        } catch (java.util.concurrent.RejectedExecutionException loopGone) {
-            channel.close(); // the event loop group was shut down first: the channel is closed or closing
-        }
-        return done;
+        return handler.terminate();
+    }
+
+    /** Builds a command (a refusal fails the stage, nothing is sent), runs it, reads its answer. */
+    private <T> CompletionStage<T> command(Supplier<String> sql, Function<QueryResult, T> answer) {
+        return ReplicationCommands.checked(sql).thenCompose(this::query).thenApply(answer);
     }
 
     // ---- replication commands (walsender)
@@ -345,8 +316,7 @@ public final class PgConnection implements AutoCloseable {
      * @return the setting's text value
      */
     public CompletionStage<String> show(String name) {
-        return ReplicationCommands.checked(() -> "SHOW " + ReplicationCommands.settingName(name))
-                .thenCompose(this::query).thenApply(r -> r.singleRow().get(0));
+        return command(() -> "SHOW " + ReplicationCommands.settingName(name), r -> r.singleRow().get(0));
     }
 
     /**
@@ -356,8 +326,7 @@ public final class PgConnection implements AutoCloseable {
      * @return the history file name and its raw bytes
      */
     public CompletionStage<TimelineHistory> timelineHistory(long timeline) {
-        return ReplicationCommands.checked(() -> ReplicationCommands.timelineHistory(timeline))
-                .thenCompose(this::query).thenApply(ReplicationCommands::timelineHistory);
+        return command(() -> ReplicationCommands.timelineHistory(timeline), ReplicationCommands::timelineHistory);
     }
 
     /**
@@ -367,11 +336,10 @@ public final class PgConnection implements AutoCloseable {
      * @return the slot's name, consistent point and snapshot
      */
     public CompletionStage<SlotCreated> createReplicationSlot(CreateSlotOptions options) {
-        return ReplicationCommands.checked(() -> {
-                    WalSenderCommands.require(config.replication(), "CREATE_REPLICATION_SLOT", options.logical());
-                    return ReplicationCommands.createSlot(options, serverVersionNum());
-                })
-                .thenCompose(this::query).thenApply(ReplicationCommands::slotCreated);
+        return command(() -> {
+            WalSenderCommands.require(config.replication(), "CREATE_REPLICATION_SLOT", options.logical());
+            return ReplicationCommands.createSlot(options, serverVersionNum());
+        }, ReplicationCommands::slotCreated);
     }
 
     /**
@@ -381,8 +349,7 @@ public final class PgConnection implements AutoCloseable {
      * @return its type and restart position; empty if the slot does not exist
      */
     public CompletionStage<Optional<ReplicationSlotStatus>> readReplicationSlot(String slotName) {
-        return ReplicationCommands.checked(() -> ReplicationCommands.readSlot(slotName, serverVersionNum()))
-                .thenCompose(this::query).thenApply(ReplicationCommands::readSlot);
+        return command(() -> ReplicationCommands.readSlot(slotName, serverVersionNum()), ReplicationCommands::readSlot);
     }
 
     /**
@@ -394,8 +361,7 @@ public final class PgConnection implements AutoCloseable {
      * @return completes when altered
      */
     public CompletionStage<Void> alterReplicationSlot(String slotName, Boolean failover, Boolean twoPhase) {
-        return ReplicationCommands.checked(() -> ReplicationCommands.alterSlot(slotName, failover, twoPhase, serverVersionNum()))
-                .thenCompose(this::query).thenApply(r -> null);
+        return command(() -> ReplicationCommands.alterSlot(slotName, failover, twoPhase, serverVersionNum()), r -> null);
     }
 
     /**
@@ -406,8 +372,7 @@ public final class PgConnection implements AutoCloseable {
      * @return completes when dropped
      */
     public CompletionStage<Void> dropReplicationSlot(String slotName, boolean wait) {
-        return ReplicationCommands.checked(() -> ReplicationCommands.dropSlot(slotName, wait))
-                .thenCompose(this::query).thenApply(r -> null);
+        return command(() -> ReplicationCommands.dropSlot(slotName, wait), r -> null);
     }
 
     // ---- streaming (io.pgrepl.client.stream)
@@ -447,7 +412,7 @@ public final class PgConnection implements AutoCloseable {
      * @return completes when created
      */
     public CompletionStage<Void> createPublication(PublicationSpec spec) {
-        return ReplicationCommands.checked(() -> spec.createSql(serverVersionNum())).thenCompose(this::query).thenApply(r -> null);
+        return command(() -> spec.createSql(serverVersionNum()), r -> null);
     }
 
     /**
@@ -468,7 +433,7 @@ public final class PgConnection implements AutoCloseable {
      * @return completes when dropped
      */
     public CompletionStage<Void> dropPublication(String name, boolean ifExists) {
-        return ReplicationCommands.checked(() -> PublicationSpec.dropSql(name, ifExists)).thenCompose(this::query).thenApply(r -> null);
+        return command(() -> PublicationSpec.dropSql(name, ifExists), r -> null);
     }
 
     /**
@@ -485,9 +450,5 @@ public final class PgConnection implements AutoCloseable {
     public String toString() {
         return "PgConnection{" + config.host() + ":" + config.port() + ", user=" + config.user() + ", pid=" + backendPid()
                 + ", tls=" + isTls() + ", protocol=" + protocolVersion + ", server=" + parameters().getOrDefault("server_version", "?") + "}";
-    }
-
-    static byte[] utf8(String s) {
-        return s == null ? null : s.getBytes(StandardCharsets.UTF_8);
     }
 }

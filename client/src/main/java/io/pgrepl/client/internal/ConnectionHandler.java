@@ -15,6 +15,8 @@ import java.util.ArrayDeque;
 import java.util.Collections;
 import java.util.HashMap;
 import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionStage;
 import java.util.function.Consumer;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -158,13 +160,31 @@ public final class ConnectionHandler extends ChannelInboundHandlerAdapter
     }
 
     /**
-     * The application closes the connection: what was running or queued (a stream's subscriber
-     * among them) fails saying so, so that nobody goes looking for a network fault. Event loop only.
+     * The application closes the connection (any thread): Terminate, then the socket closes at
+     * once; what was running or queued (a stream's subscriber among them) fails saying the
+     * application closed it, so that nobody goes looking for a network fault.
+     *
+     * @return completes when the socket is closed
      */
-    public void closingByApplication() {
-        if (closeCause == null) {
-            closeCause = new PgClientException(PgClientException.Kind.CONNECTION, "connection closed by the application (PgConnection.close)");
+    public CompletionStage<Void> terminate() {
+        CompletableFuture<Void> done = new CompletableFuture<>();
+        channel.closeFuture().addListener(f -> done.complete(null));
+        try {
+            channel.eventLoop().execute(() -> {
+                if (closeCause == null) {
+                    closeCause = new PgClientException(PgClientException.Kind.CONNECTION,
+                            "connection closed by the application (PgConnection.close)");
+                }
+                if (channel.isActive()) {
+                    channel.writeAndFlush(Frontend.terminate(channel.alloc())).addListener(f -> channel.close());
+                } else {
+                    channel.close();
+                }
+            });
+        } catch (java.util.concurrent.RejectedExecutionException loopGone) {
+            channel.close(); // the event loop group was shut down first: the channel is closed or closing
         }
+        return done;
     }
 
     private Throwable closedError() {

@@ -2,7 +2,6 @@ package io.pgrepl.client.stream;
 
 import io.netty.buffer.ByteBuf;
 import io.netty.channel.EventLoop;
-import io.netty.util.concurrent.ScheduledFuture;
 import io.pgrepl.client.PgClientException;
 import io.pgrepl.client.PgConnection;
 import io.pgrepl.client.PgException;
@@ -26,8 +25,8 @@ import org.slf4j.LoggerFactory;
 /**
  * The START_REPLICATION conversation shared by logical and physical streams: the command,
  * ErrorResponse or CopyBothResponse, CopyData ('w' XLogData, 'k' keepalive), status updates
- * from an event-loop timer, pause/resume of reading, and the three ways out (client CopyDone,
- * server CopyDone at a timeline end, server CommandComplete/ErrorResponse/EOF).
+ * (sent when {@link StatusTimer} says), pause/resume of reading, and the three ways out (client
+ * CopyDone, server CopyDone at a timeline end, server CommandComplete/ErrorResponse/EOF).
  * Everything here runs on the connection's event loop; public methods hop onto it. The
  * connection sees a {@link CopyBothExchange}, not the stream, so that the internal exchange
  * methods stay off the public streams' API.
@@ -35,16 +34,13 @@ import org.slf4j.LoggerFactory;
 abstract class CopyBothStream {
     private static final Logger log = LoggerFactory.getLogger(CopyBothStream.class);
 
-    /** At most one keepalive reply per this long; see {@link #replyToKeepalive()}. */
-    private static final long MIN_REPLY_GAP_NANOS = TimeUnit.MILLISECONDS.toNanos(10);
-
     enum State { QUEUED, STARTING, STREAMING, CLIENT_DONE, SERVER_DONE, ENDING, DONE }
 
     final PgConnection connection;
     final EventLoop loop;
     private final String command;
-    private final Duration statusInterval;
-    private final Duration receiveTimeout;
+    /** When status updates go out and how long a silent server is trusted. */
+    final StatusTimer timer;
     final CompletableFuture<Void> started = new CompletableFuture<>();
     final CompletableFuture<Void> completion = new CompletableFuture<>();
     private final XLogData xlog = new XLogData();
@@ -54,13 +50,8 @@ abstract class CopyBothStream {
     State state = State.QUEUED;
     private boolean stopRequested;
     private Throwable failure;
-    private ScheduledFuture<?> ticker;
-    private long lastStatusNanos;
-    long lastReceiveNanos;
     private long statusUpdatesSent;
-    private boolean pingSent;
-    private boolean replyOwed;
-    private boolean paused;
+    boolean paused;
     /** A read below this many bytes means the client is ahead of the server: reading pauses for {@link #coalesceNanos}. */
     static final int COALESCE_BELOW_BYTES = 32 * 1024;
     private final long coalesceNanos;
@@ -78,8 +69,7 @@ abstract class CopyBothStream {
         this.coalesceNanos = readCoalescing.toNanos();
         this.loop = connection.eventLoop();
         this.command = command;
-        this.statusInterval = statusInterval;
-        this.receiveTimeout = receiveTimeout;
+        this.timer = new StatusTimer(this, statusInterval, receiveTimeout);
     }
 
     // ---- subclass hooks (event loop)
@@ -104,7 +94,7 @@ abstract class CopyBothStream {
     void start(ExchangeContext ctx) {
         this.ctx = ctx;
         state = State.STARTING;
-        lastReceiveNanos = System.nanoTime();
+        timer.received();
         log.debug("{}", command);
         ctx.writeAndFlush(Frontend.query(ctx.alloc(), command));
     }
@@ -114,8 +104,7 @@ abstract class CopyBothStream {
 
     /** Any frame: the silence clock restarts and a pending ping is answered. */
     void received() {
-        lastReceiveNanos = System.nanoTime();
-        pingSent = false;
+        timer.received();
     }
 
     /**
@@ -142,7 +131,7 @@ abstract class CopyBothStream {
     }
 
     void fail(Throwable cause) {
-        cancelTicker();
+        timer.cancel();
         if (state == State.DONE) return;
         Throwable t = failure != null ? failure
                 : CopyBothExchange.classify(cause, state == State.STARTING || state == State.QUEUED);
@@ -153,10 +142,7 @@ abstract class CopyBothStream {
 
     void onCopyBoth() {
         state = State.STREAMING;
-        lastStatusNanos = System.nanoTime();
-        long period = Math.max(50, Math.min(1000, statusInterval.toMillis()));
-        if (receiveTimeout != null) period = Math.max(10, Math.min(period, receiveTimeout.toMillis() / 4));
-        ticker = loop.scheduleAtFixedRate(this::tick, period, period, TimeUnit.MILLISECONDS);
+        timer.start();
         if (paused) ctx.channel().config().setAutoRead(false);
         started.complete(null);
         if (stopRequested) sendCopyDone();
@@ -172,29 +158,10 @@ abstract class CopyBothStream {
         } else if (kind == PrimaryKeepalive.TYPE) {
             keepalive.wrap(payload);
             onKeepalive(keepalive);
-            if (keepalive.replyRequested() && state == State.STREAMING) replyToKeepalive();
+            if (keepalive.replyRequested() && state == State.STREAMING) timer.replyToKeepalive();
         } else {
             // Unknown CopyData kinds are skipped: a newer server may add some, and none carries data we must confirm.
             log.debug("skipping CopyData of unknown kind 0x{}", Integer.toHexString(kind & 0xff));
-        }
-    }
-
-    /**
-     * Answers a reply-requested keepalive now, or within {@link #MIN_REPLY_GAP_NANOS} of the last
-     * update. A walsender waiting for the client's flush at shutdown asks again as soon as it gets
-     * an answer: answering each at once ping-pongs 20-90 thousand times a second (seen on 10-18)
-     * for as long as the application takes to acknowledge. The gap caps it near 100/s, far inside
-     * any wal_sender_timeout, and the deferred answer carries the newest acknowledgement.
-     */
-    private void replyToKeepalive() {
-        long wait = lastStatusNanos + MIN_REPLY_GAP_NANOS - System.nanoTime();
-        if (wait <= 0) {
-            sendStatusUpdate(false);
-        } else if (!replyOwed) {
-            replyOwed = true;
-            loop.schedule(() -> {
-                if (replyOwed) sendStatusUpdate(false);
-            }, wait, TimeUnit.NANOSECONDS);
         }
     }
 
@@ -234,7 +201,7 @@ abstract class CopyBothStream {
     }
 
     void finish() {
-        cancelTicker();
+        timer.cancel();
         if (paused || coalescing) {
             paused = false;
             coalescing = false;
@@ -251,44 +218,11 @@ abstract class CopyBothStream {
         }
     }
 
-    // ---- timer
-
-    private void tick() {
-        if (state != State.STREAMING) return;
-        long now = System.nanoTime();
-        // Paused, the silence is ours (nothing is read), not the server's: no timeout, no ping.
-        // Status updates go on so that the walsender's own timeout does not fire.
-        if (paused) {
-            if (now - lastStatusNanos >= statusInterval.toNanos()) sendStatusUpdate(false);
-            return;
-        }
-        if (receiveTimeout != null && now - lastReceiveNanos > receiveTimeout.toNanos()) {
-            failNow(new ReplicationConnectionLostException("nothing received for " + receiveTimeout.toMillis()
-                    + " ms (receive timeout)", null));
-            return;
-        }
-        if (receiveTimeout != null && !pingSent && now - lastReceiveNanos > receiveTimeout.toNanos() / 2) {
-            // A walsender whose client confirms everything has nothing to say (no keepalives while
-            // the client keeps replying): ask for one, so that silence means a dead peer, not an idle one.
-            pingSent = true;
-            sendStatusUpdate(true);
-            return;
-        }
-        if (now - lastStatusNanos >= statusInterval.toNanos()) sendStatusUpdate(false);
-    }
-
     /** Gives up on the connection: it is closed, the stream fails with {@code cause}. */
     void failNow(ReplicationException cause) {
         decideStop();
         if (failure == null) failure = cause;
         ctx.channel().close();
-    }
-
-    private void cancelTicker() {
-        if (ticker != null) {
-            ticker.cancel(false);
-            ticker = null;
-        }
     }
 
     // ---- outgoing
@@ -301,8 +235,7 @@ abstract class CopyBothStream {
         Frontend.copyDataHeader(b, StandbyStatusUpdate.LENGTH);
         StandbyStatusUpdate.encode(b, write, flush, flush, PgTime.nowMicros(), replyRequested);
         ctx.writeAndFlush(b);
-        replyOwed = false;
-        lastStatusNanos = System.nanoTime();
+        timer.sent();
         statusUpdatesSent++;
         afterStatusUpdate();
         if (log.isTraceEnabled()) log.trace("status update write={} flush={}", Lsn.format(write), Lsn.format(flush));
@@ -441,7 +374,7 @@ abstract class CopyBothStream {
                 // The server's answer must be read to finish.
                 paused = false;
                 coalescing = false;
-                restartReceiveClock();
+                timer.received();
                 ctx.channel().config().setAutoRead(true);
                 ctx.channel().read();
             }
@@ -452,19 +385,13 @@ abstract class CopyBothStream {
 
     final void setPaused(boolean pause) {
         runOnLoop(() -> {
-            if (paused && !pause) restartReceiveClock();
+            if (paused && !pause) timer.received();
             paused = pause;
             coalescing = false; // the application decides now
             if (ctx == null || state == State.DONE) return;
             ctx.channel().config().setAutoRead(!pause);
             if (!pause) ctx.channel().read();
         });
-    }
-
-    /** Reading again after a pause: the receive timeout counts from now. */
-    private void restartReceiveClock() {
-        lastReceiveNanos = System.nanoTime();
-        pingSent = false;
     }
 
     final boolean isPaused() {

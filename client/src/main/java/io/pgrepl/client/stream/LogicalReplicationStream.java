@@ -352,7 +352,7 @@ public final class LogicalReplicationStream extends CopyBothStream {
         long flushed = tracker.sentFlush();
         long lag = end != 0 && Long.compareUnsigned(end, flushed) > 0 ? end - flushed : 0;
         return new StreamMetrics(messages, bytes, dispatcher.transactions, tracker.received(), end, tracker.acknowledged(), flushed,
-                lag, (System.nanoTime() - lastReceiveNanos) / 1_000_000, statusUpdatesSent());
+                lag, (System.nanoTime() - timer.lastReceiveNanos()) / 1_000_000, statusUpdatesSent());
     }
 
     private void delivered(long lsn) {

@@ -83,16 +83,16 @@ class LogicalReplicationOptionsTest {
 
     @Test
     void publicationNamesQuoting() {
-        assertEquals("a,b_1", LogicalReplicationOptions.publicationNamesValue(List.of("a", "b_1")));
+        assertEquals("a,b_1", StartReplicationCommand.publicationNamesValue(List.of("a", "b_1")));
         assertEquals("\"Pub\",\"a,b\",\"we\"\"ird\",\"1x\"",
-                LogicalReplicationOptions.publicationNamesValue(List.of("Pub", "a,b", "we\"ird", "1x")));
-        assertEquals("\"it's\"", LogicalReplicationOptions.publicationNamesValue(List.of("it's")));
+                StartReplicationCommand.publicationNamesValue(List.of("Pub", "a,b", "we\"ird", "1x")));
+        assertEquals("\"it's\"", StartReplicationCommand.publicationNamesValue(List.of("it's")));
         String cmd = base().publications("it's", "My Pub").build().startCommand(170000);
         assertTrue(cmd.contains("publication_names '\"it''s\",\"My Pub\"'"), cmd);
         // backslashes are literal in the replication scanner: no E'' form, no doubling
         assertTrue(base().publications("a\\b").build().startCommand(170000).contains("publication_names '\"a\\b\"'"));
         assertThrows(PgClientException.class, () -> LogicalReplicationOptions.builder("s").build());
-        assertThrows(PgClientException.class, () -> LogicalReplicationOptions.publicationNamesValue(List.of("")));
+        assertThrows(PgClientException.class, () -> StartReplicationCommand.publicationNamesValue(List.of("")));
     }
 
     @Test
