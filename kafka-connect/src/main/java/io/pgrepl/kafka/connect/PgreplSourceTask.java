@@ -19,7 +19,7 @@ import io.pgrepl.kafka.connect.offsets.Position;
 import io.pgrepl.kafka.connect.offsets.SignalOffsets;
 import io.pgrepl.kafka.connect.offsets.UnacknowledgedRecords;
 import io.pgrepl.kafka.connect.records.ChangeRecords;
-import io.pgrepl.kafka.connect.records.PrimaryKeys;
+import io.pgrepl.kafka.connect.records.TableCatalog;
 import io.pgrepl.kafka.connect.records.Reselect;
 import io.pgrepl.kafka.connect.records.SourceInfo;
 import io.pgrepl.kafka.connect.signals.KafkaSignals;
@@ -139,7 +139,7 @@ public final class PgreplSourceTask extends SourceTask {
             if (records == null) {
                 records = new ChangeRecords(config, partition, ReplicationSetup.currentDatabase(c, config),
                         CatalogTypes.load((sql, what) -> ReplicationSetup.await(c.query(sql), config, what),
-                                (sql, what) -> ReplicationSetup.queryOnce(config, sql, what)), new PrimaryKeys(config)::of);
+                                (sql, what) -> ReplicationSetup.queryOnce(config, sql, what)), new TableCatalog(config)::of);
             }
             if (handover == null) handover = new Handover(context, records, config.heartbeatIntervalMs());
             Handover h = handover;

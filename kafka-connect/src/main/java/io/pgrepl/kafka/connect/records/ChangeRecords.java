@@ -77,8 +77,8 @@ public final class ChangeRecords {
     private final TopicNaming naming;
     /** message.prefix.include.list / exclude.list. */
     private final java.util.function.Predicate<String> messagePrefixes;
-    /** A REPLICA IDENTITY FULL table's primary key column names (see {@link PrimaryKeys}). */
-    private final PrimaryKeys.Lookup primaryKeys;
+    /** A table's key as Debezium chooses it and its columns' defaults (see {@link TableCatalog}). */
+    private final TableCatalog.Lookup catalog;
     private final Map<String, ?> partition;
     private final String db;
     private final Map<Integer, Table> schemas = new HashMap<>();
@@ -122,7 +122,7 @@ public final class ChangeRecords {
     private int relationsSinceChange;
 
     public ChangeRecords(PgreplConnectorConfig config, Map<String, ?> partition, String db, CatalogTypes types,
-                  PrimaryKeys.Lookup primaryKeys) {
+                  TableCatalog.Lookup catalog) {
         this.config = config;
         this.converters = new ValueConverters(ValueConverters.Modes.of(config), types);
         String signal = IncrementalSettings.signalTable(config);
@@ -134,13 +134,13 @@ public final class ChangeRecords {
         this.naming = TopicNaming.of(config);
         this.messagePrefixes = CaptureSettings.messagePrefixes(config.getList(CaptureSettings.MESSAGE_PREFIX_INCLUDE),
                 config.getList(CaptureSettings.MESSAGE_PREFIX_EXCLUDE));
-        this.primaryKeys = primaryKeys;
+        this.catalog = catalog;
         this.reselect = config.reselectUnavailableValues();
         this.unavailable = UnavailableValue.of(config.unavailablePlaceholder());
         this.partition = partition;
         this.db = db;
         this.schemaTopic = config.schemaChangesTopic().isEmpty() ? null : new io.pgrepl.kafka.connect.schema.SchemaChangeTopic(
-                config.schemaChangesTopic(), SourceInfo.SCHEMA, List.of(config.publicationName()), oid -> primaryKeys.of(oid, xid));
+                config.schemaChangesTopic(), SourceInfo.SCHEMA, List.of(config.publicationName()), oid -> catalogOf(oid, xid).key());
     }
 
     public void begin(long endLsn, long commitLsn, long xid, long commitPgMicros) {
@@ -213,7 +213,7 @@ public final class ChangeRecords {
     public void accept(PgOutputRecord r, Position skipThrough, Consumer<SourceRecord> out) {
         lastSkip = skipThrough;
         if (r instanceof Relation rel) {
-            relation(rel, xid);
+            relation(rel, xid, true);
             if (schemaTopic != null) {
                 schemaRecord(schemaTopic.accept(rel), change + 1, PART_SCHEMA + relationsSinceChange++, skipThrough, out);
             }
@@ -274,7 +274,7 @@ public final class ChangeRecords {
                       Consumer<SourceRecord> out) {
         if (rel != lastRead) {
             // A read is of the table as it is now: its primary key is the catalog's current one.
-            relation(new Relation(0, rel.oid(), rel.namespace(), rel.name(), rel.replicaIdentity(), rel.columns()), 0);
+            relation(new Relation(0, rel.oid(), rel.namespace(), rel.name(), rel.replicaIdentity(), rel.columns()), 0, false);
             lastRead = rel;
         }
         Table t = table(rel.oid());
@@ -310,10 +310,16 @@ public final class ChangeRecords {
                 read.kafkaPartition(), read.keySchema(), read.key(), read.valueSchema(), value, read.timestamp());
     }
 
-    /** @param keyXid the transaction the Relation came in, for a REPLICA IDENTITY FULL table's key (0: now) */
-    private void relation(Relation rel, long keyXid) {
+    /**
+     * @param keyXid the transaction the Relation came in, for a key read from the catalog (0: now)
+     * @param reread a Relation message: pgoutput sends one again after the table's definition changed
+     *               (ALTER ... SET DEFAULT, a new index), so the catalog is read again even when the
+     *               columns are the same, as Debezium reads it at every Relation message
+     */
+    private void relation(Relation rel, long keyXid, boolean reread) {
         Table old = schemas.get(rel.oid());
-        if (old != null && old.schema.sameColumns(rel)) return;
+        boolean same = old != null && old.schema.sameColumns(rel);
+        if (same && !reread) return;
         last = null;
         if (!filter.test(rel.namespace(), rel.name())) {
             schemas.remove(rel.oid());
@@ -321,10 +327,42 @@ public final class ChangeRecords {
         }
         if (columnRules.needsTypeNames()) typeNames.load(rel.columns().stream().map(ColumnInfo::typeOid).toList());
         TableShape shape = columnRules.table(rel.namespace(), rel.name(), rel.columns(), typeNames::name);
-        Set<String> identity = rel.replicaIdentity() == 'f' ? primaryKeys.of(rel.oid(), keyXid) : null;
-        Set<String> key = shape.keyColumns() != null ? Set.copyOf(shape.keyColumns()) : identity;
+        TableCatalog.Info info = catalogOf(rel.oid(), keyXid);
+        // The replica identity's columns are the key when they are the primary key (DEFAULT) or the identity
+        // index (USING INDEX: a delete's old row has no others). Otherwise (FULL flags every column; NOTHING and
+        // a DEFAULT without a primary key flag none) the catalog's: the primary key, or the first unique index.
+        boolean flagged = rel.replicaIdentity() == 'i'
+                || rel.replicaIdentity() == 'd' && rel.columns().stream().anyMatch(ColumnInfo::isKey);
+        Set<String> identity = flagged ? null : present(info.notNull(), rel);
+        Set<String> catalogKey = flagged ? null : present(info.key(), rel);
+        Set<String> key = shape.keyColumns() != null ? Set.copyOf(shape.keyColumns()) : catalogKey;
+        if (same) {
+            // The Relation again, columns unchanged: the defaults may be new, the key stays. A key the catalog
+            // gives now may come from DDL later in the transaction than the changes this Relation precedes.
+            key = old.schema.keyNames;
+            identity = old.schema.identityNames;
+        }
         String topic = naming.table(config.topicPrefix(), rel.namespace(), rel.name());
-        schemas.put(rel.oid(), new Table(new TableSchema(rel, topic, converters, key, identity, shape), shape, unavailable));
+        TableSchema schema = new TableSchema(rel, topic, converters, key, identity, shape, info.defaults());
+        if (same && java.util.Objects.equals(schema.keySchema, old.schema.keySchema) && schema.rowSchema.equals(old.schema.rowSchema)) {
+            return; // nothing the records show changed: the cached table stays
+        }
+        schemas.put(rel.oid(), new Table(schema, shape, unavailable));
+    }
+
+    private TableCatalog.Info catalogOf(int oid, long xid) {
+        TableCatalog.Info info = catalog.of(oid, xid);
+        return info == null ? TableCatalog.Info.NONE : info;
+    }
+
+    /**
+     * {@code names} less those the Relation does not have: the catalog is read later than the Relation
+     * was sent, and may name a column added since (Debezium leaves those out too).
+     */
+    private static Set<String> present(Set<String> names, Relation rel) {
+        Set<String> out = new java.util.HashSet<>();
+        for (ColumnInfo c : rel.columns()) if (names.contains(c.name())) out.add(c.name());
+        return out;
     }
 
     /**

@@ -6,6 +6,7 @@ import io.pgrepl.kafka.connect.settings.TableShape;
 import io.pgrepl.kafka.connect.values.ValueConverters;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.Set;
 import org.apache.kafka.connect.data.Schema;
 import org.apache.kafka.connect.data.SchemaBuilder;
@@ -25,6 +26,11 @@ public final class TableSchema {
     public final Schema keySchema;
     public final Schema rowSchema;
     public final Schema envelopeSchema;
+    /** Column name to its default expression, as the catalog gave it when this schema was built. */
+    public final Map<String, String> defaults;
+    /** What the key was built from (see the constructor), kept for a rebuild with the same key. */
+    public final Set<String> keyNames;
+    public final Set<String> identityNames;
 
     /**
      * @param keyNames the key's column names; null: the columns the Relation flags as replica
@@ -54,7 +60,19 @@ public final class TableSchema {
      */
     public TableSchema(Relation relation, String topic, ValueConverters converters, Set<String> keyNames,
                 Set<String> identityNames, TableShape shape) {
+        this(relation, topic, converters, keyNames, identityNames, shape, Map.of());
+    }
+
+    /**
+     * @param defaults column name to its default expression ({@code pg_attrdef}), which the column's
+     *                 field schema carries as Debezium's does (in the key too)
+     */
+    public TableSchema(Relation relation, String topic, ValueConverters converters, Set<String> keyNames,
+                Set<String> identityNames, TableShape shape, Map<String, String> defaults) {
         this.relation = relation;
+        this.defaults = defaults;
+        this.keyNames = keyNames;
+        this.identityNames = identityNames;
         this.topic = topic;
         String base = topic;
         List<ValueConverters.Column> cols = new ArrayList<>();
@@ -67,7 +85,7 @@ public final class TableSchema {
             // required in the row too, as in Debezium's, whatever message.key.columns names. Other NOT NULL
             // columns stay optional (docs/kafka-connect.md).
             boolean optional = !identity(identityNames, ci);
-            ValueConverters.Column c = converters.column(ci, optional);
+            ValueConverters.Column c = converters.withDefault(converters.column(ci, optional), defaults.get(ci.name()));
             if (c.omitted()) {
                 // A type with no mapping under include.unknown.datatypes=false: in neither the row nor the key, as in Debezium's.
                 cols.add(c);
@@ -89,7 +107,8 @@ public final class TableSchema {
                 ColumnInfo ci = relation.columns().get(k);
                 // A message.key.columns column outside the identity may be NULL, or missing from a delete's old tuple.
                 boolean optional = !identity(identityNames, ci);
-                key.field(ci.name(), ColumnShaping.apply(converters.column(ci, optional), shape, k).schema());
+                ValueConverters.Column c = converters.withDefault(converters.column(ci, optional), defaults.get(ci.name()));
+                key.field(ci.name(), ColumnShaping.apply(c, shape, k).schema());
             }
             this.keySchema = key.build();
         }

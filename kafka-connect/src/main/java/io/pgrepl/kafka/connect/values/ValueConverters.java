@@ -143,6 +143,14 @@ public final class ValueConverters {
     }
 
     /**
+     * {@code c} with the default value {@code expression} (the catalog's, {@code pg_get_expr})
+     * gives its field, as Debezium gives it ({@link ColumnDefaults}); {@code c} itself when none.
+     */
+    public Column withDefault(Column c, String expression) {
+        return expression == null ? c : ColumnDefaults.apply(c, types.get(c.typeOid()), expression);
+    }
+
+    /**
      * Type {@code oid} with modifier {@code typmod}: a domain as its base type (with the domain's
      * modifier when the column has none), an array as an ARRAY of its element's mapping (the
      * column's modifier is the elements'), anything else by {@link #scalar}.
