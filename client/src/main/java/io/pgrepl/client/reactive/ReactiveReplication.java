@@ -64,7 +64,22 @@ public final class ReactiveReplication {
     public static ReplicationPublisher<ChangeView> views(PgConnection connection, LogicalReplicationOptions options,
                                                          FlowOptions flow) {
         ChangeViewPool pool = new ChangeViewPool(flow.highWatermark());
-        return new ReplicationPublisher<>(connection, options, flow, pool::forwarder, ChangeView::acknowledge).lease(pool);
+        return new ReplicationPublisher<>(connection, options, flow, pool::forwarder, ChangeView::acknowledge).lease(pool)
+                .weigher(ReactiveReplication::copiedBytes, VIEW_QUEUE_BYTES);
+    }
+
+    /**
+     * The bytes of large messages that {@link #views} may hold queued for a subscriber without
+     * demand before socket reading pauses: 8 MiB. Small messages (under 2 KiB each) are bounded by
+     * the high watermark alone (1024 of them, at most 2 MiB by default); a large one counts its
+     * copy, so a slow subscriber of wide rows never holds a high watermark's worth of them.
+     */
+    public static final long VIEW_QUEUE_BYTES = 8L << 20;
+
+    /** A queued view's copy if it is large enough to outgrow the count bound; 0 keeps the queue's per-item cost down. */
+    private static long copiedBytes(ChangeView v) {
+        int n = v.bytes.writerIndex();
+        return n >= ChangeView.KEEP_CAPACITY ? n : 0;
     }
 
     /**

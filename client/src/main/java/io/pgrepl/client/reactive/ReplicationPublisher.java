@@ -186,6 +186,18 @@ public final class ReplicationPublisher<T> implements Flow.Publisher<T> {
         return b == null ? 0 : b.peakQueued();
     }
 
+    /**
+     * The most weight ever queued at once, as the publisher's weigher counts it: the copied bytes
+     * of large views for {@code views(...)}, in-memory transactions' estimated heap for
+     * {@code transactions(...)}; 0 without a weigher.
+     *
+     * @return the peak weight, bounded by the weight bound plus one item (or one socket read) past it
+     */
+    public long peakQueuedWeight() {
+        FlowBuffer<T> b = buffer;
+        return b == null ? 0 : b.peakQueuedWeight();
+    }
+
     /** {@return how many times socket reading was paused for a slow subscriber} */
     public long pauses() {
         FlowBuffer<T> b = buffer;

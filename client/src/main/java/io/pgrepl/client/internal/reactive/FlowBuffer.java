@@ -1,13 +1,13 @@
 package io.pgrepl.client.internal.reactive;
 
-import io.netty.util.internal.PlatformDependent;
 import java.util.Objects;
-import java.util.Queue;
 import java.util.concurrent.Executor;
 import java.util.concurrent.Flow;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.BooleanSupplier;
+import java.util.function.Consumer;
+import java.util.function.ToLongFunction;
 
 /**
  * The bounded hand-off between a push source (the replication event loop) and one
@@ -25,9 +25,8 @@ import java.util.function.BooleanSupplier;
  * once awake the executor delivers everything queued, up to demand, before it returns. On the
  * event loop, an item the subscriber can take at once skips the queue ({@link #emitNow}).
  *
- * <p>The queue is an array (Netty's multi-producer, single-consumer queue): once it has grown to
- * the high watermark plus a read, queuing an item allocates nothing. Items that are reused (a
- * {@link Lease}) go back to their owner after onNext returns, or when discarded.
+ * <p>What is queued and its bound are the {@link BoundedQueue}'s; this class signals. Items that
+ * are reused (a {@link Lease}) go back to their owner after onNext returns, or when discarded.
  */
 public final class FlowBuffer<T> implements Flow.Subscription {
     /** What the buffer controls upstream. Calls are serialised; pause/resume alternate. */
@@ -44,16 +43,12 @@ public final class FlowBuffer<T> implements Flow.Subscription {
 
     private final Flow.Subscriber<? super T> subscriber;
     private final Executor executor;
-    private final int highWatermark;
-    private final int lowWatermark;
     private final UpstreamGate gate = new UpstreamGate();
     private final BooleanSupplier aboveResumeLevel = this::aboveResumeLevel;
     /** The executor when it is the stream's event loop: the only mode with {@link #emitNow}. */
     private final EventLoopExecutor loopExecutor;
 
-    private final Queue<T> queue;
-    private final AtomicInteger queued = new AtomicInteger();
-    private final AtomicInteger peakQueued = new AtomicInteger();
+    private final BoundedQueue<T> queue;
     private final AtomicLong demand = new AtomicLong();
     private final AtomicInteger wip = new AtomicInteger();
     private final Runnable drainTask = this::drainLoop;
@@ -63,11 +58,8 @@ public final class FlowBuffer<T> implements Flow.Subscription {
     private volatile Throwable error;
     private boolean terminated;
     private volatile Throwable badRequest;
-    private volatile java.util.function.Consumer<? super T> afterOnNext;
-    private volatile java.util.function.ToLongFunction<? super T> weigher;
-    private volatile long maxWeight = Long.MAX_VALUE;
-    private final AtomicLong weight = new AtomicLong();
-    private volatile java.util.function.Consumer<? super T> onDiscard;
+    private volatile Consumer<? super T> afterOnNext;
+    private volatile Consumer<? super T> onDiscard;
     private volatile Lease<? super T> lease;
 
     /**
@@ -83,36 +75,25 @@ public final class FlowBuffer<T> implements Flow.Subscription {
         this.subscriber = Objects.requireNonNull(subscriber, "subscriber");
         this.executor = Objects.requireNonNull(executor, "executor");
         this.loopExecutor = executor instanceof EventLoopExecutor x ? x : null;
-        if (highWatermark < 1 || lowWatermark < 0 || lowWatermark >= highWatermark) {
-            throw new IllegalArgumentException("need 0 <= lowWatermark < highWatermark, got " + lowWatermark + "/" + highWatermark);
-        }
-        this.highWatermark = highWatermark;
-        this.lowWatermark = lowWatermark;
-        // One chunk holds the high watermark and a typical read, so a steady stream never links a
-        // new chunk; a burst beyond it does, up to the queue's bound (never reached: the source
-        // pauses above the high watermark).
-        int chunk = Math.max(1024, Integer.highestOneBit(Math.min(highWatermark, 1 << 20)) << 1);
-        this.queue = PlatformDependent.newMpscQueue(chunk, 1 << 30);
+        this.queue = new BoundedQueue<>(highWatermark, lowWatermark);
     }
 
     /** @param hook runs on the executor after each onNext returned normally (the auto-acknowledge option) */
-    public void afterOnNext(java.util.function.Consumer<? super T> hook) {
+    public void afterOnNext(Consumer<? super T> hook) {
         this.afterOnNext = hook;
     }
 
     /**
      * Also bounds the queue by weight (e.g. the heap an item holds): above {@code maxWeight} the
-     * source pauses, and it resumes only once the weight is at most a quarter of it. Set before
-     * {@link #start()}.
+     * source pauses, and it resumes only once the weight is at most a quarter of it. An item
+     * weighing 0 costs no update of the weight. Set before {@link #start()}.
      *
      * @param w         the weight of one item, e.g. its heap bytes
      * @param maxWeight the weight above which the source pauses, positive
      * @throws IllegalArgumentException if {@code maxWeight} is not positive
      */
-    public void weigher(java.util.function.ToLongFunction<? super T> w, long maxWeight) {
-        if (maxWeight < 1) throw new IllegalArgumentException("maxWeight must be positive");
-        this.weigher = w;
-        this.maxWeight = maxWeight;
+    public void weigher(ToLongFunction<? super T> w, long maxWeight) {
+        queue.weigher(w, maxWeight);
     }
 
     /**
@@ -122,7 +103,7 @@ public final class FlowBuffer<T> implements Flow.Subscription {
      *
      * @param hook releases one item; its exceptions are ignored
      */
-    public void onDiscard(java.util.function.Consumer<? super T> hook) {
+    public void onDiscard(Consumer<? super T> hook) {
         this.onDiscard = hook;
     }
 
@@ -132,7 +113,7 @@ public final class FlowBuffer<T> implements Flow.Subscription {
     }
 
     private void discard(T item) {
-        java.util.function.Consumer<? super T> hook = onDiscard;
+        Consumer<? super T> hook = onDiscard;
         if (hook != null) {
             try {
                 hook.accept(item);
@@ -146,12 +127,12 @@ public final class FlowBuffer<T> implements Flow.Subscription {
 
     /** {@return the current weight of the queued items (0 without a weigher)} */
     public long queuedWeight() {
-        return weight.get();
+        return queue.weight();
     }
 
-    private long weigh(T item) {
-        java.util.function.ToLongFunction<? super T> w = weigher;
-        return w == null ? 0 : w.applyAsLong(item);
+    /** {@return the most weight ever queued at once (0 without a weigher)} */
+    public long peakQueuedWeight() {
+        return queue.peakWeight();
     }
 
     /** @param up the source's controls; cancelled at once if the subscription was cancelled already */
@@ -196,7 +177,7 @@ public final class FlowBuffer<T> implements Flow.Subscription {
      * has demand. Without demand nothing is woken: the subscriber's next {@code request} drains.
      */
     public void flush() {
-        if (queued.get() > 0 && demand.get() > 0) drain();
+        if (queue.size() > 0 && demand.get() > 0) drain();
     }
 
     /** @return true if the subscriber's executor should be woken now: the item paused the source, or the sequence ended meanwhile */
@@ -205,26 +186,21 @@ public final class FlowBuffer<T> implements Flow.Subscription {
             discard(item);
             return false;
         }
-        // Without a weigher the weight stays 0: no atomic update per item for it.
-        long w = weigher == null ? 0 : weight.addAndGet(weigh(item));
-        if (!queue.offer(item)) throw new IllegalStateException("flow queue full"); // 2^30 items: never, the source pauses long before
-        int n = queued.incrementAndGet();
-        if (n > peakQueued.get()) peakQueued.accumulateAndGet(n, Math::max);
+        boolean full = queue.add(item);
         // A cancel (or an end) that came after the check above may have cleared the queue before the
         // item was in it: a drain pass then discards it. The check reads the flags after the item's
         // slot was claimed (a full fence), the cancel clears after setting them, so one of the two
         // sees the other.
         if (cancelled || done) return true;
-        if (n > highWatermark || w > maxWeight) {
+        if (full) {
             gate.pause(aboveResumeLevel);
             return true;
         }
         return false;
     }
 
-    /** Above the level where a paused source resumes: the low watermark, a quarter of the weight bound. */
     private boolean aboveResumeLevel() {
-        return queued.get() > lowWatermark || weight.get() > maxWeight / 4;
+        return queue.aboveResumeLevel();
     }
 
     /**
@@ -240,7 +216,7 @@ public final class FlowBuffer<T> implements Flow.Subscription {
         EventLoopExecutor x = loopExecutor;
         // Here only the loop queues items, and only the wip holder takes them or lowers demand: so
         // checked before the CAS, queued == 0 and demand > 0 still hold once it succeeded.
-        if (x == null || wip.get() != 0 || queued.get() != 0 || demand.get() <= 0 || !x.inEventLoop()
+        if (x == null || wip.get() != 0 || queue.size() != 0 || demand.get() <= 0 || !x.inEventLoop()
                 || !subscribed || terminated || cancelled || done || badRequest != null || !wip.compareAndSet(0, 1)) {
             return false;
         }
@@ -250,7 +226,7 @@ public final class FlowBuffer<T> implements Flow.Subscription {
         // pass: nothing is queued. Anything else (cancel, end, a queued item, a pause) gets one.
         int missed = wip.decrementAndGet();
         while (missed != 0) {
-            if (queued.get() != 0 || cancelled || done || terminated || badRequest != null || gate.paused()) {
+            if (queue.size() != 0 || cancelled || done || terminated || badRequest != null || gate.paused()) {
                 drainLoop();
                 break;
             }
@@ -283,12 +259,12 @@ public final class FlowBuffer<T> implements Flow.Subscription {
 
     /** {@return the items waiting for demand right now} */
     public int queued() {
-        return queued.get();
+        return queue.size();
     }
 
     /** {@return the most items ever queued at once} */
     public int peakQueued() {
-        return peakQueued.get();
+        return queue.peak();
     }
 
     /** {@return how many times the source was paused} */
@@ -381,14 +357,11 @@ public final class FlowBuffer<T> implements Flow.Subscription {
 
     private void emitAvailable() {
         // Set before start(): read once per pass, not per item.
-        java.util.function.ToLongFunction<? super T> w = weigher;
-        java.util.function.Consumer<? super T> hook = afterOnNext;
+        Consumer<? super T> hook = afterOnNext;
         Lease<? super T> l = lease;
         while (demand.get() > 0 && !cancelled && badRequest == null) {
             T item = queue.poll();
             if (item == null) break;
-            queued.decrementAndGet();
-            if (w != null) weight.addAndGet(-w.applyAsLong(item));
             // §3.17: Long.MAX_VALUE is unbounded demand, which stays unbounded (request() caps at it).
             if (demand.get() != Long.MAX_VALUE) demand.decrementAndGet();
             // Only a paused source needs the lock. A pause this read misses is caught by the check
@@ -408,7 +381,7 @@ public final class FlowBuffer<T> implements Flow.Subscription {
     }
 
     /** @return false if the sequence ended on the item (a failed lend, a throwing onNext) */
-    private boolean deliver(T item, Lease<? super T> l, java.util.function.Consumer<? super T> hook) {
+    private boolean deliver(T item, Lease<? super T> l, Consumer<? super T> hook) {
         if (l != null && !lend(l, item)) return false;
         try {
             subscriber.onNext(item);
@@ -454,10 +427,6 @@ public final class FlowBuffer<T> implements Flow.Subscription {
 
     private void clear() {
         T item;
-        while ((item = queue.poll()) != null) {
-            queued.decrementAndGet();
-            weight.addAndGet(-weigh(item));
-            discard(item);
-        }
+        while ((item = queue.poll()) != null) discard(item);
     }
 }
