@@ -53,4 +53,22 @@ public final class Waits {
             pause = Math.min(LONGEST_PAUSE_MS, pause * 2);
         }
     }
+
+    /**
+     * {@code read}'s value once it stops moving: two reads a second apart that agree, up to
+     * {@link #CEILING}. For the cumulative statistics (pg_stat_user_tables' scan counts): before 15
+     * the collector gets each backend's counts up to half a second late, later on a loaded machine,
+     * so a first read can miss a set-up's own scans and blame them on what runs after it.
+     */
+    public static long settled(String what, Callable<Long> read) throws Exception {
+        long deadline = System.nanoTime() + CEILING.toNanos();
+        long last = read.call();
+        while (System.nanoTime() < deadline) {
+            Thread.sleep(1000);
+            long now = read.call();
+            if (now == last) return now;
+            last = now;
+        }
+        throw new AssertionError("timed out after " + CEILING + " waiting for " + what + " to stop moving (last " + last + ")");
+    }
 }

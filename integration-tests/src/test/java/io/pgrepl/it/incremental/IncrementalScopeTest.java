@@ -44,21 +44,12 @@ class IncrementalScopeTest {
         }
     };
 
-    /**
-     * The excluded tables' scans once the statistics stop moving: before 15 the collector gets each
-     * backend's counts up to half a second late (later on a busy machine), so a first read can miss the
-     * set-up's own and blame them on the connector.
-     */
+    /** The excluded tables' scans once the statistics stop moving ({@link io.pgrepl.testkit.Waits#settled}). */
     private static long settledScans(PgConnection sql) throws Exception {
-        long last = -1;
-        for (int i = 0; i < 60; i++) {
+        return io.pgrepl.testkit.Waits.settled("the excluded tables' scans", () -> {
             await(sql.query("SELECT pg_stat_clear_snapshot()"));
-            long now = scans(sql, "scope_hr", "secrets") + scans(sql, "public", "scope_keyed");
-            if (now == last) return now;
-            last = now;
-            Thread.sleep(1000);
-        }
-        return last;
+            return scans(sql, "scope_hr", "secrets") + scans(sql, "public", "scope_keyed");
+        });
     }
 
     private static long scans(PgConnection sql, String schema, String table) throws Exception {
