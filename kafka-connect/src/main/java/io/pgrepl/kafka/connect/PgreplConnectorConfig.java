@@ -62,6 +62,8 @@ public final class PgreplConnectorConfig extends AbstractConfig {
     public static final String RESELECT_UNAVAILABLE_VALUES = "reselect.unavailable.values";
     public static final String TOMBSTONES_ON_DELETE = "tombstones.on.delete";
     public static final String MESSAGES_TOPIC = "messages.topic";
+    public static final String PROVIDE_TRANSACTION_METADATA = "provide.transaction.metadata";
+    public static final String TOPIC_TRANSACTION = "topic.transaction";
     public static final String SCHEMA_CHANGES_TOPIC = "schema.changes.topic";
     public static final String STATUS_UPDATE_INTERVAL_MS = "status.update.interval.ms";
     public static final String SLOT_METRICS_INTERVAL_MS = "slot.metrics.interval.ms";
@@ -202,7 +204,13 @@ public final class PgreplConnectorConfig extends AbstractConfig {
             .define(TOMBSTONES_ON_DELETE, Type.BOOLEAN, true, Importance.LOW,
                     "Send a tombstone (null value) after each delete, for log compaction.")
             .define(MESSAGES_TOPIC, Type.STRING, "", Importance.LOW,
-                    "Topic for logical decoding messages (pg_logical_emit_message); empty = not requested.")
+                    "Topic for logical decoding messages (pg_logical_emit_message); empty = <topic.prefix>.message, as"
+                            + " Debezium's connector names it.")
+            .define(PROVIDE_TRANSACTION_METADATA, Type.BOOLEAN, false, Importance.LOW,
+                    "Write BEGIN and END records to the transaction topic and a transaction block into every change"
+                            + " record, as Debezium's connector does.")
+            .define(TOPIC_TRANSACTION, Type.STRING, "transaction", Importance.LOW,
+                    "The transaction topic's name after topic.prefix and topic.delimiter.")
             .define(SCHEMA_CHANGES_TOPIC, Type.STRING, "", Importance.LOW,
                     "Topic for schema change records (docs/schema-changes.md): one per change of a captured table's"
                             + " shape (and, with pgrepl's DDL capture on PostgreSQL 14+, per CREATE and DROP TABLE, with"
@@ -385,7 +393,12 @@ public final class PgreplConnectorConfig extends AbstractConfig {
     public String unavailablePlaceholder() { return getString(UNAVAILABLE_VALUE_PLACEHOLDER); }
     public boolean reselectUnavailableValues() { return getBoolean(RESELECT_UNAVAILABLE_VALUES); }
     public boolean tombstonesOnDelete() { return getBoolean(TOMBSTONES_ON_DELETE); }
-    public String messagesTopic() { return getString(MESSAGES_TOPIC); }
+    /** messages.topic, else Debezium's {@code <topic.prefix>.message}. */
+    public String messagesTopic() {
+        String t = getString(MESSAGES_TOPIC);
+        return t == null || t.isBlank() ? topicPrefix() + ".message" : t;
+    }
+    public boolean provideTransactionMetadata() { return getBoolean(PROVIDE_TRANSACTION_METADATA); }
     public String schemaChangesTopic() { return getString(SCHEMA_CHANGES_TOPIC); }
     public int statusUpdateIntervalMs() { return getInt(STATUS_UPDATE_INTERVAL_MS); }
 

@@ -145,6 +145,9 @@ public final class PgreplSourceTask extends SourceTask {
             Handover h = handover;
             h.written(resume);
             records.resumeAfter(resume);
+            if (io.pgrepl.kafka.connect.offsets.DebeziumOffsets.streaming(stored)) {
+                records.continuing(stored.get(io.pgrepl.kafka.connect.records.TransactionMetadata.OFFSET_TRANSACTION_ID));
+            }
             ReplicationSetup.SlotInfo slot = ReplicationSetup.slot(c, config);
             if (slot != null) ReplicationSetup.requireLogicalPgoutput(slot, config);
             StartPlan plan = StartPlan.decide(config.snapshotMode(), config.slotLostHandling(), stored,

@@ -160,6 +160,7 @@ final class StreamBuilder {
                 if (last) {
                     current = null;
                     t.close();
+                    records.endTransaction(built, chunk::add);
                     completed(lsn, chunk);
                 }
                 Position through = records.through();

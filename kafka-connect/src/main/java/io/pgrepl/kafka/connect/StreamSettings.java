@@ -2,7 +2,6 @@ package io.pgrepl.kafka.connect;
 
 import io.pgrepl.client.stream.LogicalReplicationOptions;
 import io.pgrepl.client.stream.StreamingMode;
-import io.pgrepl.kafka.connect.snapshot.IncrementalSettings;
 import java.time.Duration;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -18,10 +17,10 @@ final class StreamSettings {
                 .publications(config.publicationName())
                 .streaming(streaming(config, major))
                 .statusInterval(Duration.ofMillis(config.statusUpdateIntervalMs()))
-                // Incremental snapshots' watermarks are transactional messages on 14+ (a signal table before);
-                // so are DDL capture's, read for the schema change topic.
-                .messages((!config.messagesTopic().isEmpty() || IncrementalSettings.enabled(config)
-                        || !config.schemaChangesTopic().isEmpty()) && major >= 14 ? Boolean.TRUE : null)
+                // Logical decoding messages go to <topic.prefix>.message (or messages.topic), as Debezium's
+                // connector sends them; the option exists from 14. Incremental snapshots' watermarks and DDL
+                // capture's records are messages too.
+                .messages(major >= 14 ? Boolean.TRUE : null)
                 // The slot is confirmed only to positions the committed offsets record (see StartPlan):
                 // an idle stream moves it through heartbeats (PgreplSourceTask.idlePosition), not keepalives.
                 .confirmIdleKeepalives(false)

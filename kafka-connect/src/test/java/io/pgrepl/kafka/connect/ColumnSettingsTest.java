@@ -108,6 +108,8 @@ class ColumnSettingsTest {
         inc.put("snapshot.initial.method", "incremental");
         inc.put("incremental.snapshot.chunk.size", "1");
         inc.put("skipped.operations", "u");
+        // Both connectors write messages (inc to <prefix>.message, Debezium's default topic): both leave the secret prefix out.
+        inc.put("message.prefix.exclude.list", "secret.*");
         // Notifications name keys (last_processed_key, maximum_key): a masked key must stay masked there too.
         inc.put("notification.enabled.channels", "sink");
         inc.put("notification.sink.topic.name", p + "i.notifications");
@@ -285,17 +287,17 @@ class ColumnSettingsTest {
         PgServer pg = server(18);
         Map<String, String> c = EndToEndTest.connectorConfig(pg, "restval");
         c.put("tabel.include.list", "public\\.x");
-        c.put("provide.transaction.metadata", "true");
+        c.put("transaction.metadata.factory", "com.example.OwnTransactionMetadataFactory");
         c.put("name", "restval");
         var infos = connect.validateConnectorConfig(PgreplSourceConnector.class.getSimpleName(), c);
         Map<String, List<String>> errors = new HashMap<>();
         for (var ci : infos.configs()) {
             if (ci.configValue() != null && !ci.configValue().errors().isEmpty()) errors.put(ci.configValue().name(), ci.configValue().errors());
         }
-        assertEquals(Set.of("tabel.include.list", "provide.transaction.metadata"), errors.keySet(), errors.toString());
+        assertEquals(Set.of("tabel.include.list", "transaction.metadata.factory"), errors.keySet(), errors.toString());
         assertEquals(2, infos.errorCount());
         assertTrue(errors.get("tabel.include.list").get(0).contains("did you mean table.include.list?"), errors.toString());
-        assertTrue(errors.get("provide.transaction.metadata").get(0).contains("transaction metadata"), errors.toString());
+        assertTrue(errors.get("transaction.metadata.factory").get(0).contains("transaction metadata"), errors.toString());
     }
 
     /** Debezium's hash (its own class) of {@code value}: the email column's v2 SHA-256 with the salt. */

@@ -133,11 +133,12 @@ class ModesTest {
         EndToEndTest.sql(pg, "INSERT INTO md_t (id) VALUES (99)");
 
         List<Change> all = ConnectHarness.readUntil(connect,
-                "(md|ms|mp)\\.public\\.md_t|md\\.messages|md\\.public\\.md_late|md\\.public\\.md_full",
+                "(md|ms|mp)\\.public\\.md_t|md\\.messages|mp\\.message|md\\.public\\.md_late|md\\.public\\.md_full",
                 // every topic's last record: topics are discovered and fetched in no particular order
                 Map.of(), l -> List.of("md", "ms", "mp").stream().allMatch(n -> l.stream().anyMatch(c ->
                         c.topic().equals(n + ".public.md_t") && c.value() != null && "c".equals(c.op())
                                 && c.value().getStruct("after").getInt32("id") == 99))
+                        && l.stream().filter(c -> c.topic().equals("mp.message")).count() >= 2
                         && l.stream().anyMatch(c -> c.topic().equals("md.public.md_late"))
                         && l.stream().anyMatch(c -> c.topic().equals("md.public.md_full") && "d".equals(c.op()))
                         && l.stream().filter(c -> c.topic().equals("md.messages")).count() >= 2,
@@ -253,17 +254,20 @@ class ModesTest {
         assertTrue(all.stream().anyMatch(c -> c.topic().equals("mp.public.md_t") && c.value() == null),
                 "mp (default) sent a tombstone");
 
-        // messages.topic: the transactional and the non-transactional message
+        // messages.topic: the transactional and the non-transactional message, their content in
+        // binary.handling.mode's form (md: base64), as Debezium's; the others write <topic.prefix>.message.
         Map<String, String> messages = new HashMap<>();
         for (Change c : all) {
             if (!c.topic().equals("md.messages")) continue;
             Struct m = c.value().getStruct("message");
-            messages.put(new String(bytes(m.get("content")), StandardCharsets.UTF_8), m.getString("prefix"));
+            messages.put(new String(java.util.Base64.getDecoder().decode(m.getString("content")), StandardCharsets.UTF_8),
+                    m.getString("prefix"));
             assertEquals("m", c.op());
         }
         assertEquals(Map.of("in a transaction", "pfx", "on its own", "pfx"), messages);
         assertNull(all.stream().filter(c -> c.topic().startsWith("ms.") || c.topic().startsWith("mp."))
                 .filter(c -> c.topic().contains("messages")).findFirst().orElse(null));
+        assertEquals(2, all.stream().filter(c -> c.topic().equals("mp.message")).count(), "mp's messages on Debezium's topic");
         for (String n : connectors.keySet()) connect.deleteConnector(n);
     }
 

@@ -63,7 +63,9 @@ class RecordPositionTest {
         p.put(PgreplConnectorConfig.DATABASE_URL, "postgresql://127.0.0.1:5432/db");
         p.put(PgreplConnectorConfig.TOPIC_PREFIX, "pfx");
         p.put(PgreplConnectorConfig.TOMBSTONES_ON_DELETE, Boolean.toString(tombstones));
+        // Messages go to <topic.prefix>.message unless a prefix list leaves them out.
         if (messages) p.put(PgreplConnectorConfig.MESSAGES_TOPIC, "msgs");
+        else p.put(io.pgrepl.kafka.connect.settings.CaptureSettings.MESSAGE_PREFIX_EXCLUDE, ".*");
         if (onlyT) p.put(PgreplConnectorConfig.TABLE_INCLUDE_LIST, "public.t");
         return new PgreplConnectorConfig(p);
     }
@@ -87,7 +89,7 @@ class RecordPositionTest {
     }
 
     private static String describe(SourceRecord r) {
-        if (r.topic().equals("msgs")) return "m:" + r.key();
+        if (r.topic().equals("msgs")) return "m:" + ((Struct) r.key()).getString("prefix");
         String table = r.topic().substring(r.topic().lastIndexOf('.') + 1);
         int id = ((Struct) r.key()).getInt32("id");
         if (r.value() == null) return "tomb:" + table + id;

@@ -56,13 +56,19 @@ public final class ChangeRecords {
             .field("serverName", Schema.STRING_SCHEMA).build();
     public static final Schema HEARTBEAT_VALUE = SchemaBuilder.struct().name("io.debezium.connector.common.Heartbeat")
             .field("ts_ms", Schema.INT64_SCHEMA).build();
-    public static final Schema MESSAGE_BLOCK = SchemaBuilder.struct().name("io.debezium.connector.postgresql.Message")
-            .field("prefix", Schema.STRING_SCHEMA).field("content", Schema.BYTES_SCHEMA).build();
-    public static final Schema MESSAGE_VALUE = SchemaBuilder.struct().name("io.debezium.connector.postgresql.MessageValue")
-            .field("op", Schema.STRING_SCHEMA).field("ts_ms", Schema.OPTIONAL_INT64_SCHEMA)
-            .field("message", MESSAGE_BLOCK).build();
+    public static final Schema MESSAGE_KEY = SchemaBuilder.struct().name("io.debezium.connector.postgresql.MessageKey")
+            .version(1).field("prefix", Schema.OPTIONAL_STRING_SCHEMA).build();
 
     private final PgreplConnectorConfig config;
+    /** provide.transaction.metadata: null when off. */
+    private final TransactionMetadata txMeta;
+    /** A transaction (not a standalone message) is being built with transaction metadata, and its BEGIN is still to come. */
+    private boolean txOpen;
+    private boolean beginPending;
+    /** The xid of a transaction Debezium's offsets left in progress (see {@link #continuing}), else null. */
+    private String continuing;
+    /** Logical decoding messages: Debezium's value schema (its content as binary.handling.mode has it) and topic. */
+    private final LogicalMessages messages;
     private final ValueConverters converters;
     /** reselect.unavailable.values: rows with unchanged TOAST values remember what {@link Reselect} needs. */
     private final boolean reselect;
@@ -124,6 +130,10 @@ public final class ChangeRecords {
     public ChangeRecords(PgreplConnectorConfig config, Map<String, ?> partition, String db, CatalogTypes types,
                   TableCatalog.Lookup catalog) {
         this.config = config;
+        this.txMeta = config.provideTransactionMetadata() ? new TransactionMetadata(TransactionMetadata.topic(
+                config.topicPrefix(), config.getString(TopicNaming.DELIMITER), config.getString(PgreplConnectorConfig.TOPIC_TRANSACTION)))
+                : null;
+        this.messages = new LogicalMessages(config.binaryMode(), config.messagesTopic());
         this.converters = new ValueConverters(ValueConverters.Modes.of(config), types);
         String signal = IncrementalSettings.signalTable(config);
         String[] st = signal == null ? null : IncrementalSetup.split(signal);
@@ -160,6 +170,61 @@ public final class ChangeRecords {
         this.originLsn = 0;
         this.relationsSinceChange = 0;
         if (schemaTopic != null) schemaTopic.begin();
+        // A standalone message (xid 0) is in no transaction: no BEGIN, END or transaction block, as with Debezium.
+        this.txOpen = txMeta != null && xid != 0;
+        this.beginPending = txOpen;
+        if (txOpen) {
+            txMeta.begin(xid);
+            if (txMeta.xid().equals(continuing)) beginPending = false;
+            continuing = null;
+        }
+    }
+
+    /**
+     * The transaction's BEGIN, before any of its records, at a place before its first row change
+     * ({@link #BEGIN_CHANGE}), so a restart that covers it does not send it again.
+     */
+    private void beginRecord(Position skip, Consumer<SourceRecord> out) {
+        beginPending = false;
+        change = BEGIN_CHANGE;
+        lastPart = Position.PART_MAIN;
+        if (skipped(Position.PART_MAIN, skip)) return;
+        out.accept(new SourceRecord(partition, offset(Position.PART_MAIN), txMeta.topic(), null, TransactionMetadata.KEY,
+                txMeta.key(commitLsn), TransactionMetadata.VALUE, txMeta.beginValue(commitLsn, commitMicros / 1000),
+                commitMicros / 1000));
+    }
+
+    /**
+     * With provide.transaction.metadata, the transaction's END (and its BEGIN if nothing came before),
+     * after every record of it: call once it was wholly accepted, before {@link #end}.
+     */
+    public void endTransaction(Position skip, Consumer<SourceRecord> out) {
+        if (!txOpen) return;
+        lastSkip = skip;
+        if (beginPending) beginRecord(skip, out);
+        txOpen = false;
+        change = END_CHANGE;
+        messagesAfter = 0;
+        lastPart = Position.PART_MAIN;
+        if (skip.covers(endLsn, change, Position.PART_MAIN, index++)) return;
+        passed = true;
+        // The offset still names the transaction, as Debezium's END record's does.
+        Map<String, Object> offset = withTransactionId(Position.record(endLsn, change, Position.PART_MAIN, committed, xid,
+                commitMicros), txMeta.xid());
+        if (incrementalState != null) offset = Position.withState(offset, incrementalState);
+        out.accept(new SourceRecord(partition, offset, txMeta.topic(), null, TransactionMetadata.KEY, txMeta.key(endLsn),
+                TransactionMetadata.VALUE, txMeta.endValue(endLsn, commitMicros / 1000), commitMicros / 1000));
+    }
+
+    /** The BEGIN's place: before the first row change (ordinal 0) and the messages before it (-1, PART_MESSAGES on). */
+    private static final int BEGIN_CHANGE = -1;
+    /** The END's place: after every row change and message of the transaction. */
+    private static final int END_CHANGE = Integer.MAX_VALUE;
+
+    private static Map<String, Object> withTransactionId(Map<String, Object> offset, String xid) {
+        Map<String, Object> m = new HashMap<>(offset);
+        m.put(TransactionMetadata.OFFSET_TRANSACTION_ID, xid);
+        return m;
     }
 
     /** How many records of the current transaction were produced (skipped ones included). */
@@ -182,6 +247,16 @@ public final class ChangeRecords {
     /** Streaming resumes after {@code position}: its last whole transaction is what the first offsets name to Debezium. */
     public void resumeAfter(Position position) {
         committed = position.commit();
+        continuing = null;
+    }
+
+    /**
+     * Debezium's offsets name transaction {@code xid} ({@code transaction_id}) as in progress: it
+     * comes again from its start, without a second BEGIN (its counters start again with it, as
+     * its records are all sent again).
+     */
+    public void continuing(Object xid) {
+        continuing = xid instanceof String s ? s : null;
     }
 
     /** Every change of the current transaction (or standalone message) was built: later offsets name it to Debezium. */
@@ -212,6 +287,7 @@ public final class ChangeRecords {
      */
     public void accept(PgOutputRecord r, Position skipThrough, Consumer<SourceRecord> out) {
         lastSkip = skipThrough;
+        if (beginPending) beginRecord(skipThrough, out);
         if (r instanceof Relation rel) {
             relation(rel, xid, true);
             if (schemaTopic != null) {
@@ -456,11 +532,14 @@ public final class ChangeRecords {
 
     private void emit(Table t, String op, Struct before, Struct after, Tuple keyTuple, int part, Position skip,
                       Consumer<SourceRecord> out) {
+        // Counted whether or not it is skipped: a restart's counters go on from the records written before it.
+        Struct tx = txOpen ? txMeta.event(t.collection, commitLsn) : null;
         if (skipped(part, skip)) return;
         long now = System.currentTimeMillis();
         Struct value = new Struct(t.schema.envelopeSchema)
                 .put(t.before, before).put(t.after, after).put(t.sourceField, source(t)).put(t.op, op)
                 .put(t.tsMs, now).put(t.tsUs, now * 1000).put(t.tsNs, now * 1_000_000);
+        if (tx != null) value.put(t.transaction, tx);
         Struct key = keyOf(t, keyTuple);
         out.accept(new SourceRecord(partition, offset(part), t.schema.topic, null,
                 t.schema.keySchema, key, t.schema.envelopeSchema, value, commitMicros / 1000));
@@ -473,15 +552,17 @@ public final class ChangeRecords {
     }
 
     private void emitTruncate(Table t, int part, Position skip, Consumer<SourceRecord> out) {
+        Struct tx = txOpen ? txMeta.event(t.collection, commitLsn) : null;
         if (skipped(part, skip)) return;
         Struct value = new Struct(t.schema.envelopeSchema).put(t.sourceField, source(t)).put(t.op, "t")
                 .put(t.tsMs, System.currentTimeMillis());
+        if (tx != null) value.put(t.transaction, tx);
         out.accept(new SourceRecord(partition, offset(part), t.schema.topic, null,
                 null, null, t.schema.envelopeSchema, value, commitMicros / 1000));
     }
 
     private void message(Message m, Position skip, Consumer<SourceRecord> out) {
-        // Sent only when a messages topic is set: a place after the row change before it, not an ordinal.
+        // A place after the row change before it, not an ordinal (messages were once sent only on request).
         int part = Position.PART_MESSAGES + messagesAfter++;
         lastPart = part;
         if (m.prefix().equals(io.pgrepl.client.schema.SchemaTracker.DDL_PREFIX)) {
@@ -489,13 +570,17 @@ public final class ChangeRecords {
             if (schemaTopic != null) schemaRecord(schemaTopic.accept(m), change, part, skip, out);
             return;
         }
-        String topic = config.messagesTopic();
-        if (topic == null || topic.isEmpty() || m.prefix().equals(WATERMARK_PREFIX) || !messagePrefixes.test(m.prefix())) return;
+        if (m.prefix().equals(WATERMARK_PREFIX) || !messagePrefixes.test(m.prefix())) return;
+        // Debezium counts a transactional message as an event of the transaction.
+        Struct tx = txOpen ? txMeta.event(TransactionMetadata.MESSAGE_COLLECTION, m.messageLsn()) : null;
         if (skipped(part, skip)) return;
-        Struct value = new Struct(MESSAGE_VALUE).put("op", "m").put("ts_ms", System.currentTimeMillis())
-                .put("message", new Struct(MESSAGE_BLOCK).put("prefix", m.prefix()).put("content", m.content()));
-        out.accept(new SourceRecord(partition, offset(part), topic, null,
-                Schema.STRING_SCHEMA, m.prefix(), MESSAGE_VALUE, value));
+        // Its own LSN, as Debezium's source.lsn; no table, and no xid outside a transaction.
+        Struct source = SourceInfo.of(config.topicPrefix(), db, "", "", commitMicros, xid, m.messageLsn(), previousCommit, "false");
+        if (xid == 0) source.put(SourceInfo.TX_ID_F, null);
+        if (origin != null) source.put(SourceInfo.ORIGIN_F, origin).put(SourceInfo.ORIGIN_LSN_F, originLsn);
+        out.accept(new SourceRecord(partition, offset(part), messages.topic(), null, MESSAGE_KEY,
+                new Struct(MESSAGE_KEY).put("prefix", m.prefix()), messages.valueSchema(),
+                messages.value(source, tx, m.prefix(), m.content(), System.currentTimeMillis())));
     }
 
     /** A schema change record at ({@code atChange}, {@code part}), unless filtered out or written before a restart. */
@@ -523,6 +608,7 @@ public final class ChangeRecords {
     /** The offset of record {@code part} of the current row change. */
     private Map<String, Object> offset(int part) {
         Map<String, Object> o = Position.record(endLsn, change, part, committed, xid, commitMicros);
+        if (txOpen) o = withTransactionId(o, txMeta.xid());
         return incrementalState == null ? o : Position.withState(o, incrementalState);
     }
 
@@ -554,6 +640,9 @@ public final class ChangeRecords {
         final Field tsMs;
         final Field tsUs;
         final Field tsNs;
+        final Field transaction;
+        /** Debezium's data collection: {@code schema.table}, unquoted. */
+        final String collection;
         /** The {@code source} block of transaction {@link #sourceTx} (-1: of the snapshot at {@link #sourceLsn}). */
         Struct sourceBlock;
         long sourceTx;
@@ -583,6 +672,8 @@ public final class ChangeRecords {
             this.tsMs = env.field("ts_ms");
             this.tsUs = env.field("ts_us");
             this.tsNs = env.field("ts_ns");
+            this.transaction = env.field("transaction");
+            this.collection = schema.relation.namespace() + "." + schema.relation.name();
         }
     }
 }

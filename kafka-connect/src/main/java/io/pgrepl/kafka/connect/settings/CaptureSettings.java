@@ -28,9 +28,9 @@ public final class CaptureSettings {
                 }, Importance.MEDIUM, "Operations not sent: c (inserts), u (updates), d (deletes and their tombstones),"
                         + " t (truncates), comma-separated, or none. Debezium's default, t.")
                 .define(MESSAGE_PREFIX_INCLUDE, Type.LIST, "", Importance.LOW, "Regular expressions for the prefixes of the"
-                        + " logical decoding messages sent to messages.topic (whole prefix, ignoring case).")
+                        + " logical decoding messages sent (to <topic.prefix>.message, or messages.topic; whole prefix, ignoring case).")
                 .define(MESSAGE_PREFIX_EXCLUDE, Type.LIST, "", Importance.LOW, "Regular expressions for the prefixes of the"
-                        + " logical decoding messages not sent to messages.topic.");
+                        + " logical decoding messages not sent.");
     }
 
     /** {@return whether a message with {@code prefix} is sent, by the include and exclude lists} */

@@ -119,9 +119,8 @@ public final class DebeziumSettings {
         l.add(refused("database.include.list", "a PostgreSQL connector reads one database: name it in database.url"));
         l.add(refused("database.exclude.list", "a PostgreSQL connector reads one database: name it in database.url"));
         l.add(same("skipped.operations"));
-        l.add(differs("message.prefix.include.list", "filters the records of messages.topic, pgrepl's one topic for logical"
-                + " decoding messages (Debezium writes them to <topic.prefix>.message)"));
-        l.add(differs("message.prefix.exclude.list", "as message.prefix.include.list"));
+        l.add(same("message.prefix.include.list"));
+        l.add(same("message.prefix.exclude.list"));
         // --- Data shaping
         l.add(pattern("column.mask.with.N.chars", "column\\.mask\\.with\\.(\\d+)\\.chars", "column.mask.with.(d+).chars",
                 Treatment.DIFFERENT, "a matched column that is not char, varchar or text fails the task (Debezium sends it"
@@ -197,13 +196,16 @@ public final class DebeziumSettings {
         l.add(only("heartbeat.topics.prefix", Treatment.SAME, "", oneOf("__debezium-heartbeat"), "__debezium-heartbeat",
                 "heartbeats go to __debezium-heartbeat.<topic.prefix>; rename them with a RegexRouter transform"));
         l.add(refused("topic.heartbeat.name", "heartbeats go to __debezium-heartbeat.<topic.prefix>; rename them with a RegexRouter transform"));
-        l.add(differs("topic.transaction", "no effect: pgrepl writes no transaction metadata topic (provide.transaction.metadata=true is refused)"));
-        l.add(only("provide.transaction.metadata", Treatment.SAME, "", FALSE, "false",
-                "remove it (or set false): pgrepl writes no transaction metadata (BEGIN/END records, the transaction block)"));
+        l.add(same("topic.transaction"));
+        l.add(differs("provide.transaction.metadata", "BEGIN and END records and the transaction block as Debezium's; the"
+                + " LSN in a change's transaction id is its transaction's commit LSN, as in its source.lsn (pgoutput names no"
+                + " per-change LSN); a logical message counts under LOGICAL_DECODING_MESSAGE (Debezium: a name of its own"
+                + " per message); the offsets keep transaction_id but not the per-table counters, which a restart counts"
+                + " again while it skips what it sent"));
         l.add(only("transaction.metadata.factory", Treatment.SAME, "",
                 oneOf("io.debezium.pipeline.txmetadata.defaulttransactionmetadatafactory"),
-                "io.debezium.pipeline.txmetadata.DefaultTransactionMetadataFactory", "remove it: pgrepl writes no transaction"
-                + " metadata"));
+                "io.debezium.pipeline.txmetadata.DefaultTransactionMetadataFactory", "remove it: pgrepl writes Debezium's"
+                + " default transaction metadata only"));
         l.add(same("heartbeat.interval.ms"));
         l.add(refused("heartbeat.action.query", "pgrepl moves the slot on an idle database with heartbeat.interval.ms alone; run"
                 + " a periodic write yourself if the publication's tables never change"));

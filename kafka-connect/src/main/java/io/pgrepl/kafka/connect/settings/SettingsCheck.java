@@ -62,6 +62,11 @@ public final class SettingsCheck {
             out.computeIfAbsent(ColumnRules.KEY_COLUMNS, x -> new ArrayList<>()).add(ColumnRules.KEY_COLUMNS + " cannot be"
                     + " combined with " + RESELECT + ", which looks rows up by their replica identity: drop one of them");
         }
+        if (present(props.get(CaptureSettings.MESSAGE_PREFIX_INCLUDE)) && present(props.get(CaptureSettings.MESSAGE_PREFIX_EXCLUDE))) {
+            // Debezium refuses the pair too; its filter would use the include list alone.
+            out.computeIfAbsent(CaptureSettings.MESSAGE_PREFIX_EXCLUDE, x -> new ArrayList<>()).add(CaptureSettings.MESSAGE_PREFIX_EXCLUDE
+                    + " cannot be combined with " + CaptureSettings.MESSAGE_PREFIX_INCLUDE + ": keep one of them");
+        }
         Object statements = props.get(DatabaseSettings.INITIAL_STATEMENTS);
         try {
             InitialStatements.parameters(statements == null ? null : statements.toString());
