@@ -58,10 +58,10 @@ final class PgBinaries {
      * The copy keeps the artifact version, so servers of both share the initdb'd template.
      */
     static Installation install(int major, List<ExtensionFiles> extensions) {
-        Installation base = install(major);
         if (extensions.isEmpty()) {
-            return base;
+            return install(major);
         }
+        // Missing files are refused before the binaries are extracted.
         List<Path> files = new ArrayList<>();
         StringBuilder key = new StringBuilder();
         for (ExtensionFiles e : extensions) {
@@ -75,6 +75,7 @@ final class PgBinaries {
                 }
             }
         }
+        Installation base = install(major);
         String name = base.artifactVersion() + "+" + String.join("+", extensions.stream().map(ExtensionFiles::name).toList())
                 + "-" + Integer.toHexString(key.toString().hashCode());
         Path home = KitDirs.once(KitDirs.binaries(), name, temp -> {
