@@ -37,8 +37,8 @@ class CompatibilityTableTest {
         for (RunResults r : runs) {
             if (r.postgis().equals("none")) {
                 // The forked test JVM's own words go to a report file: here they reach the build's console.
-                System.out.println("debezium-compat: " + r.label() + " ran without PostGIS, so the tests that create "
-                        + "PostGIS types failed for both connectors (Debian 12: apt-get install -y "
+                System.out.println("debezium-compat: " + r.label() + " ran without PostGIS: tests that create "
+                        + "PostGIS types fail there for both connectors (Debian 12: apt-get install -y "
                         + "postgresql-15-postgis-3, then -Dcompat.pg.version=15)");
             }
         }
