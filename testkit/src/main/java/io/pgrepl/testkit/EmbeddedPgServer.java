@@ -49,7 +49,7 @@ final class EmbeddedPgServer implements PgServer {
     static PgServer start(PgServerSpec spec) {
         long began = System.nanoTime();
         ServerRegistry.init();
-        PgBinaries.Installation pg = PgBinaries.install(spec.version());
+        PgBinaries.Installation pg = PgBinaries.install(spec.version(), spec.extensions());
         Path template = ClusterTemplate.dataDir(pg);
         Path dir = newServerDir(pg, "pg" + spec.version());
         EmbeddedPgServer server;

@@ -52,6 +52,47 @@ final class PgBinaries {
         return INSTALLED.computeIfAbsent(major, PgBinaries::extract);
     }
 
+    /**
+     * {@link #install(int)}, or with {@code extensions} a copy of it that has their files added, named
+     * after the files (name, size, modification time): a package upgraded in place makes a new copy.
+     * The copy keeps the artifact version, so servers of both share the initdb'd template.
+     */
+    static Installation install(int major, List<ExtensionFiles> extensions) {
+        if (extensions.isEmpty()) {
+            return install(major);
+        }
+        // Missing files are refused before the binaries are extracted.
+        List<Path> files = new ArrayList<>();
+        StringBuilder key = new StringBuilder();
+        for (ExtensionFiles e : extensions) {
+            for (Path f : e.files()) {
+                files.add(f);
+                try {
+                    key.append(f).append(' ').append(Files.size(f)).append(' ')
+                            .append(Files.getLastModifiedTime(f).toMillis()).append('\n');
+                } catch (IOException ex) {
+                    throw new UncheckedIOException("cannot read " + f, ex);
+                }
+            }
+        }
+        Installation base = install(major);
+        String name = base.artifactVersion() + "+" + String.join("+", extensions.stream().map(ExtensionFiles::name).toList())
+                + "-" + Integer.toHexString(key.toString().hashCode());
+        Path home = KitDirs.once(KitDirs.binaries(), name, temp -> {
+            Processes.checked(List.of("cp", "-a", base.home() + "/.", temp.toString()), null, null, TIMEOUT);
+            Files.delete(temp.resolve(KitDirs.COMPLETE)); // the base's, copied with it
+            for (Path f : files) {
+                String file = f.getFileName().toString();
+                Path to = file.endsWith(".so")
+                        ? temp.resolve("lib/postgresql").resolve(file)
+                        : temp.resolve("share/postgresql/extension").resolve(file);
+                Files.copy(f, to, java.nio.file.StandardCopyOption.REPLACE_EXISTING);
+            }
+            Processes.checked(List.of("chmod", "-R", "a+rX,go-w", temp.toString()), null, null, TIMEOUT);
+        });
+        return new Installation(major, base.artifactVersion(), home, base.serverVersion());
+    }
+
     private static Installation extract(int major) {
         Source source = locate(major);
         Path home = KitDirs.once(KitDirs.binaries(), source.artifactVersion(), temp -> untar(source, temp));

@@ -1,6 +1,8 @@
 package io.pgrepl.testkit;
 
+import java.util.ArrayList;
 import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 
@@ -13,6 +15,8 @@ import java.util.Objects;
  * @param settings          extra postgresql.conf settings; they override the kit's defaults
  * @param superuserPassword password of the superuser {@code postgres}
  * @param backend           embedded binaries or Docker
+ * @param extensions        extensions built elsewhere whose files the embedded installation gets
+ *                          ({@link ExtensionFiles}); the Docker backend refuses them
  */
 public record PgServerSpec(
         int version,
@@ -20,7 +24,8 @@ public record PgServerSpec(
         TlsOptions tls,
         Map<String, String> settings,
         String superuserPassword,
-        Backend backend) {
+        Backend backend,
+        List<ExtensionFiles> extensions) {
 
     public static final String SUPERUSER = "postgres";
     public static final String REPLICATION_USER = "repl_user";
@@ -35,6 +40,7 @@ public record PgServerSpec(
         Objects.requireNonNull(backend, "backend");
         Objects.requireNonNull(superuserPassword, "superuserPassword");
         settings = Map.copyOf(settings);
+        extensions = List.copyOf(extensions);
         if (tls != null && tls.clientCertMode() == ClientCertMode.VERIFY_FULL && version < 12) {
             throw new IllegalArgumentException("clientcert=verify-full needs PostgreSQL 12+, not " + version);
         }
@@ -55,7 +61,7 @@ public record PgServerSpec(
     @Override
     public String toString() {
         return "PgServerSpec[version=" + version + ", auth=" + auth + ", tls=" + tls + ", settings=" + settings
-                + ", backend=" + backend + "]";
+                + ", backend=" + backend + (extensions.isEmpty() ? "" : ", extensions=" + extensions) + "]";
     }
 
     /** Fluent construction; {@link #start()} starts the server. */
@@ -66,6 +72,7 @@ public record PgServerSpec(
         private final Map<String, String> settings = new LinkedHashMap<>();
         private String superuserPassword = DEFAULT_SUPERUSER_PASSWORD;
         private Backend backend;
+        private final List<ExtensionFiles> extensions = new ArrayList<>();
 
         Builder() {}
 
@@ -100,6 +107,12 @@ public record PgServerSpec(
             return this;
         }
 
+        /** Adds an extension's files to the embedded installation (see {@link ExtensionFiles}). */
+        public Builder extension(ExtensionFiles files) {
+            extensions.add(Objects.requireNonNull(files));
+            return this;
+        }
+
         /** Overrides {@code -Dpg.backend}. */
         public Builder backend(Backend chosen) {
             this.backend = chosen;
@@ -108,7 +121,7 @@ public record PgServerSpec(
 
         public PgServerSpec build() {
             Backend chosen = backend != null ? backend : Backend.fromSystemProperty();
-            return new PgServerSpec(version, auth, tls, settings, superuserPassword, chosen);
+            return new PgServerSpec(version, auth, tls, settings, superuserPassword, chosen, extensions);
         }
 
         public PgServer start() {

@@ -1,6 +1,8 @@
 package io.pgrepl.debezium.compat;
 
+import io.pgrepl.testkit.ExtensionFiles;
 import io.pgrepl.testkit.PgServer;
+import io.pgrepl.testkit.PgServerSpec;
 import java.io.IOException;
 import java.io.OutputStream;
 import java.io.UncheckedIOException;
@@ -28,7 +30,18 @@ public final class CompatServer implements LauncherSessionListener {
         String run = System.getProperty("debezium.compat.run");
         if (run == null || server != null) return;
         int major = Integer.parseInt(System.getProperty("debezium.compat.pg.version", "18"));
-        server = PgServer.builder()
+        PgServerSpec.Builder spec = PgServer.builder();
+        // Debezium's image has PostGIS, and RecordsStreamProducerIT, RecordsSnapshotProducerIT and one test of
+        // PostgresSchemaIT create its types; Debian packages it for one major (bookworm: 15).
+        ExtensionFiles postgis = ExtensionFiles.debian("postgis", major);
+        if (postgis.installed()) {
+            spec.extension(postgis);
+        } else {
+            System.err.println("debezium-compat: no PostGIS for PostgreSQL " + major + " (" + postgis.controlDir()
+                    + "/postgis.control): the tests that create PostGIS types fail for both connectors; on Debian 12 "
+                    + "apt-get install postgresql-15-postgis-3 and run with -Dcompat.pg.version=15");
+        }
+        server = spec
                 .version(major)
                 .superuserPassword(PASSWORD)
                 .setting("timezone", "US/Samoa")
@@ -41,7 +54,20 @@ public final class CompatServer implements LauncherSessionListener {
         System.setProperty("database.user", "postgres");
         System.setProperty("database.password", PASSWORD);
         System.setProperty("database.dbname", "postgres");
-        writeRunRecord(Path.of(run));
+        writeRunRecord(Path.of(run), postgis.installed() ? postgisVersion(postgis) : "none");
+    }
+
+    /** The packaged PostGIS version, from its control file's {@code default_version}. */
+    private static String postgisVersion(ExtensionFiles postgis) {
+        try {
+            for (String line : Files.readAllLines(postgis.controlDir().resolve("postgis.control"))) {
+                String l = line.strip();
+                if (l.startsWith("default_version")) return l.replaceAll("^default_version\\s*=\\s*'?([^']*)'?$", "$1");
+            }
+            return "?";
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
     }
 
     @Override
@@ -52,12 +78,13 @@ public final class CompatServer implements LauncherSessionListener {
         }
     }
 
-    private void writeRunRecord(Path dir) {
+    private void writeRunRecord(Path dir, String postgis) {
         Properties p = new Properties();
         p.setProperty("connector.expected", System.getProperty("debezium.compat.connector", "pgrepl"));
         p.setProperty("connector.loaded", loadedConnector());
         p.setProperty("server.version", server.version());
         p.setProperty("server.major", Integer.toString(server.majorVersion()));
+        p.setProperty("server.postgis", postgis);
         p.setProperty("run.date", java.time.LocalDate.now(java.time.ZoneOffset.UTC).toString());
         try {
             Files.createDirectories(dir);

@@ -39,7 +39,8 @@ final class CompatTable {
         List<RunResults> runs = ordered(unordered);
         StringBuilder b = new StringBuilder();
         b.append(Prose.INTRO);
-        String versions = runs.stream().map(r -> r.serverVersion()).distinct().collect(Collectors.joining(" and "));
+        String versions = runs.stream()
+                .map(r -> r.serverVersion() + (r.postgis().equals("none") ? "" : " with PostGIS " + r.postgis())).distinct().collect(Collectors.joining(" and "));
         String dates = runs.stream().map(RunResults::date).distinct().sorted().collect(Collectors.joining(", "));
         b.append("Last run: pgrepl at commit `").append(commit).append("`, ").append(dates)
                 .append("; Debezium 3.6.1.Final's test jar; PostgreSQL ").append(versions)

@@ -24,7 +24,7 @@ class CompatTableTest {
     private static RunResults run(String connector, int major, RunResults.ClassResult c) {
         Map<String, RunResults.ClassResult> classes = new TreeMap<>();
         classes.put("DomainTypesIT", c);
-        return new RunResults(connector, connector, major + ".1", major, "2026-12-07", classes);
+        return new RunResults(connector, connector, major + ".1", major, "2026-12-07", "none", classes);
     }
 
     @Test

@@ -33,12 +33,23 @@ final class Prose {
               `idle_in_transaction_session_timeout=60s`: a test that fails between its statements can leave
               a transaction open whose locks would hold every later test's DDL), started by the module's
               JUnit session listener (`CompatServer`), which sets the `database.*` system properties Debezium's
-              `TestHelper` reads. Its locale is C where Debezium's image has `en_US.utf8`; it has no PostGIS,
-              pgvector or decoderbufs, so the classes that need them are not run, nor are those that need
-              Docker (`IncrementalSnapshotIT` starts a Strimzi Kafka cluster before its first test) or a
-              schema registry (Avro, Apicurio). `RecordsSnapshotProducerIT` and `RecordsStreamProducerIT`
-              create PostGIS types before every test, so here they fail for both connectors alike; they stay
-              in the run so that a server with PostGIS shows them.
+              `TestHelper` reads. Its locale is C where Debezium's image has `en_US.utf8`; it has no pgvector
+              or decoderbufs, so the classes that need them are not run, nor are those that need a schema
+              registry (Avro, Apicurio).
+            - PostGIS: `RecordsSnapshotProducerIT` and `RecordsStreamProducerIT` create PostGIS types before
+              every test, and `PostgresSchemaIT` has a PostGIS test. The test kit's binaries have no PostGIS;
+              where Debian's package for the run's major is installed, `CompatServer` has the test kit add its
+              files (control, SQL and `postgis-3.so`; the libraries it links, GEOS and PROJ, come from the
+              system) to a copy of the server's installation (`ExtensionFiles`). Debian 12 packages it for
+              PostgreSQL 15 only: `apt-get install -y postgresql-15-postgis-3`, then run with
+              `-Dcompat.pg.version=15`. The "Last run" line names the PostGIS version where the run had it;
+              without it the run says so on its console, and those tests fail for both connectors alike
+              (cause "test environment"), so the default build needs neither apt nor PostGIS.
+            - Docker: `IncrementalSnapshotIT` starts a Strimzi Kafka cluster (containers) before its first
+              test, for its Kafka signal channel. A stand-in under Strimzi's name
+              (`io.strimzi.test.container.StrimziKafkaCluster` in the module's test classes) runs Kafka's own
+              in-process KRaft cluster from its Connect test jar instead (`FakeKafkaCluster`, 127.0.0.1,
+              random ports, the broker settings the test asks for), for both connectors alike.
             - Debezium's `VerifyRecord` round-trips every consumed record through Confluent's Avro converter,
               which is not on Maven Central: a stand-in under that name round-trips through Kafka's
               `JsonConverter`, for both connectors alike. No OpenTelemetry agent is attached.
@@ -54,6 +65,8 @@ final class Prose {
             ```
             mvn -B -pl debezium-compat -am verify -Pdebezium-suite                          # newest and oldest major
             mvn -B -pl debezium-compat -am verify -Pdebezium-suite -Dcompat.oldest.skip=true # newest only
+            mvn -B -pl debezium-compat -am verify -Pdebezium-suite -Dcompat.oldest.skip=true \\
+                -Dcompat.pg.version=15 -Dcompat.tests=RecordsSnapshotProducerIT,IncrementalSnapshotIT # 15, with PostGIS
             ```
 
             The newest and oldest majors are PostgreSQL 18 and 10: Debezium 3.6 accepts 9.4 and later, and 10 is

@@ -22,7 +22,7 @@ import org.w3c.dom.NodeList;
  * {@code TEST-*.xml} files and the {@code run.properties} {@link CompatServer} wrote beside them.
  */
 public record RunResults(String connector, String loadedConnector, String serverVersion, int major, String date,
-                         Map<String, ClassResult> classes) {
+                         String postgis, Map<String, ClassResult> classes) {
     static final String RUN_RECORD = "run.properties";
 
     /** One test that did not pass: its method (with Surefire's parameter suffix), the failure's first line and the text to classify. */
@@ -61,7 +61,7 @@ public record RunResults(String connector, String loadedConnector, String server
         }
         return new RunResults(p.getProperty("connector.expected"), p.getProperty("connector.loaded"),
                 p.getProperty("server.version"), Integer.parseInt(p.getProperty("server.major")),
-                p.getProperty("run.date", "?"), classes);
+                p.getProperty("run.date", "?"), p.getProperty("server.postgis", "none"), classes);
     }
 
     /** Runs are named {@code <connector>-pg<major>}, e.g. {@code pgrepl-pg18}. */

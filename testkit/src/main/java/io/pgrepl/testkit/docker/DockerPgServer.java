@@ -46,6 +46,10 @@ final class DockerPgServer implements PgServer {
         if (spec.tls() != null) {
             throw new PgBackendUnavailableException("the docker backend does not support TLS servers");
         }
+        if (!spec.extensions().isEmpty()) {
+            throw new PgBackendUnavailableException("the docker backend does not add extension files ("
+                    + spec.extensions() + "): use the embedded backend");
+        }
         Map<String, String> settings = new LinkedHashMap<>();
         settings.put("wal_level", "logical");
         settings.put("max_wal_senders", "20");
