@@ -8,11 +8,11 @@ import io.pgrepl.kafka.connect.settings.ColumnRules;
 import io.pgrepl.kafka.connect.settings.DatabaseSettings;
 import io.pgrepl.kafka.connect.settings.DebeziumSettings;
 import io.pgrepl.kafka.connect.settings.DriverSettings;
+import io.pgrepl.kafka.connect.settings.IncrementalSnapshotKeys;
 import io.pgrepl.kafka.connect.settings.InitialStatements;
 import io.pgrepl.kafka.connect.settings.SettingsCheck;
 import io.pgrepl.kafka.connect.settings.SkippedOperations;
 import io.pgrepl.kafka.connect.settings.TopicNaming;
-import io.pgrepl.kafka.connect.snapshot.IncrementalSettings;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
@@ -113,7 +113,7 @@ public final class PgreplConnectorConfig extends AbstractConfig {
     /** What PostgreSQL accepts as a replication slot name. */
     private static final Pattern SLOT_CHARS = Pattern.compile("[a-z0-9_]{1,63}");
 
-    public static final ConfigDef CONFIG_DEF = IncrementalSettings.define(new ConfigDef()
+    public static final ConfigDef CONFIG_DEF = IncrementalSnapshotKeys.define(new ConfigDef()
             // PASSWORD, not STRING: a password may be embedded in the URL, and Connect then shows the
             // value as [hidden] in its logs, validation answers and error messages.
             .define(DATABASE_URL, Type.PASSWORD, null, new UrlValidator(), Importance.HIGH,
