@@ -186,7 +186,7 @@ public final class Reselect implements AutoCloseable {
         ColumnInfo ci = t.relation.columns().get(column);
         ColumnValue v = text == null ? new ColumnValue(ci.name(), ci.typeOid(), ColumnKind.NULL, null)
                 : new ColumnValue(ci.name(), ci.typeOid(), ColumnKind.TEXT, text);
-        return ChangeRecords.convert(t.columns.get(column), new Tuple(List.of(v)), 0);
+        return RelationTable.convert(t.columns.get(column), new Tuple(List.of(v)), 0);
     }
 
     private PgConnection connection() {
