@@ -17,12 +17,8 @@ import io.pgrepl.kafka.connect.snapshot.IncrementalSetup;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.CompletionException;
 import java.util.concurrent.CompletionStage;
-import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.TimeoutException;
 import org.apache.kafka.connect.errors.ConnectException;
 
 /**
@@ -31,7 +27,7 @@ import org.apache.kafka.connect.errors.ConnectException;
  * the task's and the connector's own threads, never an event loop; every wait is bounded.
  */
 public final class ReplicationSetup {
-    public static final long TIMEOUT_SECONDS = 30;
+    public static final long TIMEOUT_SECONDS = BoundedWait.TIMEOUT_SECONDS;
     private static final org.slf4j.Logger log = org.slf4j.LoggerFactory.getLogger(ReplicationSetup.class);
 
     /** An existing slot's plugin, type and database, whether a connection holds it, and its positions (0 where null). */
@@ -94,52 +90,17 @@ public final class ReplicationSetup {
     }
 
     public static <T> T await(CompletionStage<T> stage, PgreplConnectorConfig config, String what) {
-        return await(stage, config, what, Duration.ofSeconds(TIMEOUT_SECONDS));
+        return BoundedWait.await(stage, config, what);
     }
 
-    /**
-     * Waits for {@code stage}; when the wait times out or is interrupted, the stage is abandoned:
-     * cancelled (a connect stage closes what it opens after a cancel) and anything that still
-     * arrives and can be closed (a connection) is closed, so nothing is left open with no owner.
-     */
+    /** See {@link BoundedWait#await(CompletionStage, PgreplConnectorConfig, String, Duration)}. */
     public static <T> T await(CompletionStage<T> stage, PgreplConnectorConfig config, String what, Duration timeout) {
-        CompletableFuture<T> f = stage.toCompletableFuture();
-        try {
-            return f.get(timeout.toNanos(), TimeUnit.NANOSECONDS);
-        } catch (InterruptedException e) {
-            abandon(stage, f);
-            Thread.currentThread().interrupt();
-            throw new ConnectException("interrupted while " + what);
-        } catch (TimeoutException e) {
-            abandon(stage, f);
-            throw new ConnectException("timed out after " + timeout.toSeconds() + " s " + what);
-        } catch (ExecutionException | CompletionException e) {
-            Throwable c = e.getCause() != null ? e.getCause() : e;
-            throw new ConnectException(what + " failed: " + safeMessage(c, config));
-        }
-    }
-
-    private static void abandon(CompletionStage<?> stage, CompletableFuture<?> f) {
-        f.cancel(false);
-        // If the cancel lost the race (or f is a copy of the stage), what arrives is closed here.
-        stage.whenComplete((v, e) -> {
-            if (v instanceof AutoCloseable c) {
-                try {
-                    c.close();
-                } catch (Exception ignored) {
-                    // closing an abandoned connection: nothing more to do
-                }
-            }
-        });
+        return BoundedWait.await(stage, config, what, timeout);
     }
 
     /** A failure's message with any password in the configuration masked. */
     public static String safeMessage(Throwable t, PgreplConnectorConfig config) {
-        String m = t.getMessage() == null ? t.getClass().getSimpleName() : t.getMessage();
-        String pw = config.getPassword(PgreplConnectorConfig.DATABASE_PASSWORD) == null ? null
-                : config.getPassword(PgreplConnectorConfig.DATABASE_PASSWORD).value();
-        return Secrets.mask(m, config.url(), pw, config.getPassword(io.pgrepl.kafka.connect.settings.DatabaseSettings.SSLPASSWORD) == null ? null
-                : config.getPassword(io.pgrepl.kafka.connect.settings.DatabaseSettings.SSLPASSWORD).value());
+        return BoundedWait.safeMessage(t, config);
     }
 
     public static SlotInfo slot(PgConnection conn, PgreplConnectorConfig config) {

@@ -1,8 +1,6 @@
 package io.pgrepl.kafka.connect.records;
 
 import io.pgrepl.codec.PgTime;
-import io.pgrepl.codec.pgoutput.ColumnInfo;
-import io.pgrepl.codec.pgoutput.ColumnKind;
 import io.pgrepl.codec.pgoutput.RelationInfo;
 import io.pgrepl.codec.pgoutput.record.Delete;
 import io.pgrepl.codec.pgoutput.record.Insert;
@@ -18,9 +16,7 @@ import io.pgrepl.kafka.connect.ReplicationSetup;
 import io.pgrepl.kafka.connect.TableFilter;
 import io.pgrepl.kafka.connect.offsets.Position;
 import io.pgrepl.kafka.connect.settings.CaptureSettings;
-import io.pgrepl.kafka.connect.settings.ColumnRules;
 import io.pgrepl.kafka.connect.settings.SkippedOperations;
-import io.pgrepl.kafka.connect.settings.TableShape;
 import io.pgrepl.kafka.connect.settings.UnavailableValue;
 import io.pgrepl.kafka.connect.settings.TopicNaming;
 import io.pgrepl.kafka.connect.snapshot.IncrementalSettings;
@@ -29,14 +25,10 @@ import io.pgrepl.kafka.connect.snapshot.IncrementalStream;
 import io.pgrepl.kafka.connect.values.CatalogTypes;
 import io.pgrepl.kafka.connect.values.TypeNames;
 import io.pgrepl.kafka.connect.values.ValueConverters;
-import java.nio.ByteBuffer;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.Set;
 import java.util.function.Consumer;
-import java.util.function.IntFunction;
-import org.apache.kafka.connect.data.Field;
 import org.apache.kafka.connect.data.Schema;
 import org.apache.kafka.connect.data.SchemaBuilder;
 import org.apache.kafka.connect.data.Struct;
@@ -47,7 +39,8 @@ import org.apache.kafka.connect.source.SourceRecord;
  * the schema of each relation from its latest Relation message. Each record's offset is its
  * transaction's end LSN and its place in the transaction, which is what a restart skips by: the
  * ordinal of the row change it came from and its part of that change, neither depending on the
- * configuration (see {@link Position}).
+ * configuration (see {@link Position}). The tables' schemas are kept by {@link RelationSchemas},
+ * a row's values built by {@link RelationTable}, and the snapshots' reads by {@link ReadRecords}.
  */
 public final class ChangeRecords {
     /** The incremental snapshot engine's watermark messages (its ChunkReader): never sent to the messages topic. */
@@ -69,29 +62,20 @@ public final class ChangeRecords {
     private String continuing;
     /** Logical decoding messages: Debezium's value schema (its content as binary.handling.mode has it) and topic. */
     private final LogicalMessages messages;
-    private final ValueConverters converters;
     /** reselect.unavailable.values: rows with unchanged TOAST values remember what {@link Reselect} needs. */
     private final boolean reselect;
     private final TableFilter filter;
-    /** The column settings (lists, masks, hashes, truncation, message.key.columns) and skipped.operations. */
-    private final ColumnRules columnRules;
-    private final UnavailableValue unavailable;
     private final SkippedOperations skipping;
-    /** pg_type names, for column.propagate.source.type and datatype.propagate.source.type. */
-    private final TypeNames typeNames;
-    /** topic.naming.strategy and topic.delimiter: table topics made valid as Debezium makes them. */
+    /** topic.naming.strategy and topic.delimiter: the heartbeat topic made valid as Debezium makes it. */
     private final TopicNaming naming;
     /** message.prefix.include.list / exclude.list. */
     private final java.util.function.Predicate<String> messagePrefixes;
-    /** A table's key as Debezium chooses it and its columns' defaults (see {@link TableCatalog}). */
-    private final TableCatalog.Lookup catalog;
+    /** The captured tables as their Relation messages and the catalog make them. */
+    private final RelationSchemas relations;
+    /** The snapshots' read records, against the same tables. */
+    private final ReadRecords reads;
     private final Map<String, ?> partition;
     private final String db;
-    private final Map<Integer, Table> schemas = new HashMap<>();
-    /** The last table looked up (rows of one table come in runs): saves the boxing and the map lookup. */
-    private Table last;
-    /** The relation {@link #read} last saw, by identity: its schema is current without comparing columns. */
-    private RelationInfo lastRead;
 
     /** The transaction being converted: set by {@link #begin}. */
     private long endLsn;
@@ -134,23 +118,23 @@ public final class ChangeRecords {
                 config.topicPrefix(), config.getString(TopicNaming.DELIMITER), config.getString(PgreplConnectorConfig.TOPIC_TRANSACTION)))
                 : null;
         this.messages = new LogicalMessages(config.binaryMode(), config.messagesTopic());
-        this.converters = new ValueConverters(ValueConverters.Modes.of(config), types);
         String signal = IncrementalSettings.signalTable(config);
         String[] st = signal == null ? null : IncrementalSetup.split(signal);
         this.filter = st == null ? config.tableFilter() : config.tableFilter().hiding(st[0], st[1]);
-        this.columnRules = config.columnRules();
         this.skipping = config.skippedOperations();
-        this.typeNames = new TypeNames((sql, what) -> ReplicationSetup.queryOnce(config, sql, what));
         this.naming = TopicNaming.of(config);
         this.messagePrefixes = CaptureSettings.messagePrefixes(config.getList(CaptureSettings.MESSAGE_PREFIX_INCLUDE),
                 config.getList(CaptureSettings.MESSAGE_PREFIX_EXCLUDE));
-        this.catalog = catalog;
         this.reselect = config.reselectUnavailableValues();
-        this.unavailable = UnavailableValue.of(config.unavailablePlaceholder());
+        this.relations = new RelationSchemas(config.topicPrefix(), filter, config.columnRules(),
+                new TypeNames((sql, what) -> ReplicationSetup.queryOnce(config, sql, what)), naming,
+                new ValueConverters(ValueConverters.Modes.of(config), types), catalog,
+                UnavailableValue.of(config.unavailablePlaceholder()));
         this.partition = partition;
         this.db = db;
+        this.reads = new ReadRecords(relations, reselect, config.topicPrefix(), db, partition);
         this.schemaTopic = config.schemaChangesTopic().isEmpty() ? null : new io.pgrepl.kafka.connect.schema.SchemaChangeTopic(
-                config.schemaChangesTopic(), SourceInfo.SCHEMA, List.of(config.publicationName()), oid -> catalogOf(oid, xid).key());
+                config.schemaChangesTopic(), SourceInfo.SCHEMA, List.of(config.publicationName()), oid -> relations.catalogOf(oid, xid).key());
     }
 
     public void begin(long endLsn, long commitLsn, long xid, long commitPgMicros) {
@@ -289,7 +273,7 @@ public final class ChangeRecords {
         lastSkip = skipThrough;
         if (beginPending) beginRecord(skipThrough, out);
         if (r instanceof Relation rel) {
-            relation(rel, xid, true);
+            relations.relation(rel, xid, true);
             if (schemaTopic != null) {
                 schemaRecord(schemaTopic.accept(rel), change + 1, PART_SCHEMA + relationsSinceChange++, skipThrough, out);
             }
@@ -297,24 +281,24 @@ public final class ChangeRecords {
             if (schemaTopic != null) schemaTopic.accept(t);
         } else if (r instanceof Insert ins) {
             rowChange();
-            Table t = table(ins.relationOid());
+            RelationTable t = relations.table(ins.relationOid());
             if (t != null && !skipping.create()) {
-                emit(t, "c", null, row(t, ins.newTuple(), null), ins.newTuple(), Position.PART_MAIN, skipThrough, out);
+                emit(t, "c", null, t.row(ins.newTuple(), null, reselect), ins.newTuple(), Position.PART_MAIN, skipThrough, out);
             }
         } else if (r instanceof Update up) {
             rowChange();
             if (!skipping.update()) update(up, skipThrough, out);
         } else if (r instanceof Delete del) {
             rowChange();
-            Table t = table(del.relationOid());
+            RelationTable t = relations.table(del.relationOid());
             if (t == null || skipping.delete()) return;
-            emit(t, "d", row(t, del.oldTuple(), null), null, del.oldTuple(), Position.PART_MAIN, skipThrough, out);
+            emit(t, "d", t.row(del.oldTuple(), null, reselect), null, del.oldTuple(), Position.PART_MAIN, skipThrough, out);
             if (config.tombstonesOnDelete()) tombstone(t, del.oldTuple(), skipThrough, out);
         } else if (r instanceof Truncate tr) {
             rowChange();
             List<Integer> oids = tr.relationOids();
             for (int k = 0; k < oids.size(); k++) {
-                Table t = table(oids.get(k));
+                RelationTable t = relations.table(oids.get(k));
                 if (t != null && !skipping.truncate()) emitTruncate(t, k, skipThrough, out);
             }
         } else if (r instanceof Message m) {
@@ -328,117 +312,17 @@ public final class ChangeRecords {
     }
 
     /**
-     * Row {@code index} of an initial snapshot taken at {@code consistentPoint}: Debezium's read
-     * ({@code op=r}, {@code before} null, {@code source.snapshot="true"}), with the topic, key and
-     * {@code after} of an insert into the same table. Nothing when the table is filtered out.
+     * Row {@code index} of an initial snapshot taken at {@code consistentPoint} (see {@link ReadRecords}).
+     * Nothing when the table is filtered out.
      */
     public void read(RelationInfo rel, Insert row, long consistentPoint, int index, long snapshotMicros,
               Consumer<SourceRecord> out) {
-        read(rel, row, consistentPoint, "true", Position.snapshotRead(consistentPoint, index), snapshotMicros, out);
+        reads.read(rel, row, consistentPoint, index, snapshotMicros, out);
     }
 
-    /**
-     * A row read by an incremental snapshot at {@code position} (its chunk's high watermark), as
-     * Debezium sends one: {@code op=r}, {@code source.snapshot="incremental"}, {@code source.lsn} the
-     * position. Nothing when the table is filtered out.
-     */
+    /** A row read by an incremental snapshot at {@code position} (see {@link ReadRecords}). */
     public void incrementalRead(RelationInfo rel, Insert row, long position, Map<String, ?> offset, Consumer<SourceRecord> out) {
-        read(rel, row, position, Position.INCREMENTAL, offset, System.currentTimeMillis() * 1000, out);
-    }
-
-    private void read(RelationInfo rel, Insert row, long consistentPoint, String mark, Map<String, ?> offset, long snapshotMicros,
-                      Consumer<SourceRecord> out) {
-        if (rel != lastRead) {
-            // A read is of the table as it is now: its primary key is the catalog's current one.
-            relation(new Relation(0, rel.oid(), rel.namespace(), rel.name(), rel.replicaIdentity(), rel.columns()), 0, false);
-            lastRead = rel;
-        }
-        Table t = table(rel.oid());
-        if (t == null) return;
-        long kind = mark.equals("true") ? -1 : -2;
-        if (t.sourceTx != kind || t.sourceBlock == null || t.sourceLsn != consistentPoint) {
-            // One source block per table for the whole copy (lastRead copies it before marking the last
-            // read), or per chunk of an incremental snapshot.
-            t.sourceBlock = SourceInfo.of(config.topicPrefix(), db, rel.namespace(), rel.name(), snapshotMicros, 0,
-                    consistentPoint, 0, mark).put(SourceInfo.TX_ID_F, null);
-            t.sourceTx = kind;
-            t.sourceLsn = consistentPoint;
-        }
-        long now = System.currentTimeMillis();
-        Struct value = new Struct(t.schema.envelopeSchema).put(t.before, null).put(t.after, row(t, row.newTuple(), null))
-                .put(t.sourceField, t.sourceBlock).put(t.op, "r").put(t.tsMs, now).put(t.tsUs, now * 1000).put(t.tsNs, now * 1_000_000);
-        out.accept(new SourceRecord(partition, offset, t.schema.topic, null,
-                t.schema.keySchema, keyOf(t, row.newTuple()), t.schema.envelopeSchema, value, snapshotMicros / 1000));
-    }
-
-    /** {@code read} as the snapshot's last record: {@code source.snapshot="last"}, and the offset says the copy is done. */
-    public static SourceRecord lastRead(SourceRecord read, long consistentPoint) {
-        return markedRead(read, "last", Position.snapshotDone(consistentPoint));
-    }
-
-    /** {@code read} with {@code source.snapshot} set to {@code mark} and the given offset. */
-    public static SourceRecord markedRead(SourceRecord read, String mark, Map<String, ?> offset) {
-        Struct old = (Struct) read.value();
-        Struct value = new Struct(old.schema());
-        for (Field f : old.schema().fields()) value.put(f, old.get(f));
-        value.put("source", SourceInfo.withSnapshot(old.getStruct("source"), mark));
-        return new SourceRecord(read.sourcePartition(), offset, read.topic(),
-                read.kafkaPartition(), read.keySchema(), read.key(), read.valueSchema(), value, read.timestamp());
-    }
-
-    /**
-     * @param keyXid the transaction the Relation came in, for a key read from the catalog (0: now)
-     * @param reread a Relation message: pgoutput sends one again after the table's definition changed
-     *               (ALTER ... SET DEFAULT, a new index), so the catalog is read again even when the
-     *               columns are the same, as Debezium reads it at every Relation message
-     */
-    private void relation(Relation rel, long keyXid, boolean reread) {
-        Table old = schemas.get(rel.oid());
-        boolean same = old != null && old.schema.sameColumns(rel);
-        if (same && !reread) return;
-        last = null;
-        if (!filter.test(rel.namespace(), rel.name())) {
-            schemas.remove(rel.oid());
-            return;
-        }
-        if (columnRules.needsTypeNames()) typeNames.load(rel.columns().stream().map(ColumnInfo::typeOid).toList());
-        TableShape shape = columnRules.table(rel.namespace(), rel.name(), rel.columns(), typeNames::name);
-        TableCatalog.Info info = catalogOf(rel.oid(), keyXid);
-        // The replica identity's columns are the key when they are the primary key (DEFAULT) or the identity
-        // index (USING INDEX: a delete's old row has no others). Otherwise (FULL flags every column; NOTHING and
-        // a DEFAULT without a primary key flag none) the catalog's: the primary key, or the first unique index.
-        boolean flagged = rel.replicaIdentity() == 'i'
-                || rel.replicaIdentity() == 'd' && rel.columns().stream().anyMatch(ColumnInfo::isKey);
-        Set<String> identity = flagged ? null : present(info.notNull(), rel);
-        Set<String> catalogKey = flagged ? null : present(info.key(), rel);
-        Set<String> key = shape.keyColumns() != null ? Set.copyOf(shape.keyColumns()) : catalogKey;
-        if (same) {
-            // The Relation again, columns unchanged: the defaults may be new, the key stays. A key the catalog
-            // gives now may come from DDL later in the transaction than the changes this Relation precedes.
-            key = old.schema.keyNames;
-            identity = old.schema.identityNames;
-        }
-        String topic = naming.table(config.topicPrefix(), rel.namespace(), rel.name());
-        TableSchema schema = new TableSchema(rel, topic, converters, key, identity, shape, info.defaults());
-        if (same && java.util.Objects.equals(schema.keySchema, old.schema.keySchema) && schema.rowSchema.equals(old.schema.rowSchema)) {
-            return; // nothing the records show changed: the cached table stays
-        }
-        schemas.put(rel.oid(), new Table(schema, shape, unavailable));
-    }
-
-    private TableCatalog.Info catalogOf(int oid, long xid) {
-        TableCatalog.Info info = catalog.of(oid, xid);
-        return info == null ? TableCatalog.Info.NONE : info;
-    }
-
-    /**
-     * {@code names} less those the Relation does not have: the catalog is read later than the Relation
-     * was sent, and may name a column added since (Debezium leaves those out too).
-     */
-    private static Set<String> present(Set<String> names, Relation rel) {
-        Set<String> out = new java.util.HashSet<>();
-        for (ColumnInfo c : rel.columns()) if (names.contains(c.name())) out.add(c.name());
-        return out;
+        reads.incrementalRead(rel, row, position, offset, out);
     }
 
     /**
@@ -447,25 +331,15 @@ public final class ChangeRecords {
      * is not captured or has no key.
      */
     public int[] keyColumns(int relOid) {
-        Table t = schemas.get(relOid);
-        return t == null || t.schema.keyColumns.length == 0 ? null : t.schema.keyColumns.clone();
-    }
-
-    /** Null when the table is filtered out. */
-    private Table table(int oid) {
-        Table t = last;
-        if (t != null && t.oid == oid) return t;
-        t = schemas.get(oid);
-        if (t != null) last = t;
-        return t;
+        return relations.keyColumns(relOid);
     }
 
     private void update(Update up, Position skip, Consumer<SourceRecord> out) {
-        Table t = table(up.relationOid());
+        RelationTable t = relations.table(up.relationOid());
         if (t == null) return;
-        Struct before = up.oldTuple() == null ? null : row(t, up.oldTuple(), null);
-        Struct after = row(t, up.newTuple(), up.oldTuple());
-        if (up.oldTuple() != null && t.schema.keySchema != null && !keyOf(t, up.oldTuple()).equals(keyOf(t, up.newTuple()))) {
+        Struct before = up.oldTuple() == null ? null : t.row(up.oldTuple(), null, reselect);
+        Struct after = t.row(up.newTuple(), up.oldTuple(), reselect);
+        if (up.oldTuple() != null && t.schema.keySchema != null && !t.keyOf(up.oldTuple()).equals(t.keyOf(up.newTuple()))) {
             // A key change is a delete of the old key and a create of the new one, as Debezium sends it.
             emit(t, "d", before, null, up.oldTuple(), Position.PART_MAIN, skip, out);
             if (config.tombstonesOnDelete()) tombstone(t, up.oldTuple(), skip, out);
@@ -475,51 +349,12 @@ public final class ChangeRecords {
         emit(t, "u", before, after, up.newTuple(), Position.PART_MAIN, skip, out);
     }
 
-    private Struct row(Table t, Tuple tuple, Tuple fallback) {
-        Struct s = reselect ? Reselect.row(t.schema, tuple, fallback) : new CheckedStruct(t.schema.rowSchema);
-        int n = Math.min(tuple.size(), t.columns.length);
-        for (int i = 0; i < n; i++) {
-            ValueConverters.Column c = t.columns[i];
-            Field f = t.rowFields[i];
-            if (f == null) continue; // left out by column.include.list / column.exclude.list
-            Tuple from = tuple;
-            if (tuple.kind(i) == ColumnKind.UNCHANGED_TOAST) {
-                // REPLICA IDENTITY FULL sends the old value: use it; otherwise the placeholder.
-                if (fallback != null && i < fallback.size() && fallback.hasValue(i)) from = fallback;
-                else {
-                    Object p = t.placeholders[i];
-                    s.put(f, p instanceof ByteBuffer b ? b.duplicate() : p); // a position of its own per record
-                    continue;
-                }
-            }
-            s.put(f, convert(c, from, i));
-        }
-        return s;
-    }
-
-    /** Column {@code i} of {@code tuple} read in place from the tuple's array (no ColumnValue); null without a value. */
-    public static Object convert(ValueConverters.Column c, Tuple tuple, int i) {
-        Object decoded = tuple.decode(i);
-        return decoded == null ? null : c.convert().apply(decoded);
-    }
-
-    private Struct keyOf(Table t, Tuple tuple) {
-        if (t.schema.keySchema == null) return null;
-        Struct k = new Struct(t.schema.keySchema);
-        int[] keyColumns = t.schema.keyColumns;
-        for (int j = 0; j < keyColumns.length; j++) {
-            int idx = keyColumns[j];
-            k.put(t.keyFields[j], idx < tuple.size() ? convert(t.columns[idx], tuple, idx) : null);
-        }
-        return k;
-    }
-
     /**
      * The {@code source} block: the same for every record of one table in one transaction (no
      * per-row LSN in pgoutput), so it is built once per table and transaction and shared by its
      * records (nothing in pgrepl changes it after it is handed over).
      */
-    private Struct source(Table t) {
+    private Struct source(RelationTable t) {
         if (t.sourceTx != txSeq || t.sourceBlock == null) {
             TableSchema s = t.schema;
             t.sourceBlock = SourceInfo.of(config.topicPrefix(), db, s.relation.namespace(), s.relation.name(), commitMicros,
@@ -530,7 +365,7 @@ public final class ChangeRecords {
         return t.sourceBlock;
     }
 
-    private void emit(Table t, String op, Struct before, Struct after, Tuple keyTuple, int part, Position skip,
+    private void emit(RelationTable t, String op, Struct before, Struct after, Tuple keyTuple, int part, Position skip,
                       Consumer<SourceRecord> out) {
         // Counted whether or not it is skipped: a restart's counters go on from the records written before it.
         Struct tx = txOpen ? txMeta.event(t.collection, commitLsn) : null;
@@ -540,18 +375,18 @@ public final class ChangeRecords {
                 .put(t.before, before).put(t.after, after).put(t.sourceField, source(t)).put(t.op, op)
                 .put(t.tsMs, now).put(t.tsUs, now * 1000).put(t.tsNs, now * 1_000_000);
         if (tx != null) value.put(t.transaction, tx);
-        Struct key = keyOf(t, keyTuple);
+        Struct key = t.keyOf(keyTuple);
         out.accept(new SourceRecord(partition, offset(part), t.schema.topic, null,
                 t.schema.keySchema, key, t.schema.envelopeSchema, value, commitMicros / 1000));
     }
 
-    private void tombstone(Table t, Tuple keyTuple, Position skip, Consumer<SourceRecord> out) {
+    private void tombstone(RelationTable t, Tuple keyTuple, Position skip, Consumer<SourceRecord> out) {
         if (skipped(Position.PART_TOMBSTONE, skip)) return;
         out.accept(new SourceRecord(partition, offset(Position.PART_TOMBSTONE), t.schema.topic, null,
-                t.schema.keySchema, keyOf(t, keyTuple), null, null, commitMicros / 1000));
+                t.schema.keySchema, t.keyOf(keyTuple), null, null, commitMicros / 1000));
     }
 
-    private void emitTruncate(Table t, int part, Position skip, Consumer<SourceRecord> out) {
+    private void emitTruncate(RelationTable t, int part, Position skip, Consumer<SourceRecord> out) {
         Struct tx = txOpen ? txMeta.event(t.collection, commitLsn) : null;
         if (skipped(part, skip)) return;
         Struct value = new Struct(t.schema.envelopeSchema).put(t.sourceField, source(t)).put(t.op, "t")
@@ -620,60 +455,5 @@ public final class ChangeRecords {
     /** Non-transactional messages: one record in a position of their own (their LSN, before any row change). */
     public void beginStandalone(long lsn) {
         begin(lsn, lsn, 0, (System.currentTimeMillis() * 1000) - PgTime.PG_EPOCH_UNIX_MICROS);
-    }
-
-    /**
-     * A table's schemas with the Connect {@link Field}s resolved once: {@code Struct.put} by field
-     * name looks each one up in a map, which was a quarter of its time.
-     */
-    private static final class Table {
-        final TableSchema schema;
-        final int oid;
-        final ValueConverters.Column[] columns;
-        final Field[] rowFields;
-        /** In the order of {@link TableSchema#keyColumns}. */
-        final Field[] keyFields;
-        final Field before;
-        final Field after;
-        final Field sourceField;
-        final Field op;
-        final Field tsMs;
-        final Field tsUs;
-        final Field tsNs;
-        final Field transaction;
-        /** Debezium's data collection: {@code schema.table}, unquoted. */
-        final String collection;
-        /** The {@code source} block of transaction {@link #sourceTx} (-1: of the snapshot at {@link #sourceLsn}). */
-        Struct sourceBlock;
-        long sourceTx;
-        long sourceLsn;
-
-        /** By the Relation's column positions: what an unchanged TOASTed value is sent as. */
-        final Object[] placeholders;
-
-        Table(TableSchema schema, TableShape shape, UnavailableValue unavailable) {
-            this.schema = schema;
-            this.oid = schema.relation.oid();
-            this.columns = schema.columns.toArray(new ValueConverters.Column[0]);
-            this.placeholders = new Object[columns.length];
-            for (int i = 0; i < columns.length; i++) {
-                // A column of a type include.unknown.datatypes=false leaves out has no schema, and no placeholder.
-                placeholders[i] = columns[i].omitted() ? null : unavailable.in(columns[i].schema(), shape.transform(i));
-            }
-            // By the Relation's column positions; null for a column the column settings leave out.
-            this.rowFields = new Field[columns.length];
-            for (int i = 0; i < columns.length; i++) rowFields[i] = schema.rowSchema.field(columns[i].name());
-            this.keyFields = schema.keySchema == null ? new Field[0] : schema.keySchema.fields().toArray(new Field[0]);
-            Schema env = schema.envelopeSchema;
-            this.before = env.field("before");
-            this.after = env.field("after");
-            this.sourceField = env.field("source");
-            this.op = env.field("op");
-            this.tsMs = env.field("ts_ms");
-            this.tsUs = env.field("ts_us");
-            this.tsNs = env.field("ts_ns");
-            this.transaction = env.field("transaction");
-            this.collection = schema.relation.namespace() + "." + schema.relation.name();
-        }
     }
 }

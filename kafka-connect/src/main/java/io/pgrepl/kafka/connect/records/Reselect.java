@@ -8,7 +8,6 @@ import io.pgrepl.codec.pgoutput.ColumnInfo;
 import io.pgrepl.codec.pgoutput.ColumnKind;
 import io.pgrepl.codec.pgoutput.record.ColumnValue;
 import io.pgrepl.codec.pgoutput.record.Tuple;
-import io.pgrepl.kafka.connect.Handover;
 import io.pgrepl.kafka.connect.PgreplConnectorConfig;
 import io.pgrepl.kafka.connect.ReplicationSetup;
 import java.time.Duration;
@@ -31,7 +30,8 @@ import org.slf4j.LoggerFactory;
  * placeholder otherwise) with their values read from the table by replica identity key, one query
  * per table per batch on a plain connection of its own. It runs on the task thread in poll(), never
  * on the stream's event loop or the builder thread: a slow query then holds back only the batch
- * it is for, while the stream keeps being read ahead into {@link Handover}.
+ * it is for, while the stream keeps being read ahead into the task's
+ * handover queue (named in words only: records does not depend on the task's classes).
  *
  * <p>The values are the rows' current ones, which can be newer than the change. A failed query
  * costs that batch its values, not its records: they go out, in order, with the placeholder, and
@@ -186,7 +186,7 @@ public final class Reselect implements AutoCloseable {
         ColumnInfo ci = t.relation.columns().get(column);
         ColumnValue v = text == null ? new ColumnValue(ci.name(), ci.typeOid(), ColumnKind.NULL, null)
                 : new ColumnValue(ci.name(), ci.typeOid(), ColumnKind.TEXT, text);
-        return ChangeRecords.convert(t.columns.get(column), new Tuple(List.of(v)), 0);
+        return RelationTable.convert(t.columns.get(column), new Tuple(List.of(v)), 0);
     }
 
     private PgConnection connection() {

@@ -2,7 +2,6 @@ package io.pgrepl.kafka.connect.snapshot;
 
 import io.pgrepl.client.snapshot.incremental.TableProgress;
 import io.pgrepl.codec.pgoutput.RelationInfo;
-import io.pgrepl.kafka.connect.PgreplSourceTask;
 import io.pgrepl.kafka.connect.offsets.Position;
 import io.pgrepl.kafka.connect.offsets.SignalOffsets;
 import io.pgrepl.kafka.connect.records.ChangeRecords;
@@ -25,7 +24,11 @@ public final class IncrementalReads {
     /** The engine's state when no snapshot runs: nothing to store. */
     public static final String EMPTY = "pgrepl-inc 1";
 
-    private static final Logger log = LoggerFactory.getLogger(PgreplSourceTask.class);
+    /**
+     * The task's logger, by name: these lines belong with the task's for whoever filters its log,
+     * and a class reference would make the snapshot package and the task depend on each other.
+     */
+    private static final Logger log = LoggerFactory.getLogger("io.pgrepl.kafka.connect.PgreplSourceTask");
 
     /** A table's incremental snapshot failed under {@code incremental.snapshot.failure.handling.mode=fail}: the task fails. */
     public static final class TableFailed extends ConnectException {

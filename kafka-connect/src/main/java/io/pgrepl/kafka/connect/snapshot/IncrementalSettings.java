@@ -5,31 +5,29 @@ import io.pgrepl.client.snapshot.incremental.IncrementalOptions;
 import io.pgrepl.kafka.connect.PgreplConnectorConfig;
 import io.pgrepl.kafka.connect.TableFilter;
 import io.pgrepl.kafka.connect.settings.ColumnRules;
+import io.pgrepl.kafka.connect.settings.IncrementalSnapshotKeys;
 import java.util.List;
 import java.util.Locale;
-import org.apache.kafka.common.config.ConfigDef.Importance;
-import org.apache.kafka.common.config.ConfigDef.Type;
-import org.apache.kafka.common.config.ConfigDef;
 
 /**
- * Incremental snapshots, signals and notifications: Debezium's keys where Debezium has one, so a
- * Debezium configuration and its signalling tooling move over unchanged.
+ * Incremental snapshots, signals and notifications as the connector's config sets them: Debezium's
+ * keys where Debezium has one, so a Debezium configuration and its signalling tooling move over
+ * unchanged. The keys are defined in {@link IncrementalSnapshotKeys}.
  */
 public final class IncrementalSettings {
-    public static final String CHUNK_SIZE = "incremental.snapshot.chunk.size";
-    public static final String INITIAL_METHOD = "snapshot.initial.method";
-    /** pgrepl's own: Debezium 3.6.1 reads an incremental snapshot's chunks one after another. */
-    public static final String WORKERS_PER_TABLE = "incremental.snapshot.workers.per.table";
-    public static final String PARALLEL_TABLES = "incremental.snapshot.parallel.tables";
-    public static final String SIGNAL_CHANNELS = "signal.enabled.channels";
-    public static final String SIGNAL_DATA_COLLECTION = "signal.data.collection";
-    public static final String SIGNAL_KAFKA_TOPIC = "signal.kafka.topic";
-    public static final String SIGNAL_KAFKA_SERVERS = "signal.kafka.bootstrap.servers";
-    public static final String SIGNAL_KAFKA_GROUP = "signal.kafka.groupId";
-    public static final String NOTIFICATION_CHANNELS = "notification.enabled.channels";
-    public static final String NOTIFICATION_TOPIC = "notification.sink.topic.name";
-    /** pgrepl's own: what a table whose incremental snapshot failed does to the task. */
-    public static final String FAILURE_HANDLING = "incremental.snapshot.failure.handling.mode";
+    // The keys, defined in IncrementalSnapshotKeys, under the names the snapshot and signal code uses.
+    public static final String CHUNK_SIZE = IncrementalSnapshotKeys.CHUNK_SIZE;
+    public static final String INITIAL_METHOD = IncrementalSnapshotKeys.INITIAL_METHOD;
+    public static final String WORKERS_PER_TABLE = IncrementalSnapshotKeys.WORKERS_PER_TABLE;
+    public static final String PARALLEL_TABLES = IncrementalSnapshotKeys.PARALLEL_TABLES;
+    public static final String SIGNAL_CHANNELS = IncrementalSnapshotKeys.SIGNAL_CHANNELS;
+    public static final String SIGNAL_DATA_COLLECTION = IncrementalSnapshotKeys.SIGNAL_DATA_COLLECTION;
+    public static final String SIGNAL_KAFKA_TOPIC = IncrementalSnapshotKeys.SIGNAL_KAFKA_TOPIC;
+    public static final String SIGNAL_KAFKA_SERVERS = IncrementalSnapshotKeys.SIGNAL_KAFKA_SERVERS;
+    public static final String SIGNAL_KAFKA_GROUP = IncrementalSnapshotKeys.SIGNAL_KAFKA_GROUP;
+    public static final String NOTIFICATION_CHANNELS = IncrementalSnapshotKeys.NOTIFICATION_CHANNELS;
+    public static final String NOTIFICATION_TOPIC = IncrementalSnapshotKeys.NOTIFICATION_TOPIC;
+    public static final String FAILURE_HANDLING = IncrementalSnapshotKeys.FAILURE_HANDLING;
 
     /** What a table whose incremental snapshot ended FAILED does to the task. */
     public enum FailureHandling {
@@ -43,46 +41,6 @@ public final class IncrementalSettings {
     public enum InitialMethod { COPY, INCREMENTAL }
 
     private IncrementalSettings() {}
-
-    public static ConfigDef define(ConfigDef d) {
-        return d
-                .define(CHUNK_SIZE, Type.INT, IncrementalOptions.DEFAULT_CHUNK_SIZE, ConfigDef.Range.between(1, 1_000_000),
-                        Importance.MEDIUM, "Rows per chunk of an incremental snapshot (Debezium's default, 1024). Larger"
-                                + " chunks read faster; each is one short REPEATABLE READ transaction and is held in memory once.")
-                .define(WORKERS_PER_TABLE, Type.INT, 1, ConfigDef.Range.between(1, 64), Importance.LOW,
-                        "Key ranges of one table read at once by an incremental snapshot, each on a connection of its"
-                                + " own (split at the key's histogram bounds, no scan). The resume state keeps every"
-                                + " range's last key, so a restart resumes each range. Debezium has no equivalent.")
-                .define(PARALLEL_TABLES, Type.INT, 1, ConfigDef.Range.between(1, 64), Importance.LOW,
-                        "Tables an incremental snapshot reads at once (each with " + WORKERS_PER_TABLE + " connections)."
-                                + " Debezium reads its tables one after another; its snapshot.max.threads is for the"
-                                + " initial snapshot only.")
-                .define(INITIAL_METHOD, Type.STRING, "copy", ConfigDef.CaseInsensitiveValidString.in("copy", "incremental"),
-                        Importance.MEDIUM, "How snapshot.mode initial/when_needed loads the tables: copy (one exported"
-                                + " snapshot while the slot is created; WAL and vacuum's horizon are held until it ends) or"
-                                + " incremental (stream at once and read every published table in chunks beside the stream:"
-                                + " nothing is held beyond one chunk, and a restart resumes at the last chunk in Kafka).")
-                .define(SIGNAL_CHANNELS, Type.LIST, "source", Importance.LOW,
-                        "Where snapshot signals come from: source (rows of signal.data.collection) and/or kafka (signal.kafka.topic).")
-                .define(SIGNAL_DATA_COLLECTION, Type.STRING, "", Importance.MEDIUM,
-                        "schema.table of a Debezium-shaped signal table (id varchar(42) PRIMARY KEY, type varchar(32) NOT"
-                                + " NULL, data varchar(2048)) in the publication. Its rows are not sent as change records"
-                                + " unless table.include.list names it. Also the watermark table on PostgreSQL 10-13.")
-                .define(SIGNAL_KAFKA_TOPIC, Type.STRING, "", Importance.LOW,
-                        "Topic of the kafka signal channel (one partition; record key = topic.prefix).")
-                .define(SIGNAL_KAFKA_SERVERS, Type.STRING, "", Importance.LOW, "bootstrap.servers of the kafka signal channel.")
-                .define(SIGNAL_KAFKA_GROUP, Type.STRING, "kafka-signal", Importance.LOW, "Consumer group of the kafka signal channel.")
-                .define(NOTIFICATION_CHANNELS, Type.LIST, "", Importance.LOW,
-                        "sink: incremental snapshot notifications (Debezium's shape) to notification.sink.topic.name.")
-                .define(NOTIFICATION_TOPIC, Type.STRING, "", Importance.LOW, "Topic of the sink notification channel.")
-                .define(FAILURE_HANDLING, Type.STRING, "warn", ConfigDef.CaseInsensitiveValidString.in("warn", "fail"),
-                        Importance.LOW, "When a table's incremental snapshot fails (a deterministic error such as a"
-                                + " dropped table, no usable key or a missing privilege, or a transient one that outlasted"
-                                + " its retries): warn (a WARN naming the table and the reason, the TABLE_SCAN_COMPLETED"
-                                + " notification with status SQL_EXCEPTION, and the task streams on; the table is not"
-                                + " read until requested again) or fail (the task fails, not retriable, with an error"
-                                + " naming the table and the reason). The failed table is never retried by itself.");
-    }
 
     public static int chunkSize(PgreplConnectorConfig c) {
         return c.getInt(CHUNK_SIZE);

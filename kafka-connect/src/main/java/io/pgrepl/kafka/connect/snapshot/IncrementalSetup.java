@@ -4,7 +4,7 @@ import io.pgrepl.client.PgConnection;
 import io.pgrepl.client.Row;
 import io.pgrepl.client.replication.Identifiers;
 import io.pgrepl.kafka.connect.PgreplConnectorConfig;
-import io.pgrepl.kafka.connect.ReplicationSetup;
+import io.pgrepl.kafka.connect.BoundedWait;
 import io.pgrepl.kafka.connect.TableFilter;
 import java.util.ArrayList;
 import java.util.HashSet;
@@ -39,7 +39,7 @@ public final class IncrementalSetup {
         if (table == null) return;
         String[] st = split(table);
         String key = IncrementalSettings.SIGNAL_DATA_COLLECTION + "=" + table;
-        List<Row> cols = ReplicationSetup.await(c.query("SELECT a.attname FROM pg_catalog.pg_attribute a"
+        List<Row> cols = BoundedWait.await(c.query("SELECT a.attname FROM pg_catalog.pg_attribute a"
                 + " JOIN pg_catalog.pg_class r ON r.oid = a.attrelid JOIN pg_catalog.pg_namespace n ON n.oid = r.relnamespace"
                 + " WHERE n.nspname = " + Identifiers.quoteLiteral(st[0]) + " AND r.relname = " + Identifiers.quoteLiteral(st[1])
                 + " AND a.attnum > 0 AND NOT a.attisdropped"), config, "reading the signal table's columns").rows();
@@ -53,7 +53,7 @@ public final class IncrementalSetup {
         if (!have.containsAll(SIGNAL_COLUMNS)) {
             throw new ConnectException(key + " has columns " + have + "; a signal table needs Debezium's id, type and data");
         }
-        boolean published = !ReplicationSetup.await(c.query("SELECT 1 FROM pg_catalog.pg_publication_tables WHERE pubname = "
+        boolean published = !BoundedWait.await(c.query("SELECT 1 FROM pg_catalog.pg_publication_tables WHERE pubname = "
                 + Identifiers.quoteLiteral(config.publicationName()) + " AND schemaname = " + Identifiers.quoteLiteral(st[0])
                 + " AND tablename = " + Identifiers.quoteLiteral(st[1])), config, "checking the signal table's publication").rows().isEmpty();
         if (!published) {
@@ -79,7 +79,7 @@ public final class IncrementalSetup {
         String signal = IncrementalSettings.signalTable(config);
         String[] s = signal == null ? null : split(signal);
         List<String> out = new ArrayList<>();
-        for (Row r : ReplicationSetup.await(c.query("SELECT schemaname, tablename FROM pg_catalog.pg_publication_tables WHERE pubname = "
+        for (Row r : BoundedWait.await(c.query("SELECT schemaname, tablename FROM pg_catalog.pg_publication_tables WHERE pubname = "
                 + Identifiers.quoteLiteral(config.publicationName()) + " ORDER BY 1, 2"), config, "listing the publication's tables").rows()) {
             String schema = r.get(0);
             String name = r.get(1);

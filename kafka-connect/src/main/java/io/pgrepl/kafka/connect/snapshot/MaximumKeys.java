@@ -6,7 +6,7 @@ import io.pgrepl.client.Row;
 import io.pgrepl.client.replication.Identifiers;
 import io.pgrepl.codec.pgoutput.RelationInfo;
 import io.pgrepl.kafka.connect.PgreplConnectorConfig;
-import io.pgrepl.kafka.connect.ReplicationSetup;
+import io.pgrepl.kafka.connect.BoundedWait;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
@@ -57,8 +57,8 @@ public final class MaximumKeys {
         ConnectionConfig ordinary = config.dataConnectionConfig();
         PgConnection c = null;
         try {
-            c = ReplicationSetup.await(PgConnection.connect(ordinary), config, "connecting to read a table's maximum key");
-            List<Row> rows = ReplicationSetup.await(c.query(sql), config, "reading the maximum key of " + rel.name()).rows();
+            c = BoundedWait.await(PgConnection.connect(ordinary), config, "connecting to read a table's maximum key");
+            List<Row> rows = BoundedWait.await(c.query(sql), config, "reading the maximum key of " + rel.name()).rows();
             if (rows.isEmpty()) return NONE;
             StringBuilder key = new StringBuilder();
             Row r = rows.get(0);

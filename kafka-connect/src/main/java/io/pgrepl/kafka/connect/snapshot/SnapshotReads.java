@@ -14,6 +14,7 @@ import io.pgrepl.codec.pgoutput.record.Insert;
 import io.pgrepl.kafka.connect.PgreplConnectorConfig;
 import io.pgrepl.kafka.connect.StartPlan;
 import io.pgrepl.kafka.connect.records.ChangeRecords;
+import io.pgrepl.kafka.connect.records.ReadRecords;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Iterator;
@@ -170,7 +171,7 @@ public final class SnapshotReads implements AutoCloseable {
                     // Every table's last read (beyond chunkSize, by at most one per table); the very last one says the copy is done.
                     for (Iterator<Held> it = held.values().iterator(); it.hasNext(); ) {
                         Held h = it.next();
-                        chunk.add(it.hasNext() ? marked(h, true) : ChangeRecords.lastRead(h.read(), streamFrom()));
+                        chunk.add(it.hasNext() ? marked(h, true) : ReadRecords.lastRead(h.read(), streamFrom()));
                     }
                     if (!chunk.isEmpty()) deliver(chunk);
                     deliver(COMPLETE);
@@ -211,7 +212,7 @@ public final class SnapshotReads implements AutoCloseable {
                 : lastInTable ? "last_in_data_collection"
                 : h.firstInTable() ? "first_in_data_collection" : null;
         handedOver = true;
-        return mark == null ? h.read() : ChangeRecords.markedRead(h.read(), mark, h.read().sourceOffset());
+        return mark == null ? h.read() : ReadRecords.markedRead(h.read(), mark, h.read().sourceOffset());
     }
 
     /** Waits for room ahead of poll() (the copy pauses meanwhile: the publisher's queue is bounded too). */
