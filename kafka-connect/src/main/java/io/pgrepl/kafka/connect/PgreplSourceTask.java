@@ -14,6 +14,8 @@ import io.pgrepl.kafka.connect.metrics.CapturedTables;
 import io.pgrepl.kafka.connect.metrics.ConnectorMetrics;
 import io.pgrepl.kafka.connect.metrics.MetricNames;
 import io.pgrepl.kafka.connect.metrics.Queue;
+import io.pgrepl.kafka.connect.notifications.JmxNotifications;
+import io.pgrepl.kafka.connect.notifications.NotificationChannels;
 import io.pgrepl.kafka.connect.offsets.AckTracker;
 import io.pgrepl.kafka.connect.offsets.Position;
 import io.pgrepl.kafka.connect.offsets.SignalOffsets;
@@ -22,6 +24,7 @@ import io.pgrepl.kafka.connect.records.ChangeRecords;
 import io.pgrepl.kafka.connect.records.PrimaryKeys;
 import io.pgrepl.kafka.connect.records.Reselect;
 import io.pgrepl.kafka.connect.records.SourceInfo;
+import io.pgrepl.kafka.connect.signals.JmxSignals;
 import io.pgrepl.kafka.connect.signals.KafkaSignals;
 import io.pgrepl.kafka.connect.signals.SignalCommits;
 import io.pgrepl.kafka.connect.snapshot.IncrementalReads;
@@ -85,6 +88,10 @@ public final class PgreplSourceTask extends SourceTask {
     private IncrementalReads incrementalReads;
     /** The kafka signal channel's consumer, or null. */
     private volatile KafkaSignals kafkaSignals;
+    /** The jmx signal channel's bean, or null. */
+    private volatile JmxSignals jmxSignals;
+    /** The jmx and log notification channels (none on: nothing to send). */
+    private volatile NotificationChannels notificationChannels;
     /** What the kafka signal channel's group may be committed to, from the records' acknowledgements; or null. */
     private volatile SignalCommits signalCommits;
     private volatile boolean stopping;
@@ -116,6 +123,7 @@ public final class PgreplSourceTask extends SourceTask {
         slotMetrics = SlotConnectMetrics.start(context, config);
         metrics = ConnectorMetrics.start(config.topicPrefix(), config.getString(MetricNames.CUSTOM_METRIC_TAGS), config.slotName(),
                 config.getBoolean(MetricNames.ADVANCED_METRICS));
+        notificationChannels = notificationChannels(config);
         slotGuard = SlotGuardTask.start(config);
         if (config.reselectUnavailableValues()) reselect = new Reselect(config);
         Map<String, Object> stored = context.offsetStorageReader().offset(partition);
@@ -129,6 +137,7 @@ public final class PgreplSourceTask extends SourceTask {
             c = ReplicationSetup.connect(config);
         } catch (RuntimeException e) {
             metrics.close();
+            closeChannels();
             throw e;
         }
         try {
@@ -199,6 +208,7 @@ public final class PgreplSourceTask extends SourceTask {
             conn = null;
             c.close();
             metrics.close(); // Connect does not stop a task whose start() failed
+            closeChannels();
             throw e;
         }
     }
@@ -223,8 +233,9 @@ public final class PgreplSourceTask extends SourceTask {
         if (guard != null) guard.snapshot(incremental.engine().guardControl()); // hold or abort reads before failing the task
         String topic = IncrementalSettings.notificationTopic(config);
         NotifiedKeys keys = new NotifiedKeys(config.columnRules());
-        incrementalReads = new IncrementalReads(records, topic == null ? null : new SnapshotNotifications(topic,
-                config.topicPrefix(), partition, new MaximumKeys(config, keys, rel -> IncrementalReads.keyColumns(records, rel))::of), keys, resume,
+        NotificationChannels channels = notificationChannels.any() ? notificationChannels : null;
+        incrementalReads = new IncrementalReads(records, topic == null && channels == null ? null : new SnapshotNotifications(topic,
+                channels, config.topicPrefix(), partition, new MaximumKeys(config, keys, rel -> IncrementalReads.keyColumns(records, rel))::of), keys, resume,
                 config.slotName(), IncrementalSettings.failureHandling(config));
         incrementalReads.onProgress(metrics::incrementalProgress);
         if (resume != null) log.info("slot {}: resuming incremental snapshots from the stored offsets", config.slotName());
@@ -232,6 +243,26 @@ public final class PgreplSourceTask extends SourceTask {
             signalCommits = new SignalCommits();
             kafkaSignals = KafkaSignals.start(config, incremental.engine(), incremental.nextSignal(), SignalOffsets.next(resume));
         }
+        if (IncrementalSettings.jmxChannel(config) && jmxSignals == null) {
+            jmxSignals = JmxSignals.start(incremental.engine(), config.topicPrefix(), customTags(config), config.slotName());
+        }
+    }
+
+    private static java.util.Map<String, String> customTags(PgreplConnectorConfig c) {
+        return MetricNames.customTags(c.getString(MetricNames.CUSTOM_METRIC_TAGS));
+    }
+
+    private static NotificationChannels notificationChannels(PgreplConnectorConfig c) {
+        return new NotificationChannels(IncrementalSettings.jmxNotifications(c) ? JmxNotifications.start(c.topicPrefix(), customTags(c)) : null,
+                IncrementalSettings.logNotifications(c));
+    }
+
+    /** The jmx signal and notification beans away (stop, or a failed start). */
+    private void closeChannels() {
+        JmxSignals js = jmxSignals;
+        if (js != null) js.close();
+        NotificationChannels nc = notificationChannels;
+        if (nc != null) nc.close();
     }
 
     /**
@@ -442,6 +473,7 @@ public final class PgreplSourceTask extends SourceTask {
         if (sr != null) sr.closeNow();
         KafkaSignals ks = kafkaSignals;
         if (ks != null) ks.close();
+        closeChannels();
         Reselect rs = reselect;
         if (rs != null) rs.close();
         ConnectorMetrics m = metrics;

@@ -252,8 +252,10 @@ public final class DebeziumSettings {
         l.add(only("read.only", Treatment.SAME, "", FALSE, "false",
                 "remove it (or set false): pgrepl's incremental snapshots write watermarks (logical decoding messages on 14+)"));
         // --- Signals and notifications
-        l.add(only("signal.enabled.channels", Treatment.SAME, "", listOf("source", "kafka"), "source and kafka",
-                "the jmx and file channels are not supported: signal through signal.data.collection or signal.kafka.topic"));
+        l.add(only("signal.enabled.channels", Treatment.SAME, "", listOf("source", "kafka", "jmx"), "source, kafka and jmx",
+                "in-process is reached only through Debezium's engine (its Signaler finds the channel on a task of Debezium's"
+                        + " own classes, which pgrepl's is not): in the same JVM, invoke the signal operation of the jmx channel's"
+                        + " bean on the platform MBean server; the file channel is not supported: use source, kafka or jmx"));
         l.add(same("signal.data.collection"));
         l.add(same("signal.kafka.topic"));
         l.add(same("signal.kafka.bootstrap.servers"));
@@ -261,9 +263,9 @@ public final class DebeziumSettings {
         l.add(differs("signal.kafka.poll.timeout.ms", "no effect: the kafka channel is polled as pgrepl's task polls"));
         l.add(differs("signal.poll.interval.ms", "no effect: signals are read as they arrive (source from the stream, kafka on"
                 + " each task poll)"));
-        l.add(refused("signal.file", "the file signal channel is not supported: use source or kafka"));
-        l.add(only("notification.enabled.channels", Treatment.SAME, "", listOf("sink"), "sink",
-                "the log and jmx channels are not supported: read notifications from notification.sink.topic.name"));
+        l.add(refused("signal.file", "the file signal channel is not supported: use source, kafka or jmx"));
+        l.add(only("notification.enabled.channels", Treatment.SAME, "", listOf("sink", "jmx", "log"), "sink, jmx and log",
+                "use sink, jmx or log"));
         l.add(same("notification.sink.topic.name"));
         // --- Runtime
         l.add(same("max.batch.size"));

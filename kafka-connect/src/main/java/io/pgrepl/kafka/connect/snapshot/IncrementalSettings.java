@@ -63,7 +63,9 @@ public final class IncrementalSettings {
                                 + " incremental (stream at once and read every published table in chunks beside the stream:"
                                 + " nothing is held beyond one chunk, and a restart resumes at the last chunk in Kafka).")
                 .define(SIGNAL_CHANNELS, Type.LIST, "source", Importance.LOW,
-                        "Where snapshot signals come from: source (rows of signal.data.collection) and/or kafka (signal.kafka.topic).")
+                        "Where snapshot signals come from: source (rows of signal.data.collection), kafka (signal.kafka.topic)"
+                                + " and/or jmx (the signal operation of debezium.postgres:type=management,context=signals,"
+                                + "server=<topic.prefix>).")
                 .define(SIGNAL_DATA_COLLECTION, Type.STRING, "", Importance.MEDIUM,
                         "schema.table of a Debezium-shaped signal table (id varchar(42) PRIMARY KEY, type varchar(32) NOT"
                                 + " NULL, data varchar(2048)) in the publication. Its rows are not sent as change records"
@@ -73,7 +75,9 @@ public final class IncrementalSettings {
                 .define(SIGNAL_KAFKA_SERVERS, Type.STRING, "", Importance.LOW, "bootstrap.servers of the kafka signal channel.")
                 .define(SIGNAL_KAFKA_GROUP, Type.STRING, "kafka-signal", Importance.LOW, "Consumer group of the kafka signal channel.")
                 .define(NOTIFICATION_CHANNELS, Type.LIST, "", Importance.LOW,
-                        "sink: incremental snapshot notifications (Debezium's shape) to notification.sink.topic.name.")
+                        "Where incremental snapshot notifications (Debezium's shape) go: sink (records to"
+                                + " notification.sink.topic.name), jmx (the bean debezium.postgres:type=management,"
+                                + "context=notifications,server=<topic.prefix>) and/or log (an INFO line each).")
                 .define(NOTIFICATION_TOPIC, Type.STRING, "", Importance.LOW, "Topic of the sink notification channel.")
                 .define(FAILURE_HANDLING, Type.STRING, "warn", ConfigDef.CaseInsensitiveValidString.in("warn", "fail"),
                         Importance.LOW, "When a table's incremental snapshot fails (a deterministic error such as a"
@@ -107,6 +111,21 @@ public final class IncrementalSettings {
         return t.isEmpty() || !listed(c, SIGNAL_CHANNELS, "source") ? null : t;
     }
 
+    /** Whether the jmx signal channel is on. */
+    public static boolean jmxChannel(PgreplConnectorConfig c) {
+        return listed(c, SIGNAL_CHANNELS, "jmx");
+    }
+
+    /** Whether the jmx notification channel is on. */
+    public static boolean jmxNotifications(PgreplConnectorConfig c) {
+        return listed(c, NOTIFICATION_CHANNELS, "jmx");
+    }
+
+    /** Whether the log notification channel is on. */
+    public static boolean logNotifications(PgreplConnectorConfig c) {
+        return listed(c, NOTIFICATION_CHANNELS, "log");
+    }
+
     public static boolean kafkaChannel(PgreplConnectorConfig c) {
         return listed(c, SIGNAL_CHANNELS, "kafka");
     }
@@ -134,7 +153,7 @@ public final class IncrementalSettings {
      * initial load is incremental. Otherwise the stream is exactly what it was without this feature.
      */
     public static boolean enabled(PgreplConnectorConfig c) {
-        return signalTable(c) != null || kafkaChannel(c) || initialMethod(c) == InitialMethod.INCREMENTAL;
+        return signalTable(c) != null || kafkaChannel(c) || jmxChannel(c) || initialMethod(c) == InitialMethod.INCREMENTAL;
     }
 
     /** The engine's options for this connector, resuming from {@code resumeState} (or null). */
