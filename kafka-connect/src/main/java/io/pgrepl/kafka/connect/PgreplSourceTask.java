@@ -199,6 +199,7 @@ public final class PgreplSourceTask extends SourceTask {
             records.resumeAfter(Position.START);
             conn = c;
             metrics.snapshotStarted(captured);
+            notificationChannels.initialSnapshot("STARTED", config.topicPrefix());
             SnapshotReads sr = SnapshotReads.start(c, config, streamOptions(c), plan, records);
             snapshotReads = sr;
             metrics.queue(sr.queue());
@@ -359,6 +360,7 @@ public final class PgreplSourceTask extends SourceTask {
             complete = snapshotReads.drain(out, max, Duration.ofNanos(Math.max(0, deadline - System.nanoTime())));
         } catch (RuntimeException e) {
             metrics.snapshotAborted();
+            notificationChannels.initialSnapshot("ABORTED", config.topicPrefix());
             throw new ConnectException("initial snapshot for slot " + config.slotName() + " failed (the slot is kept;"
                     + " a restart copies again and streams every change since the first copy): "
                     + ReplicationSetup.safeMessage(e, config));
@@ -367,6 +369,7 @@ public final class PgreplSourceTask extends SourceTask {
         metrics.snapshotHandedOver(out);
         if (complete) {
             metrics.snapshotCompleted();
+            notificationChannels.initialSnapshot("COMPLETED", config.topicPrefix());
             var r = snapshotReads.result();
             long from = snapshotReads.streamFrom();
             snapshotReads = null;

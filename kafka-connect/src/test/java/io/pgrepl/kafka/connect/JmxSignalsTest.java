@@ -48,7 +48,8 @@ import org.junit.jupiter.params.provider.MethodSource;
  * server's statistics); a signal naming a table with a quoted name, numeric(10,2), varchar(12),
  * text[] and NULLs snapshots it, every row reaching the topic as the server holds it; a listener
  * on the notification bean receives each step with Debezium's type, message and text, the bean's
- * Notifications attribute holds them with Debezium's fields, and reset empties it.
+ * Notifications attribute holds them with Debezium's fields, and reset empties it. An initial
+ * snapshot's copy is announced there too (STARTED, COMPLETED).
  */
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
 class JmxSignalsTest {
@@ -191,6 +192,29 @@ class JmxSignalsTest {
 
         connect.deleteConnector(p);
         await("the management beans are unregistered", () -> !jmx.isRegistered(signals) && !jmx.isRegistered(notifications));
+    }
+
+    /** The copy's start and end on the jmx channel, as Debezium sends an initial snapshot's. */
+    @org.junit.jupiter.api.Test
+    void theInitialSnapshotStartsAndCompletesOnTheJmxChannel() throws Exception {
+        PgServer pg = servers.computeIfAbsent(18, m -> PgServer.start(PgServer.builder().version(m).build()));
+        String p = "jsinit";
+        EndToEndTest.sql(pg, "CREATE TABLE " + p + "_t (id int PRIMARY KEY, amount numeric(8,3), note varchar(10));"
+                + "INSERT INTO " + p + "_t SELECT g, g / 7.0, CASE WHEN g % 3 = 0 THEN NULL ELSE 'n' || g END FROM generate_series(1, 30) g");
+        Map<String, String> c = EndToEndTest.connectorConfig(pg, p);
+        c.put("snapshot.mode", "initial");
+        c.put("notification.enabled.channels", "jmx,log");
+        connect.configureConnector(p, c);
+        connect.assertions().assertConnectorAndExactlyNumTasksAreRunning(p, 1, "connector did not start");
+        ObjectName notifications = new ObjectName("debezium.postgres:type=management,context=notifications,server=" + p);
+        await("the copy's end is kept", () -> jmx.isRegistered(notifications) && kept(notifications).length == 2);
+        List<String> got = new ArrayList<>();
+        for (CompositeData n : kept(notifications)) got.add(n.get("aggregateType") + " " + n.get("type") + " " + data(n));
+        assertEquals(List.of("Initial Snapshot STARTED {connector_name=" + p + "}", "Initial Snapshot COMPLETED {connector_name=" + p + "}"), got);
+        List<Change> all = ConnectHarness.readUntil(connect, "\\Q" + p + ".public." + p + "_t\\E", Map.of(), l -> l.size() == 30, Duration.ofSeconds(90));
+        assertEquals(30, all.size());
+        connect.deleteConnector(p);
+        await("the bean is unregistered", () -> !jmx.isRegistered(notifications));
     }
 
     /** The reads of the quoted table's topic, by id. */

@@ -33,6 +33,16 @@ public final class NotificationChannels implements Consumer<Notice>, AutoCloseab
         if (jmx != null) jmx.send(n);
     }
 
+    /**
+     * The initial snapshot's (the copy's) {@code STARTED}, {@code COMPLETED} or {@code ABORTED}, aggregate
+     * type {@code Initial Snapshot}, {@code connector_name} its only data, as Debezium sends them; these
+     * channels only (the copy's records carry no notifications), and no per-table steps.
+     */
+    public void initialSnapshot(String type, String connector) {
+        if (any()) accept(new Notice(java.util.UUID.randomUUID().toString(), "Initial Snapshot", type, java.util.Map.of("connector_name", connector),
+                System.currentTimeMillis()));
+    }
+
     @Override
     public void close() {
         if (jmx != null) jmx.close();
