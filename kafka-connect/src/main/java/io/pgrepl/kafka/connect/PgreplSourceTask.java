@@ -123,7 +123,12 @@ public final class PgreplSourceTask extends SourceTask {
         slotMetrics = SlotConnectMetrics.start(context, config);
         metrics = ConnectorMetrics.start(config.topicPrefix(), config.getString(MetricNames.CUSTOM_METRIC_TAGS), config.slotName(),
                 config.getBoolean(MetricNames.ADVANCED_METRICS));
-        notificationChannels = notificationChannels(config);
+        try {
+            notificationChannels = notificationChannels(config);
+        } catch (IllegalArgumentException e) { // custom.metric.tags that make no management bean name
+            metrics.close();
+            throw new ConnectException(e.getMessage(), e);
+        }
         slotGuard = SlotGuardTask.start(config);
         if (config.reselectUnavailableValues()) reselect = new Reselect(config);
         Map<String, Object> stored = context.offsetStorageReader().offset(partition);

@@ -194,7 +194,7 @@ class JmxSignalsTest {
         await("the management beans are unregistered", () -> !jmx.isRegistered(signals) && !jmx.isRegistered(notifications));
     }
 
-    /** The copy's start and end on the jmx channel, as Debezium sends an initial snapshot's. */
+    /** The copy's start and end on the jmx and log channels, as Debezium sends an initial snapshot's. */
     @org.junit.jupiter.api.Test
     void theInitialSnapshotStartsAndCompletesOnTheJmxChannel() throws Exception {
         PgServer pg = servers.computeIfAbsent(18, m -> PgServer.start(PgServer.builder().version(m).build()));
@@ -204,12 +204,38 @@ class JmxSignalsTest {
         Map<String, String> c = EndToEndTest.connectorConfig(pg, p);
         c.put("snapshot.mode", "initial");
         c.put("notification.enabled.channels", "jmx,log");
-        connect.configureConnector(p, c);
-        connect.assertions().assertConnectorAndExactlyNumTasksAreRunning(p, 1, "connector did not start");
+        // The worker's log (slf4j-simple writes to System.err, looked up on every line), kept too.
+        java.io.PrintStream err = System.err;
+        java.io.ByteArrayOutputStream log = new java.io.ByteArrayOutputStream();
+        System.setErr(new java.io.PrintStream(new java.io.OutputStream() {
+            @Override
+            public void write(int b) {
+                err.write(b);
+                synchronized (log) {
+                    log.write(b);
+                }
+            }
+        }, true));
         ObjectName notifications = new ObjectName("debezium.postgres:type=management,context=notifications,server=" + p);
-        await("the copy's end is kept", () -> jmx.isRegistered(notifications) && kept(notifications).length == 2);
+        try {
+            connect.configureConnector(p, c);
+            connect.assertions().assertConnectorAndExactlyNumTasksAreRunning(p, 1, "connector did not start");
+            await("the copy's end is kept", () -> jmx.isRegistered(notifications) && kept(notifications).length == 2);
+        } finally {
+            System.setErr(err);
+        }
         List<String> got = new ArrayList<>();
-        for (CompositeData n : kept(notifications)) got.add(n.get("aggregateType") + " " + n.get("type") + " " + data(n));
+        String logged;
+        synchronized (log) {
+            logged = log.toString(java.nio.charset.StandardCharsets.UTF_8);
+        }
+        for (CompositeData n : kept(notifications)) {
+            got.add(n.get("aggregateType") + " " + n.get("type") + " " + data(n));
+            // The log channel: Debezium's line for the same notification.
+            String line = "[Notification Service] {id='" + n.get("id") + "', aggregateType='Initial Snapshot', type='" + n.get("type")
+                    + "', additionalData={connector_name=" + p + "}, timestamp=" + n.get("timestamp") + "}";
+            assertTrue(logged.contains(line), "not logged: " + line);
+        }
         assertEquals(List.of("Initial Snapshot STARTED {connector_name=" + p + "}", "Initial Snapshot COMPLETED {connector_name=" + p + "}"), got);
         List<Change> all = ConnectHarness.readUntil(connect, "\\Q" + p + ".public." + p + "_t\\E", Map.of(), l -> l.size() == 30, Duration.ofSeconds(90));
         assertEquals(30, all.size());
