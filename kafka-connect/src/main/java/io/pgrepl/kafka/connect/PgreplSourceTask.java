@@ -24,6 +24,7 @@ import io.pgrepl.kafka.connect.records.ChangeRecords;
 import io.pgrepl.kafka.connect.records.PrimaryKeys;
 import io.pgrepl.kafka.connect.records.Reselect;
 import io.pgrepl.kafka.connect.records.SourceInfo;
+import io.pgrepl.kafka.connect.signals.FileSignals;
 import io.pgrepl.kafka.connect.signals.JmxSignals;
 import io.pgrepl.kafka.connect.signals.KafkaSignals;
 import io.pgrepl.kafka.connect.signals.SignalCommits;
@@ -88,6 +89,8 @@ public final class PgreplSourceTask extends SourceTask {
     private IncrementalReads incrementalReads;
     /** The kafka signal channel's consumer, or null. */
     private volatile KafkaSignals kafkaSignals;
+    /** The file signal channel's reader, or null. */
+    private volatile FileSignals fileSignals;
     /** The jmx signal channel's bean, or null. */
     private volatile JmxSignals jmxSignals;
     /** The jmx and log notification channels (none on: nothing to send). */
@@ -252,6 +255,10 @@ public final class PgreplSourceTask extends SourceTask {
         if (IncrementalSettings.jmxChannel(config) && jmxSignals == null) {
             jmxSignals = JmxSignals.start(incremental.engine(), config.topicPrefix(), customTags(config), config.slotName());
         }
+        if (IncrementalSettings.fileChannel(config) && fileSignals == null) {
+            fileSignals = FileSignals.start(incremental.engine(), java.nio.file.Path.of(config.getString(IncrementalSettings.SIGNAL_FILE)),
+                    config.getLong(IncrementalSettings.SIGNAL_POLL_INTERVAL), config.slotName());
+        }
     }
 
     private static java.util.Map<String, String> customTags(PgreplConnectorConfig c) {
@@ -263,8 +270,10 @@ public final class PgreplSourceTask extends SourceTask {
                 IncrementalSettings.logNotifications(c));
     }
 
-    /** The jmx signal and notification beans away (stop, or a failed start). */
+    /** The jmx and file signal channels and the notification beans away (stop, or a failed start). */
     private void closeChannels() {
+        FileSignals fs = fileSignals;
+        if (fs != null) fs.close();
         JmxSignals js = jmxSignals;
         if (js != null) js.close();
         NotificationChannels nc = notificationChannels;

@@ -26,6 +26,8 @@ public final class IncrementalSettings {
     public static final String SIGNAL_KAFKA_TOPIC = "signal.kafka.topic";
     public static final String SIGNAL_KAFKA_SERVERS = "signal.kafka.bootstrap.servers";
     public static final String SIGNAL_KAFKA_GROUP = "signal.kafka.groupId";
+    public static final String SIGNAL_FILE = "signal.file";
+    public static final String SIGNAL_POLL_INTERVAL = "signal.poll.interval.ms";
     public static final String NOTIFICATION_CHANNELS = "notification.enabled.channels";
     public static final String NOTIFICATION_TOPIC = "notification.sink.topic.name";
     /** pgrepl's own: what a table whose incremental snapshot failed does to the task. */
@@ -63,9 +65,15 @@ public final class IncrementalSettings {
                                 + " incremental (stream at once and read every published table in chunks beside the stream:"
                                 + " nothing is held beyond one chunk, and a restart resumes at the last chunk in Kafka).")
                 .define(SIGNAL_CHANNELS, Type.LIST, "source", Importance.LOW,
-                        "Where snapshot signals come from: source (rows of signal.data.collection), kafka (signal.kafka.topic)"
-                                + " and/or jmx (the signal operation of debezium.postgres:type=management,context=signals,"
-                                + "server=<topic.prefix>).")
+                        "Where snapshot signals come from: source (rows of signal.data.collection), kafka (signal.kafka.topic),"
+                                + " jmx (the signal operation of debezium.postgres:type=management,context=signals,"
+                                + "server=<topic.prefix>) and/or file (lines of signal.file).")
+                .define(SIGNAL_FILE, Type.STRING, "file-signals.txt", Importance.LOW,
+                        "The file channel's file on the worker (Debezium's default, relative to the worker's working"
+                                + " directory): read every signal.poll.interval.ms and emptied, one signal per line.")
+                .define(SIGNAL_POLL_INTERVAL, Type.LONG, 5000L, ConfigDef.Range.between(10, 3_600_000), Importance.LOW,
+                        "How often the file channel reads signal.file (Debezium's default, 5000 ms). The other channels"
+                                + " read signals as they arrive.")
                 .define(SIGNAL_DATA_COLLECTION, Type.STRING, "", Importance.MEDIUM,
                         "schema.table of a Debezium-shaped signal table (id varchar(42) PRIMARY KEY, type varchar(32) NOT"
                                 + " NULL, data varchar(2048)) in the publication. Its rows are not sent as change records"
@@ -116,6 +124,11 @@ public final class IncrementalSettings {
         return listed(c, SIGNAL_CHANNELS, "jmx");
     }
 
+    /** Whether the file signal channel is on. */
+    public static boolean fileChannel(PgreplConnectorConfig c) {
+        return listed(c, SIGNAL_CHANNELS, "file");
+    }
+
     /** Whether the jmx notification channel is on. */
     public static boolean jmxNotifications(PgreplConnectorConfig c) {
         return listed(c, NOTIFICATION_CHANNELS, "jmx");
@@ -153,7 +166,7 @@ public final class IncrementalSettings {
      * initial load is incremental. Otherwise the stream is exactly what it was without this feature.
      */
     public static boolean enabled(PgreplConnectorConfig c) {
-        return signalTable(c) != null || kafkaChannel(c) || jmxChannel(c) || initialMethod(c) == InitialMethod.INCREMENTAL;
+        return signalTable(c) != null || kafkaChannel(c) || jmxChannel(c) || fileChannel(c) || initialMethod(c) == InitialMethod.INCREMENTAL;
     }
 
     /** The engine's options for this connector, resuming from {@code resumeState} (or null). */

@@ -42,17 +42,19 @@ import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.MethodSource;
 
 /**
- * Debezium's jmx signal and notification channels on a pgrepl connector in a real Connect worker,
+ * Debezium's jmx and file signal channels and jmx and log notification channels on a pgrepl
+ * connector in a real Connect worker. The jmx ones
  * driven as an operator drives them: through a JMX connector (RMI on 127.0.0.1). A signal naming a
  * table the connector does not capture is answered UNKNOWN_SCHEMA without a scan of it (the
  * server's statistics); a signal naming a table with a quoted name, numeric(10,2), varchar(12),
  * text[] and NULLs snapshots it, every row reaching the topic as the server holds it; a listener
  * on the notification bean receives each step with Debezium's type, message and text, the bean's
  * Notifications attribute holds them with Debezium's fields, and reset empties it. An initial
- * snapshot's copy is announced there too (STARTED, COMPLETED).
+ * snapshot's copy is announced there too (STARTED, COMPLETED), and in the log. A line of the
+ * signal file snapshots a table, the file emptied, a malformed line beside it skipped.
  */
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
-class JmxSignalsTest {
+class SignalChannelsTest {
     private static final ObjectMapper JSON = new ObjectMapper();
     private static final String[] SIGNATURE = {String.class.getName(), String.class.getName(), String.class.getName()};
     private EmbeddedConnectCluster connect;
@@ -241,6 +243,46 @@ class JmxSignalsTest {
         assertEquals(30, all.size());
         connect.deleteConnector(p);
         await("the bean is unregistered", () -> !jmx.isRegistered(notifications));
+    }
+
+    @org.junit.jupiter.api.Test
+    void aLineOfTheSignalFileSnapshotsTheTable(@org.junit.jupiter.api.io.TempDir java.nio.file.Path dir) throws Exception {
+        PgServer pg = servers.computeIfAbsent(18, m -> PgServer.start(PgServer.builder().version(m).build()));
+        String p = "jsfile";
+        EndToEndTest.sql(pg, "CREATE TABLE " + p + "_t (id int PRIMARY KEY, amount numeric(6,2), code varchar(8), nums int[]);"
+                + "INSERT INTO " + p + "_t SELECT g, g * 3.5, CASE WHEN g % 4 = 0 THEN NULL ELSE 'c' || g END,"
+                + " CASE WHEN g % 3 = 0 THEN NULL ELSE ARRAY[g, NULL, -g] END FROM generate_series(1, 25) g");
+        java.nio.file.Path file = dir.resolve("signals.txt");
+        Map<String, String> c = EndToEndTest.connectorConfig(pg, p);
+        c.put("snapshot.mode", "no_data");
+        c.put("decimal.handling.mode", "string");
+        c.put("signal.enabled.channels", "file");
+        c.put("signal.file", file.toString());
+        c.put("signal.poll.interval.ms", "200");
+        connect.configureConnector(p, c);
+        connect.assertions().assertConnectorAndExactlyNumTasksAreRunning(p, 1, "connector did not start");
+        EndToEndTest.awaitSlotActive(pg, p + "_slot");
+        java.nio.file.Files.writeString(file, "{\"id\": \"f0\", \"type\": \"no-such-signal\", \"data\": {}}\n\n"
+                + "{\"id\": \"f1\", \"type\": \"execute-snapshot\", \"data\": {\"data-collections\": [\"public." + p + "_t\"]}}\n");
+        String topic = p + ".public." + p + "_t";
+        ConnectHarness.readUntil(connect, "\\Q" + topic + "\\E", Map.of(), l -> l.size() >= 25, Duration.ofSeconds(90), 0);
+        // Emptied when read, before the snapshot it asked for started.
+        assertEquals("", java.nio.file.Files.readString(file), "the file is emptied once read");
+        List<Change> all = ConnectHarness.readUntil(connect, "\\Q" + topic + "\\E", Map.of(), l -> l.size() >= 25, Duration.ofSeconds(90));
+        Map<Integer, String> want = new TreeMap<>();
+        for (Row r : EndToEndTest.query(pg, "SELECT id, amount::text, code, array_to_json(nums)::text FROM " + p + "_t")) {
+            want.put(Integer.parseInt(r.get(0)), r.get(1) + "|" + r.get(2) + "|" + (r.get(3) == null ? null : JSON.readTree(r.get(3))));
+        }
+        Map<Integer, String> got = new TreeMap<>();
+        for (Change ch : all) {
+            JsonNode pl = IncrementalChecks.payload(ch);
+            assertEquals("r", pl.get("op").asText());
+            JsonNode a = pl.get("after");
+            got.put(a.get("id").asInt(), a.get("amount").asText() + "|" + text(a.get("code")) + "|" + (a.get("nums").isNull() ? null : a.get("nums")));
+        }
+        assertEquals(25, all.size(), "each row read once");
+        assertEquals(want, got);
+        connect.deleteConnector(p);
     }
 
     /** The reads of the quoted table's topic, by id. */
