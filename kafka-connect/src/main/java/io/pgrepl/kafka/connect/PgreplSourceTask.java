@@ -14,6 +14,8 @@ import io.pgrepl.kafka.connect.metrics.CapturedTables;
 import io.pgrepl.kafka.connect.metrics.ConnectorMetrics;
 import io.pgrepl.kafka.connect.metrics.MetricNames;
 import io.pgrepl.kafka.connect.metrics.Queue;
+import io.pgrepl.kafka.connect.notifications.JmxNotifications;
+import io.pgrepl.kafka.connect.notifications.NotificationChannels;
 import io.pgrepl.kafka.connect.offsets.AckTracker;
 import io.pgrepl.kafka.connect.offsets.Position;
 import io.pgrepl.kafka.connect.offsets.SignalOffsets;
@@ -22,6 +24,8 @@ import io.pgrepl.kafka.connect.records.ChangeRecords;
 import io.pgrepl.kafka.connect.records.TableCatalog;
 import io.pgrepl.kafka.connect.records.Reselect;
 import io.pgrepl.kafka.connect.records.SourceInfo;
+import io.pgrepl.kafka.connect.signals.FileSignals;
+import io.pgrepl.kafka.connect.signals.JmxSignals;
 import io.pgrepl.kafka.connect.signals.KafkaSignals;
 import io.pgrepl.kafka.connect.signals.SignalCommits;
 import io.pgrepl.kafka.connect.snapshot.IncrementalReads;
@@ -85,6 +89,12 @@ public final class PgreplSourceTask extends SourceTask {
     private IncrementalReads incrementalReads;
     /** The kafka signal channel's consumer, or null. */
     private volatile KafkaSignals kafkaSignals;
+    /** The file signal channel's reader, or null. */
+    private volatile FileSignals fileSignals;
+    /** The jmx signal channel's bean, or null. */
+    private volatile JmxSignals jmxSignals;
+    /** The jmx and log notification channels (none on: nothing to send). */
+    private volatile NotificationChannels notificationChannels;
     /** What the kafka signal channel's group may be committed to, from the records' acknowledgements; or null. */
     private volatile SignalCommits signalCommits;
     private volatile boolean stopping;
@@ -116,6 +126,12 @@ public final class PgreplSourceTask extends SourceTask {
         slotMetrics = SlotConnectMetrics.start(context, config);
         metrics = ConnectorMetrics.start(config.topicPrefix(), config.getString(MetricNames.CUSTOM_METRIC_TAGS), config.slotName(),
                 config.getBoolean(MetricNames.ADVANCED_METRICS));
+        try {
+            notificationChannels = notificationChannels(config);
+        } catch (IllegalArgumentException e) { // custom.metric.tags that make no management bean name
+            metrics.close();
+            throw new ConnectException(e.getMessage(), e);
+        }
         slotGuard = SlotGuardTask.start(config);
         if (config.reselectUnavailableValues()) reselect = new Reselect(config);
         Map<String, Object> stored = context.offsetStorageReader().offset(partition);
@@ -129,6 +145,7 @@ public final class PgreplSourceTask extends SourceTask {
             c = ReplicationSetup.connect(config);
         } catch (RuntimeException e) {
             metrics.close();
+            closeChannels();
             throw e;
         }
         try {
@@ -193,6 +210,7 @@ public final class PgreplSourceTask extends SourceTask {
             records.resumeAfter(Position.START);
             conn = c;
             metrics.snapshotStarted(captured);
+            notificationChannels.initialSnapshot("STARTED", config.topicPrefix());
             SnapshotReads sr = SnapshotReads.start(c, config, streamOptions(c), plan, records);
             snapshotReads = sr;
             metrics.queue(sr.queue());
@@ -202,6 +220,7 @@ public final class PgreplSourceTask extends SourceTask {
             conn = null;
             c.close();
             metrics.close(); // Connect does not stop a task whose start() failed
+            closeChannels();
             throw e;
         }
     }
@@ -226,8 +245,9 @@ public final class PgreplSourceTask extends SourceTask {
         if (guard != null) guard.snapshot(incremental.engine().guardControl()); // hold or abort reads before failing the task
         String topic = IncrementalSettings.notificationTopic(config);
         NotifiedKeys keys = new NotifiedKeys(config.columnRules());
-        incrementalReads = new IncrementalReads(records, topic == null ? null : new SnapshotNotifications(topic,
-                config.topicPrefix(), partition, new MaximumKeys(config, keys, rel -> IncrementalReads.keyColumns(records, rel))::of), keys, resume,
+        NotificationChannels channels = notificationChannels.any() ? notificationChannels : null;
+        incrementalReads = new IncrementalReads(records, topic == null && channels == null ? null : new SnapshotNotifications(topic,
+                channels, config.topicPrefix(), partition, new MaximumKeys(config, keys, rel -> IncrementalReads.keyColumns(records, rel))::of), keys, resume,
                 config.slotName(), IncrementalSettings.failureHandling(config));
         incrementalReads.onProgress(metrics::incrementalProgress);
         if (resume != null) log.info("slot {}: resuming incremental snapshots from the stored offsets", config.slotName());
@@ -235,6 +255,32 @@ public final class PgreplSourceTask extends SourceTask {
             signalCommits = new SignalCommits();
             kafkaSignals = KafkaSignals.start(config, incremental.engine(), incremental.nextSignal(), SignalOffsets.next(resume));
         }
+        if (IncrementalSettings.jmxChannel(config) && jmxSignals == null) {
+            jmxSignals = JmxSignals.start(incremental.engine(), config.topicPrefix(), customTags(config), config.slotName());
+        }
+        if (IncrementalSettings.fileChannel(config) && fileSignals == null) {
+            fileSignals = FileSignals.start(incremental.engine(), java.nio.file.Path.of(config.getString(IncrementalSettings.SIGNAL_FILE)),
+                    config.getLong(IncrementalSettings.SIGNAL_POLL_INTERVAL), config.slotName());
+        }
+    }
+
+    private static java.util.Map<String, String> customTags(PgreplConnectorConfig c) {
+        return MetricNames.customTags(c.getString(MetricNames.CUSTOM_METRIC_TAGS));
+    }
+
+    private static NotificationChannels notificationChannels(PgreplConnectorConfig c) {
+        return new NotificationChannels(IncrementalSettings.jmxNotifications(c) ? JmxNotifications.start(c.topicPrefix(), customTags(c)) : null,
+                IncrementalSettings.logNotifications(c));
+    }
+
+    /** The jmx and file signal channels and the notification beans away (stop, or a failed start). */
+    private void closeChannels() {
+        FileSignals fs = fileSignals;
+        if (fs != null) fs.close();
+        JmxSignals js = jmxSignals;
+        if (js != null) js.close();
+        NotificationChannels nc = notificationChannels;
+        if (nc != null) nc.close();
     }
 
     /**
@@ -331,6 +377,7 @@ public final class PgreplSourceTask extends SourceTask {
             complete = snapshotReads.drain(out, max, Duration.ofNanos(Math.max(0, deadline - System.nanoTime())));
         } catch (RuntimeException e) {
             metrics.snapshotAborted();
+            notificationChannels.initialSnapshot("ABORTED", config.topicPrefix());
             throw new ConnectException("initial snapshot for slot " + config.slotName() + " failed (the slot is kept;"
                     + " a restart copies again and streams every change since the first copy): "
                     + ReplicationSetup.safeMessage(e, config));
@@ -339,6 +386,7 @@ public final class PgreplSourceTask extends SourceTask {
         metrics.snapshotHandedOver(out);
         if (complete) {
             metrics.snapshotCompleted();
+            notificationChannels.initialSnapshot("COMPLETED", config.topicPrefix());
             var r = snapshotReads.result();
             long from = snapshotReads.streamFrom();
             snapshotReads = null;
@@ -445,6 +493,7 @@ public final class PgreplSourceTask extends SourceTask {
         if (sr != null) sr.closeNow();
         KafkaSignals ks = kafkaSignals;
         if (ks != null) ks.close();
+        closeChannels();
         Reselect rs = reselect;
         if (rs != null) rs.close();
         ConnectorMetrics m = metrics;

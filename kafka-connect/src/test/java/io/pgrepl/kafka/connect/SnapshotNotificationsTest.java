@@ -14,7 +14,7 @@ import org.junit.jupiter.api.Test;
 
 /** Which Debezium notifications a series of table progress reports becomes (no server needed). */
 class SnapshotNotificationsTest {
-    private final SnapshotNotifications n = new SnapshotNotifications("notes", "srv", Map.of("server", "srv"), rel -> "unused");
+    private final SnapshotNotifications n = new SnapshotNotifications("notes", null, "srv", Map.of("server", "srv"), rel -> "unused");
     private final List<SourceRecord> out = new ArrayList<>();
 
     private void report(String table, Status s, long chunks, long rows, boolean nothingLeft) {

@@ -66,6 +66,26 @@ public final class MetricNames {
         }
     }
 
+    /**
+     * {@return the name of a management bean (context {@code signals} or {@code notifications})}: as
+     * Debezium's JmxUtils forms it, {@code debezium.postgres:type=management,context=<context>,server=<topic.prefix>}
+     * with custom.metric.tags appended as given. Unlike the metrics' names, a tag repeating a key
+     * (server, context) does not replace it: Debezium cannot register such a bean, and neither can pgrepl.
+     *
+     * @throws IllegalArgumentException naming custom.metric.tags when the name is no valid JMX name
+     */
+    public static ObjectName management(String topicPrefix, String context, Map<String, String> customTags) {
+        StringBuilder name = new StringBuilder("debezium.postgres:type=management,context=").append(context).append(",server=")
+                .append(topicPrefix);
+        customTags.forEach((k, v) -> name.append(',').append(k).append('=').append(Sanitizer.jmxSanitize(v)));
+        try {
+            return new ObjectName(name.toString());
+        } catch (MalformedObjectNameException e) {
+            throw new IllegalArgumentException(CUSTOM_METRIC_TAGS + ": the " + context + " bean's JMX name " + name + " is not valid ("
+                    + e.getMessage() + "); Debezium appends the tags to type, context and server, so none may repeat those keys", e);
+        }
+    }
+
     /** {@return why custom.metric.tags cannot be used with {@code topicPrefix}, or null when they can} */
     public static String problem(String topicPrefix, Object customTags) {
         try {

@@ -254,18 +254,20 @@ public final class DebeziumSettings {
         l.add(only("read.only", Treatment.SAME, "", FALSE, "false",
                 "remove it (or set false): pgrepl's incremental snapshots write watermarks (logical decoding messages on 14+)"));
         // --- Signals and notifications
-        l.add(only("signal.enabled.channels", Treatment.SAME, "", listOf("source", "kafka"), "source and kafka",
-                "the jmx and file channels are not supported: signal through signal.data.collection or signal.kafka.topic"));
+        l.add(only("signal.enabled.channels", Treatment.SAME, "", listOf("source", "kafka", "jmx", "file"), "source, kafka, jmx and file",
+                "use jmx instead of in-process, invoking the signal bean's operation on the platform MBean server from the"
+                        + " same JVM: Debezium's engine reaches in-process only on a task of Debezium's own classes, which"
+                        + " pgrepl's is not"));
         l.add(same("signal.data.collection"));
         l.add(same("signal.kafka.topic"));
         l.add(same("signal.kafka.bootstrap.servers"));
         l.add(same("signal.kafka.groupId"));
         l.add(differs("signal.kafka.poll.timeout.ms", "no effect: the kafka channel is polled as pgrepl's task polls"));
-        l.add(differs("signal.poll.interval.ms", "no effect: signals are read as they arrive (source from the stream, kafka on"
-                + " each task poll)"));
-        l.add(refused("signal.file", "the file signal channel is not supported: use source or kafka"));
-        l.add(only("notification.enabled.channels", Treatment.SAME, "", listOf("sink"), "sink",
-                "the log and jmx channels are not supported: read notifications from notification.sink.topic.name"));
+        l.add(differs("signal.poll.interval.ms", "the file channel's interval only: the others read signals as they arrive"
+                + " (source from the stream, kafka as its consumer polls, jmx when called)"));
+        l.add(same("signal.file"));
+        l.add(only("notification.enabled.channels", Treatment.SAME, "", listOf("sink", "jmx", "log"), "sink, jmx and log",
+                "use sink, jmx or log"));
         l.add(same("notification.sink.topic.name"));
         // --- Runtime
         l.add(same("max.batch.size"));

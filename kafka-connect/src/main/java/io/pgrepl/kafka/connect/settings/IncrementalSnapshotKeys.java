@@ -22,6 +22,8 @@ public final class IncrementalSnapshotKeys {
     public static final String SIGNAL_KAFKA_TOPIC = "signal.kafka.topic";
     public static final String SIGNAL_KAFKA_SERVERS = "signal.kafka.bootstrap.servers";
     public static final String SIGNAL_KAFKA_GROUP = "signal.kafka.groupId";
+    public static final String SIGNAL_FILE = "signal.file";
+    public static final String SIGNAL_POLL_INTERVAL = "signal.poll.interval.ms";
     public static final String NOTIFICATION_CHANNELS = "notification.enabled.channels";
     public static final String NOTIFICATION_TOPIC = "notification.sink.topic.name";
     /** pgrepl's own: what a table whose incremental snapshot failed does to the task. */
@@ -48,7 +50,15 @@ public final class IncrementalSnapshotKeys {
                                 + " incremental (stream at once and read every published table in chunks beside the stream:"
                                 + " nothing is held beyond one chunk, and a restart resumes at the last chunk in Kafka).")
                 .define(SIGNAL_CHANNELS, Type.LIST, "source", Importance.LOW,
-                        "Where snapshot signals come from: source (rows of signal.data.collection) and/or kafka (signal.kafka.topic).")
+                        "Where snapshot signals come from: source (rows of signal.data.collection), kafka (signal.kafka.topic),"
+                                + " jmx (the signal operation of debezium.postgres:type=management,context=signals,"
+                                + "server=<topic.prefix>) and/or file (lines of signal.file).")
+                .define(SIGNAL_FILE, Type.STRING, "file-signals.txt", Importance.LOW,
+                        "The file channel's file on the worker (Debezium's default, relative to the worker's working"
+                                + " directory): read every signal.poll.interval.ms and emptied, one signal per line.")
+                .define(SIGNAL_POLL_INTERVAL, Type.LONG, 5000L, ConfigDef.Range.between(10, 3_600_000), Importance.LOW,
+                        "How often the file channel reads signal.file (Debezium's default, 5000 ms). The other channels"
+                                + " read signals as they arrive.")
                 .define(SIGNAL_DATA_COLLECTION, Type.STRING, "", Importance.MEDIUM,
                         "schema.table of a Debezium-shaped signal table (id varchar(42) PRIMARY KEY, type varchar(32) NOT"
                                 + " NULL, data varchar(2048)) in the publication. Its rows are not sent as change records"
@@ -58,7 +68,9 @@ public final class IncrementalSnapshotKeys {
                 .define(SIGNAL_KAFKA_SERVERS, Type.STRING, "", Importance.LOW, "bootstrap.servers of the kafka signal channel.")
                 .define(SIGNAL_KAFKA_GROUP, Type.STRING, "kafka-signal", Importance.LOW, "Consumer group of the kafka signal channel.")
                 .define(NOTIFICATION_CHANNELS, Type.LIST, "", Importance.LOW,
-                        "sink: incremental snapshot notifications (Debezium's shape) to notification.sink.topic.name.")
+                        "Where incremental snapshot notifications (Debezium's shape) go: sink (records to"
+                                + " notification.sink.topic.name), jmx (the bean debezium.postgres:type=management,"
+                                + "context=notifications,server=<topic.prefix>) and/or log (an INFO line each).")
                 .define(NOTIFICATION_TOPIC, Type.STRING, "", Importance.LOW, "Topic of the sink notification channel.")
                 .define(FAILURE_HANDLING, Type.STRING, "warn", ConfigDef.CaseInsensitiveValidString.in("warn", "fail"),
                         Importance.LOW, "When a table's incremental snapshot fails (a deterministic error such as a"

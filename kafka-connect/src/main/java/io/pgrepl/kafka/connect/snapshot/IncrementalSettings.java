@@ -25,6 +25,8 @@ public final class IncrementalSettings {
     public static final String SIGNAL_KAFKA_TOPIC = IncrementalSnapshotKeys.SIGNAL_KAFKA_TOPIC;
     public static final String SIGNAL_KAFKA_SERVERS = IncrementalSnapshotKeys.SIGNAL_KAFKA_SERVERS;
     public static final String SIGNAL_KAFKA_GROUP = IncrementalSnapshotKeys.SIGNAL_KAFKA_GROUP;
+    public static final String SIGNAL_FILE = IncrementalSnapshotKeys.SIGNAL_FILE;
+    public static final String SIGNAL_POLL_INTERVAL = IncrementalSnapshotKeys.SIGNAL_POLL_INTERVAL;
     public static final String NOTIFICATION_CHANNELS = IncrementalSnapshotKeys.NOTIFICATION_CHANNELS;
     public static final String NOTIFICATION_TOPIC = IncrementalSnapshotKeys.NOTIFICATION_TOPIC;
     public static final String FAILURE_HANDLING = IncrementalSnapshotKeys.FAILURE_HANDLING;
@@ -65,6 +67,26 @@ public final class IncrementalSettings {
         return t.isEmpty() || !listed(c, SIGNAL_CHANNELS, "source") ? null : t;
     }
 
+    /** Whether the jmx signal channel is on. */
+    public static boolean jmxChannel(PgreplConnectorConfig c) {
+        return listed(c, SIGNAL_CHANNELS, "jmx");
+    }
+
+    /** Whether the file signal channel is on. */
+    public static boolean fileChannel(PgreplConnectorConfig c) {
+        return listed(c, SIGNAL_CHANNELS, "file");
+    }
+
+    /** Whether the jmx notification channel is on. */
+    public static boolean jmxNotifications(PgreplConnectorConfig c) {
+        return listed(c, NOTIFICATION_CHANNELS, "jmx");
+    }
+
+    /** Whether the log notification channel is on. */
+    public static boolean logNotifications(PgreplConnectorConfig c) {
+        return listed(c, NOTIFICATION_CHANNELS, "log");
+    }
+
     public static boolean kafkaChannel(PgreplConnectorConfig c) {
         return listed(c, SIGNAL_CHANNELS, "kafka");
     }
@@ -92,7 +114,7 @@ public final class IncrementalSettings {
      * initial load is incremental. Otherwise the stream is exactly what it was without this feature.
      */
     public static boolean enabled(PgreplConnectorConfig c) {
-        return signalTable(c) != null || kafkaChannel(c) || initialMethod(c) == InitialMethod.INCREMENTAL;
+        return signalTable(c) != null || kafkaChannel(c) || jmxChannel(c) || fileChannel(c) || initialMethod(c) == InitialMethod.INCREMENTAL;
     }
 
     /** The engine's options for this connector, resuming from {@code resumeState} (or null). */

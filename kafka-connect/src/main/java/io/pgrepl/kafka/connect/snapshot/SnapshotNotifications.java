@@ -2,6 +2,7 @@ package io.pgrepl.kafka.connect.snapshot;
 
 import io.pgrepl.client.snapshot.incremental.TableProgress;
 import io.pgrepl.codec.pgoutput.RelationInfo;
+import io.pgrepl.kafka.connect.notifications.Notice;
 import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.Map;
@@ -24,7 +25,8 @@ import org.apache.kafka.connect.source.SourceRecord;
  * chunk's last key; with several workers per table, that of the range the chunk belongs to);
  * TABLE_SCAN_COMPLETED adds {@code scanned_collection}, {@code total_rows_scanned} and
  * {@code status} ({@code UNKNOWN_SCHEMA}, with no row read, for a table the connector does not
- * capture, as Debezium). pgrepl's extras ({@code chunks}, {@code rows_scanned},
+ * capture, as Debezium). The same notifications go to the jmx and log channels when those are on,
+ * as they are built. pgrepl's extras ({@code chunks}, {@code rows_scanned},
  * {@code total_rows_estimate}) ride along on IN_PROGRESS. Builder thread only.
  */
 public final class SnapshotNotifications {
@@ -39,6 +41,7 @@ public final class SnapshotNotifications {
             .build();
 
     private final String topic;
+    private final Consumer<Notice> channels;
     private final String connector;
     private final Map<String, ?> partition;
     private final Function<RelationInfo, String> maximumKey;
@@ -48,9 +51,14 @@ public final class SnapshotNotifications {
     private final Map<String, RelationInfo> relations = new HashMap<>();
     private final Map<String, String> lastKeys = new HashMap<>();
 
-    /** {@code maximumKey}: a table's largest key when asked first (see {@link MaximumKeys}). */
-    public SnapshotNotifications(String topic, String connector, Map<String, ?> partition, Function<RelationInfo, String> maximumKey) {
+    /**
+     * {@code topic}: the sink channel's, or null; {@code channels}: the jmx and log channels, or null;
+     * {@code maximumKey}: a table's largest key when asked first (see {@link MaximumKeys}).
+     */
+    public SnapshotNotifications(String topic, Consumer<Notice> channels, String connector, Map<String, ?> partition,
+                                 Function<RelationInfo, String> maximumKey) {
         this.topic = topic;
+        this.channels = channels;
         this.connector = connector;
         this.partition = partition;
         this.maximumKey = maximumKey;
@@ -76,20 +84,20 @@ public final class SnapshotNotifications {
         TableProgress.Status before = open.get(t);
         if (before == null) {
             open.put(t, p.status());
-            out.accept(record("STARTED", data("data_collections", collections()), offset));
+            emit(out, "STARTED", data("data_collections", collections()), offset);
         }
         switch (p.status()) {
             case PLANNING -> { }
             case RUNNING -> {
-                if (before == TableProgress.Status.PAUSED) out.accept(record("RESUMED", data("data_collections", collections()), offset));
+                if (before == TableProgress.Status.PAUSED) emit(out, "RESUMED", data("data_collections", collections()), offset);
                 // PLANNING came before when planning was tried again (STARTED then): no chunk yet, nothing in progress.
                 else if ((before != null && before != TableProgress.Status.PLANNING) || p.chunks() > 0) {
-                    out.accept(record("IN_PROGRESS", progress(p), offset));
+                    emit(out, "IN_PROGRESS", progress(p), offset);
                 }
                 open.put(t, p.status());
             }
             case PAUSED -> {
-                if (before != TableProgress.Status.PAUSED) out.accept(record("PAUSED", data("data_collections", collections()), offset));
+                if (before != TableProgress.Status.PAUSED) emit(out, "PAUSED", data("data_collections", collections()), offset);
                 open.put(t, p.status());
             }
             case COMPLETED, FAILED -> {
@@ -98,7 +106,7 @@ public final class SnapshotNotifications {
                 d.put("total_rows_scanned", Long.toString(p.rows()));
                 d.put("status", p.status() == TableProgress.Status.COMPLETED ? (p.rows() == 0 ? "EMPTY" : "SUCCEEDED") : "SQL_EXCEPTION");
                 if (p.error() != null) d.put("error", p.error());
-                out.accept(record("TABLE_SCAN_COMPLETED", d, offset));
+                emit(out, "TABLE_SCAN_COMPLETED", d, offset);
                 ended(t, nothingLeft, offset, out);
             }
             case EXCLUDED -> {
@@ -108,11 +116,11 @@ public final class SnapshotNotifications {
                 d.put("scanned_collection", t);
                 d.put("total_rows_scanned", "0");
                 d.put("status", "UNKNOWN_SCHEMA");
-                out.accept(record("TABLE_SCAN_COMPLETED", d, offset));
+                emit(out, "TABLE_SCAN_COMPLETED", d, offset);
                 ended(t, nothingLeft, offset, out);
             }
             case STOPPED -> {
-                out.accept(record("ABORTED", data("data_collections", t), offset)); // the stopped table, as Debezium names those stopped
+                emit(out, "ABORTED", data("data_collections", t), offset); // the stopped table, as Debezium names those stopped
                 forget(t); // stopped: ABORTED is its end, not COMPLETED
             }
         }
@@ -130,7 +138,7 @@ public final class SnapshotNotifications {
 
     private void ended(String table, boolean nothingLeft, Map<String, ?> offset, Consumer<SourceRecord> out) {
         forget(table);
-        if (nothingLeft) out.accept(record("COMPLETED", data(), offset));
+        if (nothingLeft) emit(out, "COMPLETED", data(), offset);
     }
 
     private Map<String, String> progress(TableProgress p) {
@@ -152,10 +160,14 @@ public final class SnapshotNotifications {
         return d;
     }
 
-    private SourceRecord record(String type, Map<String, String> data, Map<String, ?> offset) {
+    /** To the other channels at once; to the sink topic (when on) as a record handed over with the reads. */
+    private void emit(Consumer<SourceRecord> out, String type, Map<String, String> data, Map<String, ?> offset) {
         String id = UUID.randomUUID().toString();
+        long now = System.currentTimeMillis();
+        if (channels != null) channels.accept(new Notice(id, AGGREGATE_TYPE, type, data, now));
+        if (topic == null) return;
         Struct value = new Struct(VALUE).put("id", id).put("aggregate_type", AGGREGATE_TYPE).put("type", type)
-                .put("additional_data", data).put("timestamp", System.currentTimeMillis());
-        return new SourceRecord(partition, offset, topic, null, KEY, new Struct(KEY).put("id", id), VALUE, value);
+                .put("additional_data", data).put("timestamp", now);
+        out.accept(new SourceRecord(partition, offset, topic, null, KEY, new Struct(KEY).put("id", id), VALUE, value));
     }
 }
