@@ -6,8 +6,11 @@ import io.pgrepl.client.ReplicationMode;
 import io.pgrepl.client.replication.CreateSlotOptions;
 import io.pgrepl.client.replication.SnapshotMode;
 import io.pgrepl.flink.DebeziumJsonDeserializer;
+import io.pgrepl.flink.PgRowDeserializer;
+import io.pgrepl.flink.PgreplDeserializer;
 import io.pgrepl.flink.PgreplSource;
 import io.pgrepl.flink.StartupMode;
+import io.pgrepl.flink.table.BenchRowData;
 import io.pgrepl.testkit.PgServer;
 import java.io.BufferedReader;
 import java.io.InputStreamReader;
@@ -50,13 +53,17 @@ import org.apache.flink.streaming.api.functions.sink.v2.DiscardingSink;
  * <pre>mvn -pl benchmarks/flink dependency:build-classpath -Dmdep.outputFile=target/classpath.txt
  * java -cp benchmarks/flink/target/classes:$(cat benchmarks/flink/target/classpath.txt) io.pgrepl.benchmarks.flink.FlinkThroughput
  *     [--rows 1000000] [--changes 1000000] [--chunk 8192] [--version 18] [--rounds 1] [--cli ./pgrepl] [--out FILE.tsv]
- *     [--only PREFIX]</pre>
+ *     [--only PREFIX] [--formats json,row,rowdata] [--parallelism 1,2,4]</pre>
+ *
+ * {@code --formats} picks the source's deserializers: json (DebeziumJsonDeserializer, the default),
+ * row (PgRowDeserializer), rowdata (the SQL connector's RowData, changelog-mode 'all');
+ * {@code --changes 0} leaves the stream out.
  */
 public final class FlinkThroughput {
     private FlinkThroughput() {}
 
     /** Counts the elements of the job running now; when the target is reached, records the time and this JVM's CPU. */
-    public static final class Count implements MapFunction<String, String> {
+    public static final class Count<T> implements MapFunction<T, T> {
         static final AtomicLong N = new AtomicLong();
         static volatile long target;
         static volatile long doneNanos;
@@ -64,7 +71,7 @@ public final class FlinkThroughput {
         static volatile long firstNanos;
 
         @Override
-        public String map(String s) {
+        public T map(T s) {
             long n = N.incrementAndGet();
             if (n == 1) firstNanos = System.nanoTime();
             if (n == target) {
@@ -91,6 +98,10 @@ public final class FlinkThroughput {
     /** Runs only the variants whose name starts with this (e.g. "flink snapshot p1"), or all. */
     private static String only = "";
     private static String cli = "./pgrepl";
+    /** The source's element types to run: json (DebeziumJsonDeserializer), row (PgRowDeserializer), rowdata (the SQL connector's). */
+    private static List<String> formats = List.of("json");
+    /** The snapshot's parallelisms (and the command's worker counts). */
+    private static int[] parallelisms = {1, 2, 4};
 
     public static void main(String[] args) throws Exception {
         int rows = 1_000_000;
@@ -109,7 +120,9 @@ public final class FlinkThroughput {
                 case "--cli" -> cli = args[++i];
                 case "--out" -> out = args[++i];
                 case "--only" -> only = args[++i];
-                default -> throw new IllegalArgumentException("usage: [--rows N] [--changes N] [--chunk N] [--version 18] [--rounds N] [--cli ./pgrepl] [--out FILE] [--only PREFIX]");
+                case "--formats" -> formats = List.of(args[++i].split(","));
+                case "--parallelism" -> parallelisms = java.util.Arrays.stream(args[++i].split(",")).mapToInt(Integer::parseInt).toArray();
+                default -> throw new IllegalArgumentException("usage: [--rows N] [--changes N] [--chunk N] [--version 18] [--rounds N] [--cli ./pgrepl] [--out FILE] [--only PREFIX] [--formats json,row,rowdata] [--parallelism 1,2,4]");
             }
         }
         System.out.printf("start %s, load %s%n", LocalDateTime.now(), load());
@@ -120,20 +133,20 @@ public final class FlinkThroughput {
             table(sql, "bench_warm", 100_000, true);
             table(sql, "bench_snap", rows, true);
             // Warm this JVM (the command starts a fresh one each time, as it would run).
-            flinkSnapshot("bench_warm", 100_000, 2, chunk, "warm");
+            for (String f : formats) flinkSnapshot("bench_warm", 100_000, 2, chunk, f, "warm");
             for (int r = 0; r < rounds; r++) {
-                for (int p : new int[] {1, 2, 4}) {
+                for (int p : parallelisms) {
                     if ((r + p) % 2 == 0) {
-                        results.add(flinkSnapshot("bench_snap", rows, p, chunk, "r" + r));
+                        for (String f : formats) results.add(flinkSnapshot("bench_snap", rows, p, chunk, f, "r" + r));
                         results.add(cliSnapshot("bench_snap", rows, p, chunk, "r" + r));
                     } else {
                         results.add(cliSnapshot("bench_snap", rows, p, chunk, "r" + r));
-                        results.add(flinkSnapshot("bench_snap", rows, p, chunk, "r" + r));
+                        for (String f : formats) results.add(flinkSnapshot("bench_snap", rows, p, chunk, f, "r" + r));
                     }
                 }
             }
             await(sql.simpleQuery("DROP TABLE bench_snap, bench_warm"));
-            for (int r = 0; r < rounds; r++) {
+            for (int r = 0; r < rounds && changes > 0; r++) {
                 table(sql, "bench_stream", 0, false);
                 try (PgConnection repl = connect(pg, ReplicationMode.DATABASE)) {
                     for (String slot : List.of("flink_stream", "cli_stream")) {
@@ -174,11 +187,21 @@ public final class FlinkThroughput {
                 + " CREATE PUBLICATION " + name + "_pub FOR TABLE " + name));
     }
 
-    private static Result flinkSnapshot(String table, int rows, int parallelism, int chunk, String round) throws Exception {
-        PgreplSource<String> source = PgreplSource.builder().url(url).slotName("flink_" + table + "_" + parallelism)
+    private static Result flinkSnapshot(String table, int rows, int parallelism, int chunk, String format, String round) throws Exception {
+        PgreplSource<?> source = PgreplSource.builder().url(url).slotName("flink_" + table + "_" + parallelism)
                 .publication(table + "_pub").tables(table).startupMode(StartupMode.SNAPSHOT).chunkSize(chunk)
-                .build(new DebeziumJsonDeserializer("bench", "postgres"));
-        return flink(source, rows, parallelism, "flink snapshot p" + parallelism + " " + round);
+                .build(deserializer(format));
+        // json keeps the variant names of earlier runs
+        return flink(source, rows, parallelism, "flink snapshot p" + parallelism + (format.equals("json") ? "" : " " + format) + " " + round);
+    }
+
+    private static PgreplDeserializer<?> deserializer(String format) {
+        return switch (format) {
+            case "json" -> new DebeziumJsonDeserializer("bench", "postgres");
+            case "row" -> new PgRowDeserializer();
+            case "rowdata" -> BenchRowData.deserializer("postgres");
+            default -> throw new IllegalArgumentException("--formats: " + format + " is not one of json, row, rowdata");
+        };
     }
 
     private static Result flinkStream(int changes) throws Exception {
@@ -188,7 +211,7 @@ public final class FlinkThroughput {
         return flink(source, changes, 1, "flink stream");
     }
 
-    private static Result flink(PgreplSource<String> source, int rows, int parallelism, String variant) throws Exception {
+    private static <T> Result flink(PgreplSource<T> source, int rows, int parallelism, String variant) throws Exception {
         if (!variant.startsWith(only) && !variant.endsWith("warm")) return null;
         Count.N.set(0);
         Count.target = rows;
@@ -196,7 +219,8 @@ public final class FlinkThroughput {
         Count.doneCpuNanos = 0;
         StreamExecutionEnvironment env = StreamExecutionEnvironment.createLocalEnvironment(parallelism, new Configuration());
         env.enableCheckpointing(1_000);
-        env.fromSource(source, WatermarkStrategy.noWatermarks(), "pgrepl").map(new Count()).sinkTo(new DiscardingSink<>());
+        env.fromSource(source, WatermarkStrategy.noWatermarks(), "pgrepl").map(new Count<T>()).returns(source.getProducedType())
+                .sinkTo(new DiscardingSink<>());
         long cpu0 = cpuNanos();
         long t0 = System.nanoTime();
         JobClient job = env.executeAsync(variant);
