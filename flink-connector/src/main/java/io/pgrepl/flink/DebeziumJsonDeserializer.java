@@ -5,6 +5,7 @@ import io.pgrepl.codec.pgoutput.ColumnKind;
 import io.pgrepl.codec.pgoutput.record.Tuple;
 import io.pgrepl.codec.value.PgType;
 import java.math.BigDecimal;
+import java.nio.charset.StandardCharsets;
 import java.time.Instant;
 import java.time.LocalDate;
 import java.time.LocalDateTime;
@@ -42,6 +43,11 @@ public final class DebeziumJsonDeserializer implements PgreplDeserializer<String
     private final String database;
     /** The reader's buffer, made on first use (a deserializer is copied to each reader). */
     private transient JsonOut out;
+    /** The parts of the source block that are the same for every event (made on first use), and for the last table's. */
+    private transient byte[] sourceStart;
+    private transient byte[] dbBytes;
+    private transient TableName table;
+    private transient byte[] tableBytes;
 
     /**
      * A deserializer.
@@ -79,10 +85,21 @@ public final class DebeziumJsonDeserializer implements PgreplDeserializer<String
         row(b, before);
         b.ascii(",\"after\":");
         row(b, after);
-        b.ascii(",\"source\":{\"version\":").str(VERSION).ascii(",\"connector\":\"postgresql\",\"name\":").str(serverName);
+        if (sourceStart == null) {
+            sourceStart = utf8(",\"source\":{\"version\":" + new String(JsonOut.bytes(VERSION), StandardCharsets.UTF_8)
+                    + ",\"connector\":\"postgresql\",\"name\":" + new String(JsonOut.bytes(serverName), StandardCharsets.UTF_8)
+                    + ",\"ts_ms\":");
+            dbBytes = JsonOut.bytes(database);
+        }
+        if (!c.table().equals(table)) {
+            tableBytes = utf8(",\"sequence\":null,\"schema\":" + new String(JsonOut.bytes(c.table().schema()), StandardCharsets.UTF_8)
+                    + ",\"table\":" + new String(JsonOut.bytes(c.table().table()), StandardCharsets.UTF_8));
+            table = c.table();
+        }
+        b.raw(sourceStart);
         long commitMs = c.snapshot() ? System.currentTimeMillis() : c.commitTime().toEpochMilli();
-        b.ascii(",\"ts_ms\":").num(commitMs).ascii(c.snapshot() ? ",\"snapshot\":\"true\",\"db\":" : ",\"snapshot\":\"false\",\"db\":")
-                .str(database).ascii(",\"sequence\":null,\"schema\":").str(c.table().schema()).ascii(",\"table\":").str(c.table().table());
+        b.num(commitMs).ascii(c.snapshot() ? ",\"snapshot\":\"true\",\"db\":" : ",\"snapshot\":\"false\",\"db\":")
+                .raw(dbBytes).raw(tableBytes);
         if (c.snapshot()) {
             b.ascii(",\"txId\":null,\"lsn\":null");
         } else {
@@ -91,6 +108,10 @@ public final class DebeziumJsonDeserializer implements PgreplDeserializer<String
         b.ascii(",\"xmin\":null},\"op\":\"").ascii(op).ascii("\",\"ts_ms\":").num(System.currentTimeMillis())
                 .ascii(",\"transaction\":null}");
         return b.string();
+    }
+
+    private static byte[] utf8(String s) {
+        return s.getBytes(StandardCharsets.UTF_8);
     }
 
     private static void row(JsonOut b, Tuple t) {

@@ -33,6 +33,18 @@ final class JsonOut {
         return this;
     }
 
+    /** Bytes made by {@link #bytes(String)}, as they are. */
+    JsonOut raw(byte[] b) {
+        return raw(b, 0, b.length);
+    }
+
+    /** {@return {@code s} as a JSON string's bytes, escaped, for writing again and again with {@link #raw(byte[])}} */
+    static byte[] bytes(String s) {
+        JsonOut o = new JsonOut();
+        o.str(s);
+        return Arrays.copyOf(o.buf, o.len);
+    }
+
     /** ASCII that needs no escape (syntax, numbers, constants). */
     JsonOut ascii(String s) {
         int n = s.length();
