@@ -48,7 +48,8 @@ import org.apache.flink.streaming.api.functions.sink.v2.DiscardingSink;
  * </ul>
  *
  * CPU: the command's process CPU; for Flink, this JVM's process CPU over the run (the local cluster
- * runs here), so Flink's own runtime counts. Variants alternate their order each round.
+ * runs here), so Flink's own runtime counts; both from the start and from the first row to the last
+ * (the latter leaves out starting the job or the process). Variants alternate their order each round.
  *
  * <pre>mvn -pl benchmarks/flink dependency:build-classpath -Dmdep.outputFile=target/classpath.txt
  * java -cp benchmarks/flink/target/classes:$(cat benchmarks/flink/target/classpath.txt) io.pgrepl.benchmarks.flink.FlinkThroughput
@@ -69,11 +70,15 @@ public final class FlinkThroughput {
         static volatile long doneNanos;
         static volatile long doneCpuNanos;
         static volatile long firstNanos;
+        static volatile long firstCpuNanos;
 
         @Override
         public T map(T s) {
             long n = N.incrementAndGet();
-            if (n == 1) firstNanos = System.nanoTime();
+            if (n == 1) {
+                firstCpuNanos = cpuNanos();
+                firstNanos = System.nanoTime();
+            }
             if (n == target) {
                 long t = System.nanoTime();
                 doneCpuNanos = cpuNanos(); // before doneNanos, which the main thread waits for
@@ -83,8 +88,11 @@ public final class FlinkThroughput {
         }
     }
 
-    /** A run: {@code wallSeconds} from the start (submission, launch) to the last row, {@code flowSeconds} from the first row to the last. */
-    record Result(String variant, long rows, double wallSeconds, double flowSeconds, double cpuSeconds) {
+    /**
+     * A run: {@code wallSeconds} and {@code cpuSeconds} from the start (submission, launch) to the last row, {@code flowSeconds}
+     * and {@code flowCpuSeconds} from the first row to the last (without the start-up: the job's or the process's).
+     */
+    record Result(String variant, long rows, double wallSeconds, double flowSeconds, double cpuSeconds, double flowCpuSeconds) {
         double rowsPerSecond() {
             return rows / wallSeconds;
         }
@@ -170,11 +178,12 @@ public final class FlinkThroughput {
             }
         }
         System.out.printf("end %s, load %s%n", LocalDateTime.now(), load());
-        StringBuilder tsv = new StringBuilder("variant\trows\twall_s\trows_per_s\tfirst_to_last_rows_per_s\tcpu_s\tcpu_s_per_million\n");
+        StringBuilder tsv = new StringBuilder("variant\trows\twall_s\trows_per_s\tfirst_to_last_rows_per_s\tcpu_s\tcpu_s_per_million\tfirst_to_last_cpu_s_per_million\n");
         for (Result res : results) {
             if (res == null) continue;
-            tsv.append(String.format("%s\t%d\t%.2f\t%.0f\t%.0f\t%.2f\t%.2f%n", res.variant(), res.rows(), res.wallSeconds(),
-                    res.rowsPerSecond(), res.flowRowsPerSecond(), res.cpuSeconds(), res.cpuSeconds() / (res.rows() / 1e6)));
+            tsv.append(String.format("%s\t%d\t%.2f\t%.0f\t%.0f\t%.2f\t%.2f\t%.2f%n", res.variant(), res.rows(), res.wallSeconds(),
+                    res.rowsPerSecond(), res.flowRowsPerSecond(), res.cpuSeconds(), res.cpuSeconds() / (res.rows() / 1e6),
+                    res.flowCpuSeconds() / ((res.rows() - 1) / 1e6)));
         }
         System.out.print(tsv);
         if (out != null) Files.writeString(Path.of(out), tsv);
@@ -229,7 +238,7 @@ public final class FlinkThroughput {
             Thread.sleep(20);
         }
         Result r = new Result(variant, rows, (Count.doneNanos - t0) / 1e9, (Count.doneNanos - Count.firstNanos) / 1e9,
-                (Count.doneCpuNanos - cpu0) / 1e9);
+                (Count.doneCpuNanos - cpu0) / 1e9, (Count.doneCpuNanos - Count.firstCpuNanos) / 1e9);
         if (!job.getJobStatus().get().isTerminalState()) job.cancel().get(1, TimeUnit.MINUTES);
         Thread.sleep(1_000); // the cancelled job lets go of its slot
         print(r);
@@ -257,10 +266,14 @@ public final class FlinkThroughput {
         long done = 0;
         long first = 0;
         Duration cpu = Duration.ZERO;
+        Duration firstCpu = Duration.ZERO;
         try (BufferedReader in = new BufferedReader(new InputStreamReader(p.getInputStream(), StandardCharsets.UTF_8), 1 << 16)) {
             for (String line; (line = in.readLine()) != null; ) {
                 if (!line.startsWith(prefix)) continue;
-                if (++n == 1) first = System.nanoTime();
+                if (++n == 1) {
+                    firstCpu = p.toHandle().info().totalCpuDuration().orElse(Duration.ZERO);
+                    first = System.nanoTime();
+                }
                 if (n == rows) {
                     done = System.nanoTime();
                     cpu = p.toHandle().info().totalCpuDuration().orElse(Duration.ZERO);
@@ -272,14 +285,14 @@ public final class FlinkThroughput {
             p.waitFor(30, TimeUnit.SECONDS);
         }
         if (done == 0) throw new IllegalStateException(variant + " ended after " + n + " rows (exit " + p.exitValue() + ")");
-        Result r = new Result(variant, rows, (done - t0) / 1e9, (done - first) / 1e9, cpu.toNanos() / 1e9);
+        Result r = new Result(variant, rows, (done - t0) / 1e9, (done - first) / 1e9, cpu.toNanos() / 1e9, cpu.minus(firstCpu).toNanos() / 1e9);
         print(r);
         return r;
     }
 
     private static void print(Result r) {
-        System.out.printf("%-55s %,10d rows %7.2f s %,10.0f rows/s (first to last row %,10.0f rows/s) %7.2f CPU-s (load %s)%n",
-                r.variant(), r.rows(), r.wallSeconds(), r.rowsPerSecond(), r.flowRowsPerSecond(), r.cpuSeconds(), load());
+        System.out.printf("%-55s %,10d rows %7.2f s %,10.0f rows/s (first to last row %,10.0f rows/s) %7.2f CPU-s (first to last %.2f) (load %s)%n",
+                r.variant(), r.rows(), r.wallSeconds(), r.rowsPerSecond(), r.flowRowsPerSecond(), r.cpuSeconds(), r.flowCpuSeconds(), load());
     }
 
     static long cpuNanos() {
