@@ -58,7 +58,8 @@ import org.apache.flink.streaming.api.functions.sink.v2.DiscardingSink;
  *
  * {@code --formats} picks the source's deserializers: json (DebeziumJsonDeserializer, the default),
  * row (PgRowDeserializer), rowdata (the SQL connector's RowData, changelog-mode 'all');
- * {@code --changes 0} leaves the stream out.
+ * {@code --changes 0} leaves the stream out; {@code --warm} sets the rows each format reads first to warm
+ * this JVM (100,000: too few for the first measured variant, which paid for more compilation and heap growth).
  */
 public final class FlinkThroughput {
     private FlinkThroughput() {}
@@ -117,6 +118,7 @@ public final class FlinkThroughput {
         int chunk = 8192;
         int version = 18;
         int rounds = 1;
+        int warm = 100_000;
         String out = null;
         for (int i = 0; i < args.length; i++) {
             switch (args[i]) {
@@ -129,8 +131,9 @@ public final class FlinkThroughput {
                 case "--out" -> out = args[++i];
                 case "--only" -> only = args[++i];
                 case "--formats" -> formats = List.of(args[++i].split(","));
+                case "--warm" -> warm = Integer.parseInt(args[++i]);
                 case "--parallelism" -> parallelisms = java.util.Arrays.stream(args[++i].split(",")).mapToInt(Integer::parseInt).toArray();
-                default -> throw new IllegalArgumentException("usage: [--rows N] [--changes N] [--chunk N] [--version 18] [--rounds N] [--cli ./pgrepl] [--out FILE] [--only PREFIX] [--formats json,row,rowdata] [--parallelism 1,2,4]");
+                default -> throw new IllegalArgumentException("usage: [--rows N] [--changes N] [--chunk N] [--version 18] [--rounds N] [--cli ./pgrepl] [--out FILE] [--only PREFIX] [--formats json,row,rowdata] [--parallelism 1,2,4] [--warm 100000]");
             }
         }
         System.out.printf("start %s, load %s%n", LocalDateTime.now(), load());
@@ -138,10 +141,10 @@ public final class FlinkThroughput {
         try (PgServer pg = PgServer.builder().version(version).start(); PgConnection sql = connect(pg, ReplicationMode.NONE)) {
             url = pg.url(pg.superuser(), "postgres");
             System.out.printf("PostgreSQL %s%n", pg.version());
-            table(sql, "bench_warm", 100_000, true);
+            table(sql, "bench_warm", warm, true);
             table(sql, "bench_snap", rows, true);
             // Warm this JVM (the command starts a fresh one each time, as it would run).
-            for (String f : formats) flinkSnapshot("bench_warm", 100_000, 2, chunk, f, "warm");
+            for (String f : formats) flinkSnapshot("bench_warm", warm, 2, chunk, f, "warm");
             for (int r = 0; r < rounds; r++) {
                 for (int p : parallelisms) {
                     if ((r + p) % 2 == 0) {
