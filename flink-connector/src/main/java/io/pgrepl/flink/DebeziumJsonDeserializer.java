@@ -5,6 +5,7 @@ import io.pgrepl.codec.pgoutput.ColumnKind;
 import io.pgrepl.codec.pgoutput.record.Tuple;
 import io.pgrepl.codec.value.PgType;
 import java.math.BigDecimal;
+import java.nio.charset.StandardCharsets;
 import java.time.Instant;
 import java.time.LocalDate;
 import java.time.LocalDateTime;
@@ -40,6 +41,13 @@ public final class DebeziumJsonDeserializer implements PgreplDeserializer<String
 
     private final String serverName;
     private final String database;
+    /** The reader's buffer, made on first use (a deserializer is copied to each reader). */
+    private transient JsonOut out;
+    /** The parts of the source block that are the same for every event (made on first use), and for the last table's. */
+    private transient byte[] sourceStart;
+    private transient byte[] dbBytes;
+    private transient TableName table;
+    private transient byte[] tableBytes;
 
     /**
      * A deserializer.
@@ -70,115 +78,124 @@ public final class DebeziumJsonDeserializer implements PgreplDeserializer<String
     }
 
     private String event(PgChange c, String op, Tuple before, Tuple after) {
-        StringBuilder b = new StringBuilder(256);
-        b.append("{\"before\":");
+        JsonOut b = out;
+        if (b == null) out = b = new JsonOut();
+        b.reset();
+        b.ascii("{\"before\":");
         row(b, before);
-        b.append(",\"after\":");
+        b.ascii(",\"after\":");
         row(b, after);
-        b.append(",\"source\":{\"version\":");
-        string(b, VERSION);
-        b.append(",\"connector\":\"postgresql\",\"name\":");
-        string(b, serverName);
-        long commitMs = c.snapshot() ? System.currentTimeMillis() : c.commitTime().toEpochMilli();
-        b.append(",\"ts_ms\":").append(commitMs).append(",\"snapshot\":\"").append(c.snapshot() ? "true" : "false").append("\",\"db\":");
-        string(b, database);
-        b.append(",\"sequence\":null,\"schema\":");
-        string(b, c.table().schema());
-        b.append(",\"table\":");
-        string(b, c.table().table());
-        if (c.snapshot()) {
-            b.append(",\"txId\":null,\"lsn\":null");
-        } else {
-            b.append(",\"txId\":").append(c.xid()).append(",\"lsn\":").append(Long.toUnsignedString(c.commitLsn()));
+        if (sourceStart == null) {
+            sourceStart = utf8(",\"source\":{\"version\":" + new String(JsonOut.bytes(VERSION), StandardCharsets.UTF_8)
+                    + ",\"connector\":\"postgresql\",\"name\":" + new String(JsonOut.bytes(serverName), StandardCharsets.UTF_8)
+                    + ",\"ts_ms\":");
+            dbBytes = JsonOut.bytes(database);
         }
-        b.append(",\"xmin\":null},\"op\":\"").append(op).append("\",\"ts_ms\":").append(System.currentTimeMillis())
-                .append(",\"transaction\":null}");
-        return b.toString();
+        if (!c.table().equals(table)) {
+            tableBytes = utf8(",\"sequence\":null,\"schema\":" + new String(JsonOut.bytes(c.table().schema()), StandardCharsets.UTF_8)
+                    + ",\"table\":" + new String(JsonOut.bytes(c.table().table()), StandardCharsets.UTF_8));
+            table = c.table();
+        }
+        b.raw(sourceStart);
+        long commitMs = c.snapshot() ? System.currentTimeMillis() : c.commitTime().toEpochMilli();
+        b.num(commitMs).ascii(c.snapshot() ? ",\"snapshot\":\"true\",\"db\":" : ",\"snapshot\":\"false\",\"db\":")
+                .raw(dbBytes).raw(tableBytes);
+        if (c.snapshot()) {
+            b.ascii(",\"txId\":null,\"lsn\":null");
+        } else {
+            b.ascii(",\"txId\":").num(c.xid()).ascii(",\"lsn\":").ascii(Long.toUnsignedString(c.commitLsn()));
+        }
+        b.ascii(",\"xmin\":null},\"op\":\"").ascii(op).ascii("\",\"ts_ms\":").num(System.currentTimeMillis())
+                .ascii(",\"transaction\":null}");
+        return b.string();
     }
 
-    private static void row(StringBuilder b, Tuple t) {
+    private static byte[] utf8(String s) {
+        return s.getBytes(StandardCharsets.UTF_8);
+    }
+
+    private static void row(JsonOut b, Tuple t) {
         if (t == null) {
-            b.append("null");
+            b.ascii("null");
             return;
         }
-        b.append('{');
+        b.raw('{');
         for (int i = 0; i < t.size(); i++) {
-            if (i > 0) b.append(',');
-            string(b, t.name(i));
-            b.append(':');
-            if (!t.hasValue(i) || t.kind(i) == ColumnKind.ABSENT) {
-                b.append("null");
+            if (i > 0) b.raw(',');
+            b.str(t.name(i)).raw(':');
+            ColumnKind kind = t.kind(i);
+            if (!kind.hasValue()) {
+                b.ascii("null");
             } else if (t.typeOid(i) == PgType.NUMERIC) {
-                string(b, t.text(i)); // exact, NaN and Infinity included
-            } else {
+                b.str(t.array(), t.valueOffset(i), t.valueLength(i)); // exact, NaN and Infinity included
+            } else if (kind != ColumnKind.TEXT || !text(b, t, i)) {
                 value(b, t.decode(i));
             }
         }
-        b.append('}');
+        b.raw('}');
     }
 
-    private static void value(StringBuilder b, Object v) {
+    /**
+     * Writes a value of the text format straight from the row's bytes where its JSON is that text
+     * (integers, strings, json) or a plain rearrangement of it (bool, timestamptz of a UTC session),
+     * as {@link #value} writes the decoded value; false, writing nothing, for the rest.
+     */
+    private static boolean text(JsonOut b, Tuple t, int i) {
+        byte[] a = t.array();
+        int at = t.valueOffset(i);
+        int n = t.valueLength(i);
+        switch (t.typeOid(i)) {
+            case PgType.INT2, PgType.INT4, PgType.INT8 -> b.raw(a, at, n);
+            case PgType.BOOL -> b.ascii(n == 1 && a[at] == 't' ? "true" : "false");
+            case PgType.TEXT, PgType.VARCHAR, PgType.BPCHAR, PgType.NAME, PgType.JSON, PgType.JSONB -> b.str(a, at, n);
+            case PgType.TIMESTAMPTZ -> {
+                return b.utcTimestamp(a, at, n);
+            }
+            default -> {
+                return false;
+            }
+        }
+        return true;
+    }
+
+    private static void value(JsonOut b, Object v) {
         if (v == null) {
-            b.append("null");
+            b.ascii("null");
         } else if (v instanceof Boolean || v instanceof Short || v instanceof Integer || v instanceof Long) {
-            b.append(v);
+            b.ascii(v.toString());
         } else if (v instanceof Float f) {
-            if (Float.isFinite(f)) b.append(f);
-            else string(b, f.toString());
+            if (Float.isFinite(f)) b.ascii(f.toString());
+            else b.str(f.toString());
         } else if (v instanceof Double d) {
-            if (Double.isFinite(d)) b.append(d);
-            else string(b, d.toString());
+            if (Double.isFinite(d)) b.ascii(d.toString());
+            else b.str(d.toString());
         } else if (v instanceof BigDecimal bd) {
-            string(b, bd.toPlainString());
+            b.str(bd.toPlainString());
         } else if (v instanceof LocalDate d) {
-            b.append(d.toEpochDay());
+            b.num(d.toEpochDay());
         } else if (v instanceof LocalTime t) {
-            b.append(t.toNanoOfDay() / 1000);
+            b.num(t.toNanoOfDay() / 1000);
         } else if (v instanceof LocalDateTime ts) {
             Instant i = ts.toInstant(ZoneOffset.UTC);
-            b.append(Math.addExact(Math.multiplyExact(i.getEpochSecond(), 1_000_000L), i.getNano() / 1000));
+            b.num(Math.addExact(Math.multiplyExact(i.getEpochSecond(), 1_000_000L), i.getNano() / 1000));
         } else if (v instanceof Instant i) {
-            string(b, i.toString());
+            b.str(i.toString());
         } else if (v instanceof OffsetTime ot) {
-            string(b, ot.withOffsetSameInstant(ZoneOffset.UTC).toString());
+            b.str(ot.withOffsetSameInstant(ZoneOffset.UTC).toString());
         } else if (v instanceof byte[] bytes) {
-            string(b, Base64.getEncoder().encodeToString(bytes));
+            b.str(Base64.getEncoder().encodeToString(bytes));
         } else if (v instanceof List<?> l) {
-            b.append('[');
+            b.raw('[');
             for (int i = 0; i < l.size(); i++) {
-                if (i > 0) b.append(',');
+                if (i > 0) b.raw(',');
                 value(b, l.get(i));
             }
-            b.append(']');
+            b.raw(']');
         } else if (v instanceof Lsn lsn) {
-            b.append(Long.toUnsignedString(lsn.value()));
+            b.ascii(Long.toUnsignedString(lsn.value()));
         } else {
-            string(b, v.toString());
+            b.str(v.toString());
         }
-    }
-
-    private static void string(StringBuilder b, String s) {
-        if (s == null) {
-            b.append("null");
-            return;
-        }
-        b.append('"');
-        int from = 0;
-        for (int i = 0; i < s.length(); i++) {
-            char c = s.charAt(i);
-            if (c >= 0x20 && c != '"' && c != '\\') continue;
-            b.append(s, from, i); // the run before it needs no escape
-            from = i + 1;
-            switch (c) {
-                case '"' -> b.append("\\\"");
-                case '\\' -> b.append("\\\\");
-                case '\n' -> b.append("\\n");
-                case '\r' -> b.append("\\r");
-                case '\t' -> b.append("\\t");
-                default -> b.append(String.format("\\u%04x", (int) c));
-            }
-        }
-        b.append(s, from, s.length()).append('"');
     }
 
     private static String versionOf() {

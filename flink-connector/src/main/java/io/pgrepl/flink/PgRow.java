@@ -80,6 +80,73 @@ public final class PgRow implements Serializable {
         return op == PgChange.Op.READ ? null : io.pgrepl.codec.PgTime.toInstant(commitTimeMicros);
     }
 
+    /**
+     * A copy that shares no mutable value with this row, for Flink's copy between chained operators:
+     * the row itself when every value is immutable (the maps are never changed after the row is
+     * made, nor handed out but as unmodifiable views), else a row with its maps, lists and byte
+     * arrays copied; null when a value is of a type this does not know.
+     */
+    PgRow deepCopy() {
+        if (immutable(before) && immutable(after)) return this;
+        LinkedHashMap<String, Object> b = copy(before);
+        LinkedHashMap<String, Object> a = copy(after);
+        if ((before != null && b == null) || (after != null && a == null)) return null;
+        PgRow r = new PgRow();
+        r.op = op;
+        r.schema = schema;
+        r.table = table;
+        r.before = b;
+        r.after = a;
+        r.commitLsn = commitLsn;
+        r.commitTimeMicros = commitTimeMicros;
+        r.keyChanged = keyChanged;
+        return r;
+    }
+
+    private static LinkedHashMap<String, Object> copy(LinkedHashMap<String, Object> m) {
+        if (m == null) return null;
+        LinkedHashMap<String, Object> c = new LinkedHashMap<>((int) (m.size() / 0.75f) + 1);
+        for (Map.Entry<String, Object> e : m.entrySet()) {
+            Object v = copyValue(e.getValue());
+            if (v == UNKNOWN) return null;
+            c.put(e.getKey(), v);
+        }
+        return c;
+    }
+
+    private static final Object UNKNOWN = new Object();
+
+    private static boolean immutable(LinkedHashMap<String, Object> m) {
+        if (m == null) return true;
+        for (Object v : m.values()) {
+            if (!isImmutable(v)) return false;
+        }
+        return true;
+    }
+
+    /** The value itself when immutable, a copy of a list or byte array, or {@link #UNKNOWN}. */
+    private static boolean isImmutable(Object v) {
+        return v == null || v instanceof String || v instanceof Long || v instanceof Integer || v instanceof java.math.BigDecimal
+                || v instanceof java.time.Instant || v instanceof java.time.LocalDateTime || v instanceof java.time.LocalDate
+                || v instanceof Boolean || v instanceof Short || v instanceof Double || v instanceof Float || v instanceof java.util.UUID
+                || v instanceof java.time.LocalTime || v instanceof java.time.OffsetTime;
+    }
+
+    private static Object copyValue(Object v) {
+        if (isImmutable(v)) return v;
+        if (v instanceof byte[] bytes) return bytes.clone();
+        if (v instanceof java.util.ArrayList<?> l) {
+            java.util.ArrayList<Object> c = new java.util.ArrayList<>(l.size());
+            for (Object o : l) {
+                Object x = copyValue(o);
+                if (x == UNKNOWN) return UNKNOWN;
+                c.add(x);
+            }
+            return c;
+        }
+        return UNKNOWN;
+    }
+
     @Override
     public String toString() {
         return "PgRow[" + op + " " + schema + "." + table + (before == null ? "" : " before=" + before)

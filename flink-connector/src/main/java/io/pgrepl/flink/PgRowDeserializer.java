@@ -12,7 +12,8 @@ import org.apache.flink.util.Collector;
 /**
  * Changes as {@link PgRow}s: one element per change, values decoded to plain Java types. Lists
  * become {@link ArrayList}s and intervals their text, so every value is one Flink's generic
- * serializer copies.
+ * serializer copies; the elements' type ({@link PgRowTypeInfo}) serializes them with it and copies
+ * them itself.
  */
 public final class PgRowDeserializer implements PgreplDeserializer<PgRow> {
     private static final long serialVersionUID = 1L;
@@ -46,6 +47,6 @@ public final class PgRowDeserializer implements PgreplDeserializer<PgRow> {
 
     @Override
     public TypeInformation<PgRow> getProducedType() {
-        return TypeInformation.of(PgRow.class);
+        return new PgRowTypeInfo();
     }
 }

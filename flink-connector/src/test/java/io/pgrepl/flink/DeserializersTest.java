@@ -49,10 +49,12 @@ class DeserializersTest {
     /** The typed table, one per test (each test changes it). */
     private static void typed() throws Exception {
         Fixture.sql(pg, "DROP TABLE IF EXISTS \"Typed\"; CREATE TABLE \"Typed\" (id int PRIMARY KEY, price numeric(10,3), at timestamp(3), zoned timestamptz,"
-                + " day date, label varchar(8), tags int[], raw bytea, ref uuid, gone text);"
+                + " day date, label varchar(8), tags int[], raw bytea, ref uuid, gone text, \"Big Id\" int8, flag bool, doc jsonb,"
+                + " frac timestamptz(3), note text, odd numeric);"
                 + "ALTER TABLE \"Typed\" REPLICA IDENTITY FULL;"
                 + "INSERT INTO \"Typed\" VALUES (1, 12.5, '2024-02-29 23:59:58.123', '2024-03-01 10:00:00+02', '1999-12-31',"
-                + " 'ünï', '{1,NULL,3}', '\\x00ff', 'a0eebc99-9c0b-4ef8-bb6d-6bb9bd380a11', NULL)");
+                + " 'ünï', '{1,NULL,3}', '\\x00ff', 'a0eebc99-9c0b-4ef8-bb6d-6bb9bd380a11', NULL, 9000000000, true,"
+                + " '{\"k\": [1, \"é\\\\\"]}', '2024-03-01 10:00:00.5+02', E'tab\\there\\x01ctl', 'NaN')");
     }
 
     @AfterAll
@@ -137,6 +139,14 @@ class DeserializersTest {
         assertEquals("AP8=", a.get("raw").asText());
         assertEquals("a0eebc99-9c0b-4ef8-bb6d-6bb9bd380a11", a.get("ref").asText());
         assertTrue(a.get("gone").isNull());
+        assertEquals(9_000_000_000L, a.get("Big Id").asLong());
+        assertTrue(a.get("flag").isBoolean() && a.get("flag").asBoolean());
+        assertEquals("{\"k\": [1, \"é\\\\\"]}", a.get("doc").asText(), "jsonb as a string of its text, as Debezium writes it");
+        // Instant.toString's shape: the fraction in groups of three digits
+        assertEquals("2024-03-01T08:00:00.500Z", a.get("frac").asText());
+        assertEquals("tab\there\u0001ctl", a.get("note").asText());
+        assertTrue(events.get(0).contains("\"note\":\"tab\\there\\u0001ctl\""), events.get(0));
+        assertEquals("NaN", a.get("odd").asText());
         JsonNode src = read.get("source");
         assertEquals("postgresql", src.get("connector").asText());
         assertEquals("shop", src.get("name").asText());

@@ -31,6 +31,8 @@ final class RowDataDeserializer implements PgreplDeserializer<RowData> {
     private final List<String> key;
     private final String database;
     private final TypeInformation<RowData> typeInfo;
+    /** Per field, its column's index in the last row converted (made on first use, per reader). */
+    private transient int[] columns;
 
     RowDataDeserializer(String[] names, LogicalType[] types, List<String> metadata, boolean upsert, List<String> key, String database,
                         TypeInformation<RowData> typeInfo) {
@@ -66,8 +68,12 @@ final class RowDataDeserializer implements PgreplDeserializer<RowData> {
 
     private RowData row(PgChange c, Tuple t, RowKind kind) {
         GenericRowData r = new GenericRowData(kind, names.length + metadata.size());
+        int[] at = columns;
+        if (at == null) columns = at = new int[names.length];
         for (int f = 0; f < names.length; f++) {
-            int i = index(t, names[f], c);
+            int i = at[f];
+            // where the field's column was in the last row: the same unless the table changed (names are the relation's, so equals is identity)
+            if (i >= t.size() || !t.name(i).equals(names[f])) at[f] = i = index(t, names[f], c);
             r.setField(f, ValueConverter.convert(t, i, types[f], names[f]));
         }
         for (int m = 0; m < metadata.size(); m++) r.setField(names.length + m, metadata(metadata.get(m), c, kind));

@@ -49,7 +49,8 @@ final class ValueConverter {
         if (!tuple.hasValue(i)) return null;
         try {
             return switch (t.getTypeRoot()) {
-                case CHAR, VARCHAR -> StringData.fromString(tuple.text(i));
+                // the server's UTF-8 as it is: StringData keeps bytes, and a String would be encoded again when the row is copied
+                case CHAR, VARCHAR -> StringData.fromBytes(tuple.bytes(i));
                 default -> fit(tuple.decode(i), t);
             };
         } catch (RuntimeException e) {
