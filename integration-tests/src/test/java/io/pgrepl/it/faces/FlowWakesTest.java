@@ -90,8 +90,9 @@ class FlowWakesTest {
             await(p.terminated());
             assertNull(wrong.get());
             assertTrue(changes >= ROWS + 2, changes + " changes: Begin, the rows (checked in order above), Commit");
-            // Measured on PostgreSQL 17: 15 wakes, one per read; 277 with a push (and a wake) per change.
-            assertTrue(wakes.get() <= ROWS / 200, wakes.get() + " wakes for " + changes + " changes");
+            // Measured on PostgreSQL 17: 15 wakes, one per read; 277 with a push (and a wake) per change. A loaded
+            // machine's walsender sends in smaller pieces, so there are more reads: 56 wakes were seen at load 8.
+            assertTrue(wakes.get() <= ROWS / 100, wakes.get() + " wakes for " + changes + " changes");
             assertEquals(1, await(repl.simpleQuery("IDENTIFY_SYSTEM")).get(0).rows().size(), "stopped cleanly");
         } finally {
             thread.shutdownNow();
