@@ -1,6 +1,7 @@
 package io.pgrepl.kafka.connect.records;
 
 import io.pgrepl.kafka.connect.settings.TableShape;
+import io.pgrepl.kafka.connect.values.ColumnDefaults;
 import io.pgrepl.kafka.connect.values.ValueConverters;
 import java.util.Map;
 import java.util.function.Function;
@@ -41,22 +42,7 @@ public final class ColumnShaping {
     /** {@code s} with {@code params} added (Connect schemas are immutable: rebuilt as they are). */
     public static Schema withParameters(Schema s, Map<String, String> params) {
         if (params.isEmpty()) return s;
-        SchemaBuilder b = switch (s.type()) {
-            case ARRAY -> SchemaBuilder.array(s.valueSchema());
-            case MAP -> SchemaBuilder.map(s.keySchema(), s.valueSchema());
-            case STRUCT -> {
-                SchemaBuilder st = SchemaBuilder.struct();
-                for (Field f : s.fields()) st.field(f.name(), f.schema());
-                yield st;
-            }
-            default -> SchemaBuilder.type(s.type());
-        };
-        if (s.name() != null) b.name(s.name());
-        if (s.version() != null) b.version(s.version());
-        if (s.doc() != null) b.doc(s.doc());
-        if (s.parameters() != null) b.parameters(s.parameters());
-        b.parameters(params);
-        if (s.isOptional()) b.optional();
+        SchemaBuilder b = ColumnDefaults.rebuild(s).parameters(params);
         if (s.defaultValue() != null) b.defaultValue(s.defaultValue());
         return b.build();
     }

@@ -140,6 +140,14 @@ public final class ColumnDefaults {
 
     /** {@code s} with default {@code value} (Connect schemas are immutable: rebuilt as they are). */
     static Schema withDefault(Schema s, Object value) {
+        return rebuild(s).defaultValue(value).build();
+    }
+
+    /**
+     * A builder holding everything of {@code s} but its default value: Connect schemas are immutable,
+     * so a field schema that gains a default or parameters is rebuilt from this.
+     */
+    public static SchemaBuilder rebuild(Schema s) {
         SchemaBuilder b = switch (s.type()) {
             case ARRAY -> SchemaBuilder.array(s.valueSchema());
             case MAP -> SchemaBuilder.map(s.keySchema(), s.valueSchema());
@@ -155,7 +163,6 @@ public final class ColumnDefaults {
         if (s.doc() != null) b.doc(s.doc());
         if (s.parameters() != null) b.parameters(s.parameters());
         if (s.isOptional()) b.optional();
-        b.defaultValue(value);
-        return b.build();
+        return b;
     }
 }
